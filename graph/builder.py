@@ -1,0 +1,90 @@
+"""The paor graph, top to bottom: intent → select → parameters → act → validate → learn → refine ↺ | finalize.
+
+`builder` is the uncompiled graph, `graph` the compiled one the LangGraph server loads (persistence comes from
+langgraph.json there), and `build_graph()` is the Python entry point with an optional model, checkpointer and
+store.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+
+from graph.context import MAX_STEPS_LIMIT, Context
+from graph.instrument import instrumented
+from graph.llm import Models
+from graph.services import Services
+from graph.state import InputState, OutputState, State
+from nodes.act import act
+from nodes.finalize import finalize
+from nodes.intent import intent
+from nodes.learn import learn
+from nodes.parameters import parameters
+from nodes.refine import refine
+from nodes.select import select
+from nodes.validate import validate
+
+# Each step passes six nodes; refine stops at max_steps, so this limit is never what ends a run.
+RECURSION_LIMIT = 6 * MAX_STEPS_LIMIT + 10
+
+
+def after_select(state: State) -> Literal["parameters", "refine"]:
+    """A selection that failed twice skips the action; refine decides whether another step is worth it."""
+    return "parameters" if state.get("selection") else "refine"
+
+
+def after_parameters(state: State) -> Literal["act", "refine"]:
+    return "refine" if state.get("step_error") else "act"
+
+
+def after_refine(state: State) -> Literal["select", "finalize"]:
+    decision = state.get("decision") or {}
+    return "select" if decision.get("decision") == "continue" else "finalize"
+
+
+def make_builder(services: Services | None = None) -> StateGraph:
+    services = services or Services()
+    builder = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
+    for name, fn in (
+        ("intent", intent),
+        ("select", select),
+        ("parameters", parameters),
+        ("act", act),
+        ("validate", validate),
+        ("learn", learn),
+        ("refine", refine),
+        ("finalize", finalize),
+    ):
+        builder.add_node(name, instrumented(name, fn, services))
+    builder.add_edge(START, "intent")
+    builder.add_edge("intent", "select")
+    builder.add_conditional_edges("select", after_select)
+    builder.add_conditional_edges("parameters", after_parameters)
+    builder.add_edge("act", "validate")
+    builder.add_edge("validate", "learn")
+    builder.add_edge("learn", "refine")
+    builder.add_conditional_edges("refine", after_refine)
+    builder.add_edge("finalize", END)
+    return builder
+
+
+def build_graph(
+    *,
+    llm: BaseChatModel | None = None,
+    checkpointer: BaseCheckpointSaver | None = None,
+    store: BaseStore | None = None,
+) -> CompiledStateGraph:
+    """Compile paor for Python use; `llm` replaces the ChatOpenAI that Context/env would configure."""
+    compiled = make_builder(Services(Models(injected=llm))).compile(
+        checkpointer=checkpointer, store=store, name="paor"
+    )
+    return compiled.with_config(recursion_limit=RECURSION_LIMIT)
+
+
+builder = make_builder()
+graph = builder.compile(name="paor").with_config(recursion_limit=RECURSION_LIMIT)

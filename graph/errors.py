@@ -1,0 +1,45 @@
+"""Typed errors with messages a user (or the model, on a retry) can act on."""
+
+
+class PaorError(Exception):
+    """Base of every error paor raises on purpose."""
+
+
+class ConfigurationError(PaorError):
+    """A setting or key is missing or wrong; nothing was run."""
+
+
+class ModelOutputInvalid(PaorError):
+    """The model's answer is not valid JSON of the asked shape."""
+
+
+class SelectionRejected(ModelOutputInvalid):
+    """A Stage-1 answer broke the selection protocol (parameters given, unknown action, forbidden field)."""
+
+
+class ParametersInvalid(ModelOutputInvalid):
+    """A Stage-2 answer does not fit the tool's argument schema or names forbidden keys."""
+
+
+class StepFailed(PaorError):
+    """A step gave up after its retry; the run goes on (or stops) with the reason recorded."""
+
+
+class UnknownDocumentReference(PaorError):
+    """A docList:/docItem: reference names no document of this thread."""
+
+
+class DocumentRejected(PaorError):
+    """A document cannot be read: missing, outside the documents folder, oversized, encrypted or corrupt."""
+
+
+class FetchRefused(PaorError):
+    """The fetch guard refused a URL (scheme, address, size, robots.txt, content type)."""
+
+
+class ToolFailed(PaorError):
+    """A tool could not produce its result; becomes a failed ActionResult, never a crash."""
+
+
+class InvalidRequest(PaorError):
+    """The request itself cannot be worked on (empty, too long)."""

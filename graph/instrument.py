@@ -1,0 +1,84 @@
+"""One wrapper gives every node timing, token accounting, a progress event and a log line.
+
+Nodes stay plain functions `(state, runtime, services) -> update`; what the CLI, Studio and the benchmarks observe
+is produced here once, identically for every node.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.callbacks import get_usage_metadata_callback
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.schemas import TelemetryRecord, dump
+from graph.services import Services
+from graph.state import State
+
+log = logging.getLogger("paor")
+
+NodeFn = Callable[[State, Runtime[Context], Services], dict[str, Any]]
+GraphNode = Callable[[State, Runtime[Context]], dict[str, Any]]
+
+
+def context_of(runtime: Runtime[Context]) -> Context:
+    """The run's Context; a server run without one gets the env-filled defaults."""
+    context = runtime.context
+    if isinstance(context, Context):
+        return context
+    if isinstance(context, dict):
+        return Context(**context)
+    return Context()
+
+
+def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
+    def node(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+        started = time.perf_counter()
+        with get_usage_metadata_callback() as usage:
+            update = fn(state, runtime, services)
+        record = TelemetryRecord(
+            node=name,
+            round=update.get("round", state.get("round", 0)),
+            step=update.get("step", state.get("step", 0)),
+            durationS=round(time.perf_counter() - started, 6),
+            inputTokens=sum(u.get("input_tokens", 0) for u in usage.usage_metadata.values()),
+            outputTokens=sum(u.get("output_tokens", 0) for u in usage.usage_metadata.values()),
+        )
+        event = progress_event(record, {**state, **update})
+        runtime.stream_writer(event)
+        log.info("%s", event)
+        return {**update, "telemetry": [dump(record)]}
+
+    node.__name__ = name
+    node.__doc__ = fn.__doc__
+    return node
+
+
+def progress_event(record: TelemetryRecord, state: dict[str, Any]) -> dict[str, Any]:
+    """The custom stream event: which node ran, for which step and action, and what it decided."""
+    selection = state.get("selection") or {}
+    result = state.get("result") or {}
+    validation = state.get("validation") or {}
+    decision = state.get("decision") or {}
+    event: dict[str, Any] = {
+        "event": "progress",
+        "node": record.node,
+        "round": record.round,
+        "step": record.step,
+        "action": selection.get("action") if record.node != "intent" else None,
+        "objective": selection.get("actionObjective") if record.node == "select" else None,
+        "resultLabel": result.get("resultLabel") if record.node in ("act", "validate") else None,
+        "qualityScore": validation.get("qualityScore") if record.node == "validate" else None,
+        "decision": decision.get("decision") if record.node == "refine" else None,
+        "reason": decision.get("reason") if record.node == "refine" else None,
+        "error": state.get("step_error") if record.node in ("select", "parameters") else None,
+        "status": state.get("status") if record.node == "finalize" else None,
+        "durationS": record.durationS,
+        "inputTokens": record.inputTokens,
+        "outputTokens": record.outputTokens,
+    }
+    return {k: v for k, v in event.items() if v is not None}

@@ -1,0 +1,94 @@
+"""Host-side parameter handling (spec 3, "Defaults & Validation"): code, not prompts, decides the defaults.
+
+Stage 2 proposes business parameters; here they are checked for forbidden and unknown keys, soft-filled with
+code-level defaults, joined with the Stage-1 document references, and validated by the tool's real args schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from pydantic import ValidationError
+
+from graph.context import Context
+from graph.errors import ParametersInvalid
+from graph.llm import explain
+from graph.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, Intent, ParameterField
+from nodes.common import fingerprint
+from tools.catalog import CatalogEntry
+
+_STRUCTURED_FORMATS = {"json": "json", "csv": "csv"}
+_REPORT_FORMATS = {"docx": ["docx", "md"], "pdf": ["pdf", "md"], "html": ["html", "md"], "markdown": ["md"]}
+_JSON_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
+
+
+def stage2_fields(selection: ActionSelection, entry: CatalogEntry) -> list[ParameterField]:
+    """Stage 1's schema when it gave one, else the tool's own business parameters."""
+    if selection.parametersSchema.fields:
+        return selection.parametersSchema.fields
+    schema = entry.args_schema.model_json_schema()
+    required = set(schema.get("required", []))
+    fields = []
+    for name, spec in schema.get("properties", {}).items():
+        if name in FORBIDDEN_PARAMETER_KEYS:
+            continue
+        kind = "enum" if "enum" in spec else _JSON_TYPES.get(spec.get("type", ""), "string")
+        if spec.get("type") == "array":
+            kind = "array"
+        fields.append(
+            ParameterField(name=name, type=kind, required=name in required, description=spec.get("description", ""))
+        )
+    return fields
+
+
+def prepare_arguments(
+    entry: CatalogEntry,
+    proposed: dict[str, Any],
+    selection: ActionSelection,
+    intent: Intent,
+    context: Context,
+    failed: Collection[str] = (),
+) -> dict[str, Any]:
+    """Validated tool arguments, or `ParametersInvalid` with a reason Stage 2 can fix."""
+    forbidden = sorted(set(proposed) & FORBIDDEN_PARAMETER_KEYS)
+    if forbidden:
+        raise ParametersInvalid(
+            f"parameters must not contain {forbidden}: the host attaches documents and connections itself"
+        )
+    unknown = sorted(set(proposed) - set(entry.parameter_names))
+    if unknown:
+        raise ParametersInvalid(f"{entry.display_name} has no parameters {unknown}; use {entry.parameter_names}")
+    arguments = {**code_defaults(entry, intent, context), **{k: v for k, v in proposed.items() if v is not None}}
+    if "documentList" in entry.parameter_names:
+        arguments["documentList"] = list(selection.requiredInputDocuments)
+    try:
+        validated = entry.args_schema.model_validate(arguments)
+    except ValidationError as exc:
+        raise ParametersInvalid(explain(exc)) from exc
+    result = validated.model_dump(mode="json", exclude_none=True)
+    if fingerprint(entry.display_name, result) in failed:
+        raise ParametersInvalid(
+            "exactly this action with these parameters already failed in this round; change the approach"
+        )
+    return result
+
+
+def code_defaults(entry: CatalogEntry, intent: Intent, context: Context) -> dict[str, Any]:
+    """Soft defaults for optional parameters the tool has: language, depth, recency, output format."""
+    names = set(entry.parameter_names)
+    analysis = entry.purpose == "analysis" or intent.dataType in ("analysis", "report")
+    defaults: dict[str, Any] = {}
+    if "language" in names:
+        defaults["language"] = intent.language or context.user_language or "en"
+    if "searchDepth" in names:
+        defaults["searchDepth"] = "advanced" if analysis else "basic"
+    if "extractDepth" in names:
+        defaults["extractDepth"] = "advanced" if analysis else "basic"
+    if "timeRange" in names and intent.freshness:
+        defaults["timeRange"] = intent.freshness
+    if "expectedDocumentFormats" in names:
+        defaults["expectedDocumentFormats"] = [_STRUCTURED_FORMATS.get(intent.expectedFormat, "md")]
+    if "formats" in names and intent.expectedFormat in _REPORT_FORMATS:
+        defaults["formats"] = _REPORT_FORMATS[intent.expectedFormat]
+    return defaults

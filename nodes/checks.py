@@ -1,0 +1,262 @@
+"""Deterministic content checks against the intent (spec 5, step 3) — what code can decide, it decides.
+
+Is the deliverable code when data was wanted? How many items does it hold? Do the numbers have the asked
+property (primality via sympy)? Is it the asked format and language? Criteria these checks cover get a
+verdict here; only the rest goes to the model.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sympy import isprime, prime, primerange
+from sympy.ntheory.primetest import is_square
+
+from graph.schemas import DocumentRef, Intent
+from nodes.hints import detect_language
+
+_TEXT_MIMES = ("text/", "application/json", "application/xml")
+_CODE_LINE = re.compile(
+    r"^\s*(?:def \w+\(|class \w+|import \w+|from \S+ import|for .+ in .+:|while .+:|if .+:|elif .+:|else:|"
+    r"return\b|print\(|function \w*\(|const \w+ =|let \w+ =|var \w+ =|#include|public static|console\.log|"
+    r"fn \w+\(|[}{]\s*$|\w+\s*=\s*\[.*\]\s*$|\w+\.append\()"
+)
+_FENCE = re.compile(r"^\s*```", re.MULTILINE)
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_INTEGER = re.compile(r"(?<![\w.])-?\d+(?![\w.]\d)")
+_PROPERTIES: dict[str, Callable[[int], bool]] = {
+    "prime": lambda n: bool(isprime(n)),
+    "even": lambda n: n % 2 == 0,
+    "odd": lambda n: n % 2 == 1,
+    "square": lambda n: n >= 0 and bool(is_square(n)),
+    "fibonacci": lambda n: n >= 0 and (bool(is_square(5 * n * n + 4)) or bool(is_square(5 * n * n - 4))),
+}
+_FORMAT_MIMES = {
+    "docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",),
+    "pdf": ("application/pdf",),
+    "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",),
+    "html": ("text/html",),
+}
+_LANGUAGE_WORDS = {
+    "de": "german|deutsch",
+    "en": "english|englisch",
+    "fr": "french|français|französisch",
+    "it": "italian|italienisch",
+    "es": "spanish|spanisch",
+}
+_FORMAT_WORDS = r"\b(?:pdf|docx|word|excel|xlsx|json|csv|markdown|html|format)\b"
+
+
+@dataclass
+class Check:
+    name: str
+    passed: bool
+    detail: str
+    suggestion: str = ""
+
+
+@dataclass
+class CheckReport:
+    checks: list[Check] = field(default_factory=list)
+    verdicts: dict[int, bool] = field(default_factory=dict)  # criterion index → verdict, for covered criteria
+
+    def get(self, name: str) -> Check | None:
+        return next((c for c in self.checks if c.name == name), None)
+
+    @property
+    def all_passed(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def score(self) -> float:
+        if not self.checks:
+            return 1.0
+        score = sum(c.passed for c in self.checks) / len(self.checks)
+        data_type = self.get("data type")
+        return min(score, 0.2) if data_type and not data_type.passed else score
+
+
+def text_of(documents: Sequence[tuple[DocumentRef, bytes]]) -> str:
+    return "\n".join(
+        data.decode("utf-8", errors="replace") for ref, data in documents if ref.mime.startswith(_TEXT_MIMES)
+    )
+
+
+def looks_like_code(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return False
+    code_lines = sum(bool(_CODE_LINE.match(line)) for line in lines)
+    fenced = len(_FENCE.findall(text)) >= 2
+    return code_lines / len(lines) >= 0.3 or (fenced and code_lines >= 3)
+
+
+def extract_numbers(text: str) -> list[int]:
+    """Integers from lines that are data (mostly digits and separators), skipping prose like 'Here are 1000'."""
+    numbers: list[int] = []
+    for raw in text.splitlines():
+        line = _LIST_MARKER.sub("", raw)
+        tokens = _INTEGER.findall(line)
+        if not tokens:
+            continue
+        letters = len(re.findall(r"[^\W\d_]", line))
+        digits = sum(len(t.lstrip("-")) for t in tokens)
+        if letters <= max(2, digits // 5):
+            numbers.extend(int(t) for t in tokens)
+    return numbers
+
+
+def run_checks(intent: Intent, documents: Sequence[tuple[DocumentRef, bytes]]) -> CheckReport:
+    report = CheckReport()
+    text = text_of(documents)
+    if not documents or (not text.strip() and all(r.mime.startswith(_TEXT_MIMES) for r, _ in documents)):
+        report.checks.append(Check("non-empty", False, "nothing was delivered", "Deliver the content itself."))
+        return report
+    _check_data_type(intent, text, report)
+    _check_format(intent, documents, text, report)
+    if intent.dataType == "numbers" or intent.numberProperty:
+        _check_numbers(intent, text, report)
+    elif intent.itemCount:
+        _check_items(intent, text, report)
+    _check_language(intent, text, report)
+    _assign_verdicts(intent, report)
+    return report
+
+
+def _check_data_type(intent: Intent, text: str, report: CheckReport) -> None:
+    if intent.dataType == "code" or intent.expectedFormat == "code":
+        report.checks.append(Check("data type", True, "code was asked for"))
+    elif looks_like_code(text):
+        report.checks.append(
+            Check(
+                "data type",
+                False,
+                f"delivered code, not {intent.dataType}",
+                f"Ask for the {intent.dataType} directly, not for code that computes them.",
+            )
+        )
+    else:
+        report.checks.append(Check("data type", True, f"content is {intent.dataType}, not code"))
+
+
+def _check_format(
+    intent: Intent, documents: Sequence[tuple[DocumentRef, bytes]], text: str, report: CheckReport
+) -> None:
+    fmt = intent.expectedFormat
+    mimes = [ref.mime for ref, _ in documents]
+    if fmt in _FORMAT_MIMES:
+        ok = any(m in _FORMAT_MIMES[fmt] for m in mimes)
+        detail = f"a {fmt} document was {'delivered' if ok else 'not delivered'} ({', '.join(mimes)})"
+        report.checks.append(Check("format", ok, detail, "" if ok else f"Create the {fmt} document."))
+    elif fmt == "json":
+        ok = any(_parses_json(data) for ref, data in documents if ref.mime.startswith(_TEXT_MIMES))
+        report.checks.append(Check("format", ok, "valid JSON" if ok else "no valid JSON", "Deliver valid JSON."))
+    elif fmt == "csv":
+        ok = any(_parses_csv(data) for ref, data in documents if ref.mime.startswith(_TEXT_MIMES))
+        report.checks.append(Check("format", ok, "valid CSV" if ok else "no valid CSV", "Deliver valid CSV."))
+    else:
+        ok = bool(text.strip())
+        report.checks.append(Check("format", ok, "text content delivered" if ok else "no text content"))
+
+
+def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
+    numbers = extract_numbers(text)
+    if not numbers:
+        report.checks.append(Check("numbers", False, "no numbers found", "Deliver the numbers themselves."))
+        return
+    if intent.itemCount:
+        ok = len(numbers) == intent.itemCount
+        report.checks.append(
+            Check(
+                "item count",
+                ok,
+                f"{len(numbers)} numbers delivered, {intent.itemCount} asked",
+                "" if ok else f"Deliver exactly {intent.itemCount} numbers.",
+            )
+        )
+    test = _PROPERTIES.get((intent.numberProperty or "").lower())
+    if test is None:
+        return
+    wrong = [n for n in numbers if not test(n)]
+    detail = f"all {len(numbers)} numbers are {intent.numberProperty}"
+    if wrong:
+        detail = f"{len(wrong)} numbers are not {intent.numberProperty} (e.g. {wrong[:3]})"
+    ok = not wrong and len(set(numbers)) == len(numbers)
+    if ok and intent.numberProperty == "prime" and intent.itemCount:
+        expected = list(primerange(2, int(prime(intent.itemCount)) + 1))
+        ok = numbers == expected
+        detail = "exactly the first primes in order" if ok else "not exactly the first primes in order"
+    report.checks.append(
+        Check("number property", ok, detail, "" if ok else f"Deliver only correct {intent.numberProperty} numbers.")
+    )
+
+
+def _check_items(intent: Intent, text: str, report: CheckReport) -> None:
+    items = [line for line in text.splitlines() if _LIST_MARKER.match(line)]
+    ok = len(items) == intent.itemCount
+    report.checks.append(
+        Check(
+            "item count",
+            ok,
+            f"{len(items)} list items delivered, {intent.itemCount} asked",
+            "" if ok else f"Deliver exactly {intent.itemCount} items as a list.",
+        )
+    )
+
+
+def _check_language(intent: Intent, text: str, report: CheckReport) -> None:
+    if intent.dataType in ("numbers", "code") or len(re.findall(r"[^\W\d_]{2,}", text)) < 20:
+        return
+    detected = detect_language(text[:4000])
+    if detected is None:
+        return
+    ok = detected == intent.language
+    report.checks.append(
+        Check(
+            "language",
+            ok,
+            f"written in {detected}" + ("" if ok else f", not {intent.language}"),
+            "" if ok else f"Write the deliverable in language '{intent.language}'.",
+        )
+    )
+
+
+def _assign_verdicts(intent: Intent, report: CheckReport) -> None:
+    """Give each success criterion a verdict when code checked what it talks about."""
+    for i, criterion in enumerate(intent.successCriteria):
+        c = criterion.lower()
+        relevant: list[Check] = []
+        if intent.itemCount and (str(intent.itemCount) in re.sub(r"[,'’ ]", "", c) or "count" in c):
+            relevant += [ch for ch in report.checks if ch.name in ("item count", "numbers")]
+        if intent.numberProperty and intent.numberProperty[:5] in c:
+            relevant += [ch for ch in report.checks if ch.name in ("number property", "numbers")]
+        if "code" in c or (intent.dataType == "numbers" and re.search(r"\bnumbers?\b|\bdata\b", c)):
+            relevant += [ch for ch in report.checks if ch.name in ("data type", "numbers")]
+        if re.search(_FORMAT_WORDS, c):
+            relevant += [ch for ch in report.checks if ch.name == "format"]
+        words = _LANGUAGE_WORDS.get(intent.language)
+        if words and re.search(rf"\b(?:{words}|language)\b", c):
+            relevant += [ch for ch in report.checks if ch.name == "language"]
+        if relevant:
+            report.verdicts[i] = all(ch.passed for ch in relevant)
+
+
+def _parses_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
+
+
+def _parses_csv(data: bytes) -> bool:
+    try:
+        rows = [r for r in csv.reader(io.StringIO(data.decode("utf-8"))) if r]
+    except (csv.Error, UnicodeDecodeError):
+        return False
+    return len(rows) >= 1 and len({len(r) for r in rows}) == 1

@@ -1,0 +1,44 @@
+"""Small readers of state shared by several nodes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from graph.schemas import DocumentRef, HistoryEntry, Intent
+from graph.state import State
+from tools.documents import DocumentIndex
+
+
+def history_of(state: State) -> list[HistoryEntry]:
+    return [HistoryEntry.model_validate(item) for item in state.get("history") or []]
+
+
+def round_history(state: State) -> list[HistoryEntry]:
+    current = state.get("round", 0)
+    return [entry for entry in history_of(state) if entry.round == current]
+
+
+def intent_of(state: State) -> Intent:
+    return Intent.model_validate(state["intent"])
+
+
+def document_index(state: State) -> DocumentIndex:
+    """Every document this thread can reference: the user's inputs and all step results, all rounds."""
+    refs = [DocumentRef.model_validate(d) for d in state.get("input_documents") or []]
+    for entry in history_of(state):
+        refs.extend(entry.documents)
+    return DocumentIndex(refs)
+
+
+def fingerprint(action: str, parameters: dict[str, Any]) -> str:
+    """Identity of an attempt, so the same failed action+parameters is never tried twice."""
+    canonical = json.dumps({"action": action, "parameters": parameters}, sort_keys=True, default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def result_label(round_: int, step: int, action: str, task: int = 1) -> str:
+    """Deterministic `round{r}_task{t}_action{a}_{label}` (spec 2)."""
+    label = "".join(ch for ch in action.rsplit(".", 1)[-1].lower() if ch.isalnum()) or "result"
+    return f"round{round_}_task{task}_action{step}_{label}"

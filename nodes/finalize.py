@@ -1,0 +1,66 @@
+"""finalize: the answer, the deliverables (by reference) and the run's totals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.errors import PaorError
+from graph.instrument import context_of
+from graph.schemas import HistoryEntry, RefinementDecision, dump
+from graph.services import Services
+from graph.state import State
+from nodes.common import round_history
+from nodes.refine import spent
+from tools.documents import DocumentStore
+
+ANSWER_CHARS = 4000
+_TEXT_MIMES = ("text/", "application/json")
+
+
+def finalize(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+    context = context_of(runtime)
+    entries = round_history(state)
+    met = [e for e in entries if e.success and e.qualityScore >= context.quality_threshold]
+    best = met[-1] if met else _best_attempt(entries)
+    raw_decision = state.get("decision")
+    reason = RefinementDecision.model_validate(raw_decision).reason if raw_decision else "finished"
+    tokens, seconds = spent(state)
+    records = [t for t in state.get("telemetry") or [] if t.get("round") == state.get("round")]
+    return {
+        "answer": _answer(best, services.documents(context), met=bool(met), reason=reason),
+        "deliverables": [dump(ref) for ref in best.documents] if best else [],
+        "status": "completed" if met else "incomplete",
+        "stop_reason": reason,
+        "totals": {
+            "steps": len(entries),
+            "tokens": tokens,
+            "inputTokens": sum(int(t.get("inputTokens", 0)) for t in records),
+            "outputTokens": sum(int(t.get("outputTokens", 0)) for t in records),
+            "seconds": round(seconds, 3),
+        },
+    }
+
+
+def _best_attempt(entries: list[HistoryEntry]) -> HistoryEntry | None:
+    with_documents = [e for e in entries if e.documents]
+    return max(with_documents, key=lambda e: (e.qualityScore, e.step)) if with_documents else None
+
+
+def _answer(best: HistoryEntry | None, store: DocumentStore, *, met: bool, reason: str) -> str:
+    if best is None:
+        return f"No deliverable was produced ({reason})."
+    head = "" if met else f"Stopped without meeting all criteria ({reason}). Best attempt:\n\n"
+    for ref in best.documents:
+        if ref.mime.startswith(_TEXT_MIMES):
+            try:
+                text = store.read_text(ref)
+            except PaorError:
+                continue
+            if len(text) > ANSWER_CHARS:
+                text = text[:ANSWER_CHARS] + f"\n\n… (truncated; the full text is in {ref.name})"
+            return head + text
+    names = ", ".join(ref.name for ref in best.documents)
+    return head + f"Deliverables: {names}"

@@ -1,0 +1,138 @@
+"""Cheap deterministic reading of a request: counts, number properties, formats, language, freshness.
+
+These seed the LLM's intent analysis and win over it where they are explicit, because code reads "first 1000"
+more reliably than a model does. Keywords cover English, German and French, the languages paor is used in most.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from langdetect import DetectorFactory, LangDetectException, detect
+
+DetectorFactory.seed = 0  # langdetect is random without a seed; validation must be deterministic
+
+_COUNT = re.compile(
+    r"\b(?:first|top|last|erste[nr]?|ersten|premi(?:er|ers|ères?)|primeros?)\s+(\d[\d,.'’ ]*\d|\d)\b"
+    r"|\b(\d[\d,.'’]*)\s+(?:\w+\s+){0,2}?(?:prime|primes|numbers?|items?|zahlen|primzahlen|nombres?|elements?|"
+    r"entries|rows|names|words|facts|examples|ideas|fibonacci)\b",
+    re.IGNORECASE,
+)
+_PROPERTIES = {
+    "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b|\bprime numbers?\b",
+    "even": r"\beven numbers?\b|\bgerade[n]? zahlen\b|\bnombres? pairs?\b",
+    "odd": r"\bodd numbers?\b|\bungerade[n]? zahlen\b|\bnombres? impairs?\b",
+    "square": r"\bsquare numbers?\b|\bperfect squares?\b|\bquadratzahl\w*\b",
+    "fibonacci": r"\bfibonacci\b",
+}
+_FORMATS = [
+    ("docx", r"\b(?:word|docx)\b"),
+    ("pdf", r"\bpdf\b"),
+    ("xlsx", r"\b(?:excel|xlsx|spreadsheet)\b"),
+    ("csv", r"\bcsv\b"),
+    ("json", r"\bjson\b"),
+    ("html", r"\bhtml\b"),
+    ("markdown", r"\bmarkdown\b"),
+]
+_LANGUAGE_NAMES = {
+    "de": r"\b(?:in german|auf deutsch|in deutsch|deutsche[nr]?)\b",
+    "en": r"\b(?:in english|auf englisch|en anglais)\b",
+    "fr": r"\b(?:in french|auf französisch|en français)\b",
+    "it": r"\b(?:in italian|auf italienisch|en italien)\b",
+    "es": r"\b(?:in spanish|auf spanisch|en espagnol)\b",
+}
+_FRESHNESS = [
+    ("day", r"\b(?:today|heute|aujourd'hui|breaking)\b"),
+    ("week", r"\b(?:this week|diese woche|cette semaine|past week|last week)\b"),
+    ("month", r"\b(?:this month|diesen monat|ce mois|past month|last month|latest|recent|news|aktuell\w*)\b"),
+    ("year", r"\b(?:this year|dieses jahr|cette année|past year)\b"),
+]
+_CODE_REQUEST = re.compile(
+    r"\b(?:write|generate|create|give me)\b.{0,30}\b(?:code|script|program|function|class)\b"
+    r"|\b(?:python|javascript|typescript|rust|java|sql)\s+(?:code|script|function|program)\b",
+    re.IGNORECASE,
+)
+_DATA_WORDS = re.compile(r"\b(?:calculate|compute|numbers?|digits|berechne\w*|zahlen|calcule\w*)\b", re.IGNORECASE)
+_REPORT = re.compile(r"\b(?:report|bericht|rapport)\b", re.IGNORECASE)
+_TABLE = re.compile(r"\b(?:table|tabelle|tableau)\b", re.IGNORECASE)
+_LIST = re.compile(r"\b(?:list|liste|enumerate)\b", re.IGNORECASE)
+_ANALYSIS = re.compile(
+    r"\b(?:analy[sz]e|analysis|compare|summari[sz]e|summary|zusammenfass\w*|analysier\w*|résum\w*|what changed)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Hints:
+    dataType: str | None = None
+    expectedFormat: str | None = None
+    itemCount: int | None = None
+    numberProperty: str | None = None
+    language: str | None = None
+    languageExplicit: bool = False
+    freshness: str | None = None
+    wantsCode: bool = False
+    criteria: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v not in (None, False, [])}
+
+
+def read_hints(request: str) -> Hints:
+    text = request.strip()
+    hints = Hints()
+    hints.itemCount = _count(text)
+    hints.numberProperty = next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
+    hints.expectedFormat = next((f for f, rx in _FORMATS if re.search(rx, text, re.IGNORECASE)), None)
+    hints.freshness = next((f for f, rx in _FRESHNESS if re.search(rx, text, re.IGNORECASE)), None)
+    hints.wantsCode = bool(_CODE_REQUEST.search(text))
+    explicit = next((code for code, rx in _LANGUAGE_NAMES.items() if re.search(rx, text, re.IGNORECASE)), None)
+    hints.language = explicit or detect_language(text)
+    hints.languageExplicit = explicit is not None
+    hints.dataType = _data_type(text, hints)
+    if hints.expectedFormat is None:
+        hints.expectedFormat = {"numbers": "raw_data", "list": "raw_data", "code": "code"}.get(hints.dataType or "")
+    if hints.itemCount:
+        hints.criteria.append(f"exactly {hints.itemCount} items")
+    if hints.numberProperty:
+        hints.criteria.append(f"every number is {hints.numberProperty}")
+    return hints
+
+
+def detect_language(text: str) -> str | None:
+    """ISO 639-1 code of a text long enough to tell, else None."""
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    if len(words) < 3:
+        return None
+    try:
+        return detect(" ".join(words))[:2]
+    except LangDetectException:
+        return None
+
+
+def _count(text: str) -> int | None:
+    for match in _COUNT.finditer(text):
+        digits = re.sub(r"\D", "", match.group(1) or match.group(2) or "")
+        if digits and 0 < int(digits) <= 10_000_000:
+            return int(digits)
+    return None
+
+
+def _data_type(text: str, hints: Hints) -> str | None:
+    if hints.wantsCode:
+        return "code"
+    if hints.numberProperty or (_DATA_WORDS.search(text) and hints.itemCount):
+        return "numbers"
+    if _REPORT.search(text) or hints.expectedFormat in ("docx", "pdf"):
+        return "report"
+    if _TABLE.search(text) or hints.expectedFormat in ("xlsx", "csv"):
+        return "table"
+    if _ANALYSIS.search(text):
+        return "analysis"
+    if _LIST.search(text) or hints.itemCount:
+        return "list"
+    if _DATA_WORDS.search(text):
+        return "numbers"
+    return None

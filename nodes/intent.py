@@ -1,0 +1,92 @@
+"""intent: once per round, work out what the user really wants (spec 5, step 1)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.errors import InvalidRequest, ModelOutputInvalid, StepFailed
+from graph.instrument import context_of
+from graph.llm import ask_json
+from graph.schemas import Intent, dump
+from graph.services import Services
+from graph.state import State
+from nodes.hints import Hints, read_hints
+from prompts.render import intent_messages
+from tools.documents import DocumentIndex
+from tools.ingest import ingest_sources
+
+log = logging.getLogger(__name__)
+
+MAX_PROMPT_CHARS = 200_000
+# Per-round fields: a new prompt on an existing thread starts clean, keeping history and telemetry.
+_ROUND_RESET: dict[str, Any] = {
+    "selection": None,
+    "parameters": None,
+    "step_error": None,
+    "result": None,
+    "observation": None,
+    "validation": None,
+    "decision": None,
+    "hint": None,
+    "learnings": [],
+    "answer": "",
+    "deliverables": [],
+    "stop_reason": "",
+}
+
+
+def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+    """Analyse the request with deterministic hints first, then the model; explicit hints win."""
+    context = context_of(runtime)
+    request = (state.get("prompt") or "").strip()
+    if not request:
+        raise InvalidRequest("the prompt is empty: say what you want paor to deliver")
+    if len(request) > MAX_PROMPT_CHARS:
+        raise InvalidRequest(
+            f"the prompt has {len(request)} characters (limit {MAX_PROMPT_CHARS}); pass long material as a document"
+        )
+    inputs = ingest_sources(list(state.get("documents") or []), services.documents(context), context)
+    hints = read_hints(request)
+    language = (
+        hints.language
+        if hints.languageExplicit
+        else (state.get("language") or context.user_language or hints.language or "en")
+    )
+    messages = intent_messages(request, {**hints.as_dict(), "language": language}, DocumentIndex(inputs).render())
+    try:
+        proposed: Intent | None = ask_json(
+            services.llm(context), messages, Intent, Intent.model_validate, what="intent analysis"
+        )
+    except (StepFailed, ModelOutputInvalid) as exc:
+        log.warning("intent analysis fell back to deterministic hints: %s", exc)
+        proposed = None
+    return {
+        **_ROUND_RESET,
+        "round": int(state.get("round") or 0) + 1,
+        "step": 0,
+        "intent": dump(merge_intent(hints, proposed, language)),
+        "input_documents": [dump(ref) for ref in inputs],
+    }
+
+
+def merge_intent(hints: Hints, proposed: Intent | None, language: str) -> Intent:
+    """Explicit, code-read facts override the model; the model fills what code cannot read."""
+    base = proposed.model_dump() if proposed else {}
+    explicit_format = hints.expectedFormat if hints.expectedFormat not in (None, "raw_data", "code") else None
+    merged = {
+        **base,
+        "dataType": hints.dataType or base.get("dataType") or "answer",
+        "expectedFormat": explicit_format or base.get("expectedFormat") or hints.expectedFormat or "markdown",
+        "itemCount": hints.itemCount or base.get("itemCount"),
+        "numberProperty": hints.numberProperty or base.get("numberProperty"),
+        "freshness": hints.freshness or base.get("freshness"),
+        "language": language,
+        "successCriteria": base.get("successCriteria") or hints.criteria or ["the deliverable answers the request"],
+    }
+    if merged["expectedFormat"] == "markdown" and merged["dataType"] == "numbers":
+        merged["expectedFormat"] = "raw_data"
+    return Intent.model_validate(merged)

@@ -1,0 +1,77 @@
+"""learn: record the attempt as a strategy for the intent pattern and write the step's history entry."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.instrument import context_of
+from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation, dump
+from graph.services import Services
+from graph.state import State
+from nodes.common import intent_of
+from nodes.strategies import record
+from prompts.templates import clip
+
+MAX_LEARNINGS = 6
+_APPROACH_KEYS = ("aiPrompt", "query", "title")
+
+
+def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+    """Success and failure both teach: what worked becomes the strategy, what failed goes on the avoid-list."""
+    context = context_of(runtime)
+    step = int(state.get("step") or 1)
+    selection = ActionSelection.model_validate(state["selection"])
+    arguments = dict(state.get("parameters") or {})
+    result = ActionResult.model_validate(state["result"])
+    observation = Observation.model_validate(state["observation"])
+    validation = ContentValidation.model_validate(state["validation"])
+    approach = describe_approach(arguments)
+    success = validation.overallSuccess
+    issue = validation.issues[0] if validation.issues else (result.error or "criteria not met")
+    if success:
+        lesson = f"Step {step}: {selection.action} with {approach} met the criteria."
+    else:
+        advice = validation.improvementSuggestions[0] if validation.improvementSuggestions else ""
+        lesson = f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip()
+    if context.learning and runtime.store is not None:
+        record(runtime.store, intent_of(state), selection.action, approach, success, issue)
+    entry = HistoryEntry(
+        round=int(state.get("round") or 1),
+        step=step,
+        action=selection.action,
+        actionObjective=selection.actionObjective,
+        parameters=arguments,
+        resultLabel=result.resultLabel,
+        documents=result.documents,
+        success=success,
+        qualityScore=validation.qualityScore,
+        summary=summarize(selection.action, observation, validation),
+        findings=[*validation.issues[:3], *observation.notes[:2]],
+        learnings=[*selection.learnings[:2], lesson],
+    )
+    learnings = [*(state.get("learnings") or []), lesson][-MAX_LEARNINGS:]
+    return {"history": [dump(entry)], "learnings": learnings}
+
+
+def describe_approach(arguments: dict[str, Any]) -> str:
+    """The part of the parameters that characterises how the action was asked (the 'prompt style')."""
+    for key in _APPROACH_KEYS:
+        if arguments.get(key):
+            return f'{key} "{clip(str(arguments[key]), 160)}"'
+    shown = {k: v for k, v in arguments.items() if k != "documentList"}
+    return clip(json.dumps(shown, ensure_ascii=False, sort_keys=True), 160) if shown else "default parameters"
+
+
+def summarize(action: str, observation: Observation, validation: ContentValidation) -> str:
+    """The short per-action summary persisted with the history entry (spec 1)."""
+    names = ", ".join(p.name for p in observation.previews) or "no documents"
+    verdict = "criteria met" if validation.overallSuccess else "; ".join(validation.issues[:2]) or "criteria not met"
+    return clip(
+        f"{action} → {observation.documentsCount} document(s) ({names}); {verdict}; "
+        f"quality {validation.qualityScore:.2f}",
+        300,
+    )

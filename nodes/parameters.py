@@ -1,0 +1,62 @@
+"""parameters (Stage 2): business parameters from a minimal prompt, then host-side validation and defaults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.errors import ModelOutputInvalid, StepFailed
+from graph.instrument import context_of
+from graph.llm import ask_json
+from graph.schemas import ActionSelection, HistoryEntry, ParametersAnswer, dump
+from graph.services import Services
+from graph.state import State
+from nodes.arguments import prepare_arguments, stage2_fields
+from nodes.common import fingerprint, intent_of, round_history
+from prompts.render import parameters_messages
+from tools.catalog import lookup
+
+
+def parameters(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+    """The prompt carries only selectedAction, actionObjective, parametersContext and parametersSchema."""
+    context = context_of(runtime)
+    selection = ActionSelection.model_validate(state["selection"])
+    entry = lookup(selection.action)
+    if entry is None:  # select validated it; the catalog changed between checkpoint and resume
+        return _failed(state, selection, f"action {selection.action} is no longer registered")
+    intent = intent_of(state)
+    failed = {fingerprint(e.action, e.parameters) for e in round_history(state) if e.action and not e.success}
+    messages = parameters_messages(
+        action=selection.action,
+        objective=selection.actionObjective,
+        context=selection.parametersContext,
+        fields=stage2_fields(selection, entry),
+    )
+    try:
+        arguments = ask_json(
+            services.llm(context),
+            messages,
+            ParametersAnswer,
+            lambda payload: prepare_arguments(
+                entry, ParametersAnswer.model_validate(payload).parameters, selection, intent, context, failed
+            ),
+            what="Stage 2 parameters",
+        )
+    except (StepFailed, ModelOutputInvalid) as exc:
+        return _failed(state, selection, str(exc))
+    return {"parameters": arguments}
+
+
+def _failed(state: State, selection: ActionSelection, reason: str) -> dict[str, Any]:
+    entry = HistoryEntry(
+        round=int(state.get("round") or 1),
+        step=int(state.get("step") or 1),
+        action=selection.action,
+        actionObjective=selection.actionObjective,
+        summary=f"parameters failed: {reason}",
+        findings=[reason],
+        learnings=list(selection.learnings),
+    )
+    return {"step_error": reason, "history": [dump(entry)]}

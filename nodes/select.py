@@ -1,0 +1,111 @@
+"""select (Stage 1): exactly one action, its objective and document references — never parameter values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.errors import ModelOutputInvalid, SelectionRejected, StepFailed, UnknownDocumentReference
+from graph.instrument import context_of
+from graph.llm import ask_json
+from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
+from graph.services import Services
+from graph.state import State
+from nodes.common import document_index, history_of, intent_of
+from nodes.strategies import pattern_of, recall
+from prompts.history import render_history
+from prompts.render import selection_messages
+from tools.catalog import CatalogEntry, allowed_entries, lookup, render_tiny_catalog
+from tools.documents import DocumentIndex
+
+# A new step starts from a clean slate; stale results of the previous step must not leak into this one.
+_STEP_RESET: dict[str, Any] = {
+    "selection": None,
+    "parameters": None,
+    "step_error": None,
+    "result": None,
+    "observation": None,
+    "validation": None,
+    "decision": None,
+}
+
+
+def select(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+    """Ask for one action; a protocol violation is retried once with the reason, then the step fails."""
+    context = context_of(runtime)
+    step = int(state.get("step") or 0) + 1
+    round_ = int(state.get("round") or 1)
+    intent = intent_of(state)
+    entries = allowed_entries(context.allowed_method_names)
+    index = document_index(state)
+    strategies = recall(runtime.store, intent) if context.learning else []
+    messages = selection_messages(
+        request=state["prompt"],
+        intent=intent,
+        strategies=strategies,
+        catalog=render_tiny_catalog(entries),
+        documents=index.render(),
+        learnings=state.get("learnings") or [],
+        hint=state.get("hint"),
+        history=render_history(history_of(state), round_),
+        step=step,
+        max_steps=context.max_steps,
+    )
+    try:
+        selection = ask_json(
+            services.llm(context),
+            messages,
+            ActionSelection,
+            lambda payload: parse_selection(payload, entries, index),
+            what="Stage 1 selection",
+        )
+    except (StepFailed, ModelOutputInvalid) as exc:
+        failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
+        return {**_STEP_RESET, "step": step, "step_error": str(exc), "history": [dump(failure)]}
+    own = [s for s in strategies if s.pattern == pattern_of(intent)]
+    return {**_STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
+
+
+def parse_selection(
+    payload: dict[str, Any], entries: list[CatalogEntry], index: DocumentIndex
+) -> ActionSelection:
+    """Enforce the Stage-1 protocol: no parameters, a catalog action, known fields, resolvable documents."""
+    if "parameters" in payload:
+        raise SelectionRejected(
+            "Stage 1 must not contain 'parameters': describe them in parametersContext/parametersSchema instead"
+        )
+    action = payload.get("action")
+    if isinstance(action, dict):  # spec 3's older shape {"method": "web", "name": "scrape"}
+        payload = {**payload, "action": f"{action.get('method')}.{action.get('name')}"}
+    selection = ActionSelection.model_validate(payload)
+    allowed = {e.display_name for e in entries}
+    entry = lookup(selection.action)
+    if entry is None or entry.display_name not in allowed:
+        raise SelectionRejected(
+            f"action {selection.action!r} is not in the allowed catalog; choose one of {sorted(allowed)}"
+        )
+    unknown = [f.name for f in selection.parametersSchema.fields if f.name not in entry.parameter_names]
+    if unknown:
+        raise SelectionRejected(
+            f"{entry.display_name} has no parameters {unknown}; its parameters are {entry.parameter_names}"
+        )
+    try:
+        index.resolve_all(selection.requiredInputDocuments)
+    except UnknownDocumentReference as exc:
+        raise SelectionRejected(str(exc)) from exc
+    return selection.model_copy(update={"action": entry.display_name})
+
+
+def with_learned_hint(selection: ActionSelection, strategies: list[Strategy]) -> ActionSelection:
+    """Carry the learned approach (and what to avoid) into parametersContext, which Stage 2 reads."""
+    notes = []
+    for strategy in strategies:
+        if strategy.successfulAction == selection.action and strategy.promptStyle:
+            notes.append(f"Learned strategy that worked before: {strategy.promptStyle}")
+        notes.extend(f"Avoid (failed before): {a}" for a in strategy.avoid if a.startswith(f"{selection.action}:"))
+    if not notes:
+        return selection
+    context = "\n".join([selection.parametersContext, *notes]).strip()
+    return selection.model_copy(update={"parametersContext": context})

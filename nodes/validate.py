@@ -1,0 +1,153 @@
+"""validate: a compact Observation of the result, and the content checked against the intent."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.errors import ModelOutputInvalid, PaorError, StepFailed
+from graph.instrument import context_of
+from graph.llm import ask_json
+from graph.schemas import (
+    PREVIEW_LIMIT,
+    SNIPPET_CHARS,
+    ActionResult,
+    ContentJudgement,
+    ContentValidation,
+    DocumentRef,
+    Intent,
+    Observation,
+    Preview,
+    dump,
+)
+from graph.services import Services
+from graph.state import State
+from nodes.checks import CheckReport, run_checks
+from nodes.common import intent_of
+from prompts.render import judge_messages
+from prompts.templates import clip
+
+log = logging.getLogger(__name__)
+
+READ_LIMIT = 8 * 1024 * 1024  # validation reads at most this much of one document
+_TEXT_MIMES = ("text/", "application/json", "application/xml")
+
+
+def validate(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+    """Deterministic checks first; the model judges only criteria that code could not decide."""
+    context = context_of(runtime)
+    result = ActionResult.model_validate(state["result"])
+    intent = intent_of(state)
+    store = services.documents(context)
+    documents = []
+    for ref in result.documents:
+        try:
+            documents.append((ref, store.read_bytes(ref)[:READ_LIMIT]))
+        except PaorError as exc:
+            result.notes.append(str(exc))
+    observation = build_observation(result, documents)
+    if not result.success:
+        validation = ContentValidation(
+            overallSuccess=False,
+            dataTypeMatch=False,
+            formatMatch=False,
+            successCriteriaMet=[False] * len(intent.successCriteria),
+            qualityScore=0.0,
+            issues=[result.error or "the action failed"],
+            improvementSuggestions=["Choose a different action or different parameters."],
+        )
+        return {"observation": dump(observation), "validation": dump(validation)}
+    report = run_checks(intent, documents)
+    undecided = [i for i in range(len(intent.successCriteria)) if i not in report.verdicts]
+    judgement = None
+    if undecided and report.all_passed:
+        judgement = _judge(services, context, state["prompt"], intent, report, undecided, observation)
+    validation = combine(intent, report, undecided, judgement)
+    return {"observation": dump(observation), "validation": dump(validation)}
+
+
+def build_observation(result: ActionResult, documents: Sequence[tuple[DocumentRef, bytes]]) -> Observation:
+    """At most five previews with bounded snippets: the model never sees raw payloads (spec 2)."""
+    previews = []
+    for ref, data in documents[:PREVIEW_LIMIT]:
+        if ref.mime.startswith(_TEXT_MIMES):
+            snippet = clip(data[: SNIPPET_CHARS * 8].decode("utf-8", errors="replace"), SNIPPET_CHARS)
+        else:
+            snippet = f"[{ref.mime}, {ref.size} bytes]"
+        previews.append(Preview(name=ref.name, mime=ref.mime, snippet=snippet))
+    notes = [clip(n, 200) for n in result.notes[:4]]
+    if result.error:
+        notes.append(clip(result.error, 300))
+    return Observation(
+        success=result.success,
+        resultLabel=result.resultLabel,
+        documentsCount=len(result.documents),
+        previews=previews,
+        notes=notes,
+    )
+
+
+def _judge(
+    services: Services,
+    context: Context,
+    request: str,
+    intent: Intent,
+    report: CheckReport,
+    undecided: list[int],
+    observation: Observation,
+) -> ContentJudgement | None:
+    criteria = [intent.successCriteria[i] for i in undecided]
+
+    def parse(payload: dict[str, Any]) -> ContentJudgement:
+        judgement = ContentJudgement.model_validate(payload)
+        if len(judgement.criteriaMet) != len(criteria):
+            raise ModelOutputInvalid(f"criteriaMet needs exactly {len(criteria)} verdicts, in the given order")
+        return judgement
+
+    messages = judge_messages(
+        request=request,
+        intent=intent,
+        checked=[f"{c.name}: {'ok' if c.passed else 'FAILED'} — {c.detail}" for c in report.checks],
+        criteria=criteria,
+        observation=observation,
+    )
+    try:
+        return ask_json(services.llm(context), messages, ContentJudgement, parse, what="content judgement")
+    except (StepFailed, ModelOutputInvalid) as exc:
+        log.warning("content judgement unavailable: %s", exc)
+        return None
+
+
+def combine(
+    intent: Intent, report: CheckReport, undecided: list[int], judgement: ContentJudgement | None
+) -> ContentValidation:
+    verdicts = dict(report.verdicts)
+    issues = [c.detail for c in report.checks if not c.passed]
+    suggestions = [c.suggestion for c in report.checks if not c.passed and c.suggestion]
+    score = report.score
+    if undecided:
+        if judgement is None:
+            verdicts.update({i: False for i in undecided})
+            if report.all_passed:
+                issues.append("the remaining criteria could not be judged")
+        else:
+            verdicts.update(dict(zip(undecided, judgement.criteriaMet, strict=True)))
+            issues += judgement.issues
+            suggestions += judgement.improvementSuggestions
+            score = min(score, judgement.qualityScore)
+    met = [verdicts.get(i, False) for i in range(len(intent.successCriteria))]
+    data_type = report.get("data type")
+    fmt = report.get("format")
+    return ContentValidation(
+        overallSuccess=report.all_passed and all(met),
+        dataTypeMatch=data_type.passed if data_type else report.all_passed,
+        formatMatch=fmt.passed if fmt else report.all_passed,
+        successCriteriaMet=met,
+        qualityScore=round(score, 4),
+        issues=list(dict.fromkeys(issues)),
+        improvementSuggestions=list(dict.fromkeys(suggestions)),
+    )

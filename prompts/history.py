@@ -1,0 +1,53 @@
+"""Reverse-chronological workflow history for Stage 1 (spec 1, "History").
+
+Current round newest first, then earlier rounds. Each entry carries label, document references, summary,
+findings and learnings — all clipped — so the prompt stays the same size however large the tool outputs were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph.schemas import HistoryEntry
+from prompts.templates import clip, untrusted
+
+MAX_ENTRIES = 8
+FIELD_CHARS = 240
+
+
+def render_history(entries: Sequence[HistoryEntry], current_round: int, limit: int = MAX_ENTRIES) -> str:
+    if not entries:
+        return "(no steps yet)"
+    ordered = sorted(entries, key=lambda e: (e.round != current_round, -e.round, -e.step))
+    shown = ordered[:limit]
+    lines: list[str] = []
+    in_earlier = False
+    for entry in shown:
+        if entry.round != current_round and not in_earlier:
+            lines.append("Earlier rounds:")
+            in_earlier = True
+        lines.extend(_render_entry(entry))
+    if len(ordered) > limit:
+        lines.append(f"(… {len(ordered) - limit} older steps omitted)")
+    return "\n".join(lines)
+
+
+def _render_entry(entry: HistoryEntry) -> list[str]:
+    outcome = f"succeeded, quality {entry.qualityScore:.2f}" if entry.success else "FAILED"
+    head = f"- [round {entry.round} · step {entry.step}] {entry.action or '(no action)'} — {outcome}"
+    if entry.resultLabel:
+        head += f" — {entry.resultLabel}"
+    lines = [head]
+    if entry.actionObjective:
+        lines.append(f"  objective: {clip(entry.actionObjective, FIELD_CHARS)}")
+    if entry.documents:
+        names = ", ".join(ref.name for ref in entry.documents[:5])
+        more = f" +{len(entry.documents) - 5}" if len(entry.documents) > 5 else ""
+        lines.append(f"  documents: docList:{entry.documents[0].label} ({names}{more})")
+    if entry.summary:
+        lines.append("  summary: " + untrusted(clip(entry.summary, FIELD_CHARS), "summary").replace("\n", " "))
+    if entry.findings:
+        lines.append(f"  findings: {clip('; '.join(entry.findings), FIELD_CHARS)}")
+    if entry.learnings:
+        lines.append(f"  learnings: {clip('; '.join(entry.learnings), FIELD_CHARS)}")
+    return lines

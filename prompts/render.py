@@ -1,0 +1,173 @@
+"""Renderers: protocol objects in, chat messages out. Nodes never assemble prompt text themselves."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from graph.schemas import (
+    ActionSelection,
+    ContentValidation,
+    Intent,
+    Observation,
+    ParameterField,
+    ParametersSchema,
+    Strategy,
+)
+from prompts.templates import clip, fill, untrusted
+
+_SELECTION_EXAMPLE = ActionSelection(
+    action="method.action",
+    actionObjective="what this one action must achieve",
+    learnings=["what earlier steps taught"],
+    requiredInputDocuments=["docList:<label from AVAILABLE DOCUMENTS>"],
+    requiredConnection=None,
+    parametersContext="concise facts Stage 2 needs to set the parameters",
+    parametersSchema=ParametersSchema(
+        fields=[ParameterField(name="<parameter name>", type="string", required=True, description="…")]
+    ),
+)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def intent_messages(request: str, hints: dict[str, object], documents: str) -> list[BaseMessage]:
+    return [
+        SystemMessage(content=fill("intent")),
+        HumanMessage(content=fill("intent_user", request=request, hints=_json(hints), documents=documents)),
+    ]
+
+
+def render_strategies(strategies: Sequence[Strategy]) -> str:
+    if not strategies:
+        return "(none yet)"
+    lines = []
+    for s in strategies:
+        line = f"- pattern {s.pattern}: success rate {s.successRate:.0%} over {s.attempts} attempts"
+        if s.successfulAction:
+            line += f"; worked: {s.successfulAction} — {clip(s.promptStyle or '', 200)}"
+        if s.avoid:
+            line += f"; avoid: {clip(' | '.join(s.avoid), 300)}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def selection_messages(
+    *,
+    request: str,
+    intent: Intent,
+    strategies: Sequence[Strategy],
+    catalog: str,
+    documents: str,
+    learnings: Sequence[str],
+    hint: str | None,
+    history: str,
+    step: int,
+    max_steps: int,
+) -> list[BaseMessage]:
+    user = fill(
+        "select_user",
+        request=request,
+        intent=_json(intent.model_dump(mode="json")),
+        strategies=render_strategies(strategies),
+        catalog=catalog,
+        documents=documents,
+        learnings="\n".join(f"- {clip(item, 240)}" for item in learnings) or "(none)",
+        hint=hint or "(none)",
+        history=history,
+        step=step,
+        max_steps=max_steps,
+    )
+    system = fill("select", selection_shape=_SELECTION_EXAMPLE.model_dump_json(indent=1))
+    return [SystemMessage(content=system), HumanMessage(content=user)]
+
+
+def render_schema(fields: Sequence[ParameterField]) -> str:
+    return "\n".join(
+        f"- {f.name} ({f.type}, {'required' if f.required else 'optional'}): {f.description}" for f in fields
+    ) or "(no parameters)"
+
+
+def parameters_messages(
+    *, action: str, objective: str, context: str, fields: Sequence[ParameterField]
+) -> list[BaseMessage]:
+    """Stage 2 sees exactly these four things — no documents, history or connections (spec 1)."""
+    user = fill(
+        "parameters_user",
+        action=action,
+        objective=objective,
+        context=context or "(none)",
+        schema=render_schema(fields),
+    )
+    return [SystemMessage(content=fill("parameters")), HumanMessage(content=user)]
+
+
+def judge_messages(
+    *, request: str, intent: Intent, checked: Sequence[str], criteria: Sequence[str], observation: Observation
+) -> list[BaseMessage]:
+    previews = "\n".join(untrusted(p.snippet, p.name) for p in observation.previews) or "(no content)"
+    user = fill(
+        "judge_user",
+        request=request,
+        intent=_json(intent.model_dump(mode="json")),
+        checked="\n".join(f"- {c}" for c in checked) or "(nothing)",
+        criteria="\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1)),
+        previews=previews,
+    )
+    return [SystemMessage(content=fill("judge")), HumanMessage(content=user)]
+
+
+def refine_messages(
+    *, request: str, intent: Intent, observation: Observation, validation: ContentValidation, progress: str
+) -> list[BaseMessage]:
+    obs = observation.model_dump(mode="json")
+    obs["previews"] = [
+        {"name": p.name, "mime": p.mime, "snippet": untrusted(p.snippet, p.name)} for p in observation.previews
+    ]
+    user = fill(
+        "refine_user",
+        request=request,
+        intent=_json(intent.model_dump(mode="json")),
+        observation=_json(obs),
+        validation=_json(validation.model_dump(mode="json")),
+        progress=progress,
+    )
+    return [SystemMessage(content=fill("refine")), HumanMessage(content=user)]
+
+
+_FORMAT_RULES = {
+    "md": "markdown narrative (plain prose, lists and tables as needed)",
+    "txt": "plain text",
+    "json": "one valid JSON value only, no prose, no code fences",
+    "csv": "CSV only (header row first), no prose, no code fences",
+}
+_MODE_RULES = {
+    "basic": "Be concise.",
+    "advanced": "Be thorough and precise.",
+    "detailed": "Be exhaustive: cover every relevant detail of the sources.",
+}
+
+
+def ai_process_messages(
+    *,
+    task: str,
+    sources: Sequence[tuple[str, str]],
+    language: str,
+    output_format: str,
+    mode: str,
+    custom: str,
+) -> list[BaseMessage]:
+    system = fill(
+        "ai_process",
+        language=language,
+        format_rule=_FORMAT_RULES.get(output_format, _FORMAT_RULES["md"]),
+        mode_rule=_MODE_RULES.get(mode, _MODE_RULES["basic"]),
+        custom=f"Additional instructions: {custom}" if custom else "",
+    )
+    material = "\n\n".join(untrusted(text, name) for name, text in sources)
+    user = f"TASK:\n{task}" + (f"\n\nSOURCES:\n{material}" if material else "")
+    return [SystemMessage(content=system), HumanMessage(content=user)]

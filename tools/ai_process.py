@@ -1,0 +1,173 @@
+"""ai.process: the configured LLM over referenced documents, map-reduced when they exceed the context budget."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+import json_repair
+from langchain_core.tools import BaseTool, StructuredTool
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+from pydantic import BaseModel, Field
+
+from graph.errors import ToolFailed
+from graph.tokens import ENCODING, count_tokens
+from prompts.render import ai_process_messages
+from tools.base import NewDocument, ToolDeps, ToolOutput
+from tools.catalog import CatalogEntry, register
+
+OutputFormat = Literal["md", "txt", "json", "csv"]
+_MIMES = {"md": "text/markdown", "txt": "text/plain", "json": "application/json", "csv": "text/csv"}
+_TEXT_MIMES = ("text/", "application/json", "application/xml")
+_FENCED = re.compile(r"^\s*```[\w-]*\n(?P<body>.*?)\n```\s*$", re.DOTALL)
+
+
+class AiProcessArgs(BaseModel):
+    """Arguments of ai.process, named as in spec 4."""
+
+    documentList: list[str] = Field(
+        default_factory=list, description="docList:/docItem: references of the documents to work on."
+    )
+    aiPrompt: str = Field(min_length=1, description="The task, stated as what to deliver.")
+    processingMode: Literal["basic", "advanced", "detailed"] = Field(
+        "basic", description="How thorough the answer must be."
+    )
+    includeMetadata: bool = Field(False, description="Name the source documents in the answer.")
+    customInstructions: str | None = Field(None, description="Extra instructions (tone, audience, length).")
+    expectedDocumentFormats: list[OutputFormat] = Field(
+        default_factory=lambda: ["md"],
+        description="Formats of the result documents; markdown narrative unless structured data is asked.",
+    )
+
+
+def process_texts(
+    deps: ToolDeps,
+    texts: Sequence[tuple[str, str]],
+    ai_prompt: str,
+    *,
+    custom_instructions: str = "",
+    output_format: str = "md",
+    processing_mode: str = "basic",
+) -> str:
+    """Run one task over (name, text) sources; sources over `chunk_tokens` are split, answered, then merged."""
+    budget = max(256, deps.context.chunk_tokens)
+    sources = list(texts)
+    if sum(count_tokens(text) for _, text in sources) <= budget:
+        return _ask(deps, ai_prompt, sources, custom_instructions, output_format, processing_mode)
+    splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+        encoding_name=ENCODING, chunk_size=budget, chunk_overlap=min(200, budget // 10)
+    )
+    partials: list[tuple[str, str]] = []
+    for name, text in sources:
+        chunks = splitter.split_text(text)
+        for i, chunk in enumerate(chunks, 1):
+            task = f"{ai_prompt}\n\n(This is part {i} of {len(chunks)} of {name}: answer for this part only.)"
+            partials.append((f"{name} part {i}", _ask(deps, task, [(name, chunk)], custom_instructions, "md", processing_mode)))
+    while sum(count_tokens(text) for _, text in partials) > budget and len(partials) > 1:
+        partials = _merge_pairs(deps, ai_prompt, partials, custom_instructions, processing_mode)
+    merge_task = f"{ai_prompt}\n\nCombine the partial answers below into one complete answer."
+    return _ask(deps, merge_task, partials, custom_instructions, output_format, processing_mode)
+
+
+def _merge_pairs(
+    deps: ToolDeps, task: str, partials: list[tuple[str, str]], custom: str, mode: str
+) -> list[tuple[str, str]]:
+    merged = []
+    for i in range(0, len(partials), 2):
+        group = partials[i : i + 2]
+        text = _ask(deps, f"{task}\n\nCombine these partial answers.", group, custom, "md", mode)
+        merged.append((f"merged {i // 2 + 1}", text))
+    return merged
+
+
+def _ask(
+    deps: ToolDeps, task: str, sources: Sequence[tuple[str, str]], custom: str, output_format: str, mode: str
+) -> str:
+    messages = ai_process_messages(
+        task=task,
+        sources=sources,
+        language=deps.language,
+        output_format=output_format,
+        mode=mode,
+        custom=custom,
+    )
+    reply = deps.llm.invoke(messages)
+    text = reply.text if isinstance(reply.text, str) else str(reply.content)
+    if not text.strip():
+        raise ToolFailed("the model returned an empty answer")
+    return text.strip()
+
+
+def shape_output(text: str, output_format: str) -> str:
+    """Make the answer a valid document of its format (models like to wrap JSON/CSV in code fences)."""
+    match = _FENCED.match(text)
+    body = match.group("body") if match and output_format in ("json", "csv", "md", "txt") else text
+    if output_format == "json":
+        try:
+            value = json.loads(body)
+        except json.JSONDecodeError:
+            value = json_repair.loads(body)
+            if value in ("", None):
+                raise ToolFailed("the model's answer is not JSON although JSON was asked") from None
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    if output_format == "csv":
+        rows = list(csv.reader(io.StringIO(body)))
+        if not rows:
+            raise ToolFailed("the model's answer is not CSV although CSV was asked")
+    return body
+
+
+def _source_texts(deps: ToolDeps, references: list[str], include_metadata: bool) -> list[tuple[str, str]]:
+    texts = []
+    for ref, data in deps.read_documents(references):
+        if not ref.mime.startswith(_TEXT_MIMES):
+            raise ToolFailed(f"{ref.name} is {ref.mime}; extract it with document.extract before ai.process")
+        text = data.decode("utf-8", errors="replace")
+        if include_metadata:
+            text = f"[source: {ref.item_reference}, {ref.mime}, {ref.size} bytes]\n{text}"
+        texts.append((ref.name, text))
+    return texts
+
+
+def make_ai_process_tool(deps: ToolDeps) -> BaseTool:
+    def ai_process(**kwargs: object) -> tuple[str, ToolOutput]:
+        args = AiProcessArgs.model_validate(kwargs)
+        sources = _source_texts(deps, args.documentList, args.includeMetadata)
+        documents = []
+        for fmt in dict.fromkeys(args.expectedDocumentFormats or ["md"]):
+            answer = process_texts(
+                deps,
+                sources,
+                args.aiPrompt,
+                custom_instructions=args.customInstructions or "",
+                output_format=fmt,
+                processing_mode=args.processingMode,
+            )
+            documents.append(NewDocument.text(f"result.{fmt}", shape_output(answer, fmt), _MIMES[fmt]))
+        preview = documents[0].data.decode("utf-8", errors="replace")
+        summary = f"{len(documents)} document(s); {preview[:200]}"
+        return summary, ToolOutput(documents=documents, summary=summary)
+
+    return StructuredTool.from_function(
+        func=ai_process,
+        name=ENTRY.tool_name,
+        description="Use the language model to write, transform, analyse or compute over documents.",
+        args_schema=AiProcessArgs,
+        response_format="content_and_artifact",
+    )
+
+
+ENTRY = register(
+    CatalogEntry(
+        display_name="ai.process",
+        tool_name="ai_process",
+        args_schema=AiProcessArgs,
+        factory=make_ai_process_tool,
+        purpose="analysis",
+        summary="LLM over documents: write, summarise, translate, compute, deliver data",
+    )
+)

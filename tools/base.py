@@ -1,0 +1,51 @@
+"""What every paor tool receives and returns.
+
+Tools are LangChain tools with `response_format="content_and_artifact"`: the content is a short text any LangChain
+agent can read, the artifact is a `ToolOutput` whose new documents the `act` node stores under the step's result
+label. Tools read input documents through `ToolDeps` and never see graph state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, ConfigDict, Field
+
+from graph.context import Context
+from graph.schemas import DocumentRef
+from tools.documents import DocumentIndex, DocumentStore
+
+
+class NewDocument(BaseModel):
+    """A document a tool produced; `act` stores it and keeps only its reference."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    mime: str
+    data: bytes
+
+    @classmethod
+    def text(cls, name: str, text: str, mime: str = "text/markdown") -> NewDocument:
+        return cls(name=name, mime=mime, data=text.encode("utf-8"))
+
+
+class ToolOutput(BaseModel):
+    documents: list[NewDocument] = Field(default_factory=list)
+    summary: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+
+@dataclass
+class ToolDeps:
+    """Collaborators a tool may use: the model, the document store and this thread's documents."""
+
+    llm: BaseChatModel
+    store: DocumentStore
+    context: Context = field(default_factory=Context)
+    index: DocumentIndex = field(default_factory=lambda: DocumentIndex([]))
+    language: str = "en"
+
+    def read_documents(self, references: list[str]) -> list[tuple[DocumentRef, bytes]]:
+        return [(ref, self.store.read_bytes(ref)) for ref in self.index.resolve_all(references)]

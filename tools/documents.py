@@ -1,0 +1,112 @@
+"""Content-addressed document store and the docList:/docItem: index over it.
+
+State and checkpoints hold only `DocumentRef`s; the bytes live here once per distinct content, so a checkpoint
+stays the same size whether an action produced 1 KB or 100 MB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import mimetypes
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from graph.errors import DocumentRejected, UnknownDocumentReference
+from graph.schemas import DocumentRef
+
+INPUT_LABEL = "input"
+
+
+class DocumentStore:
+    """Stores bytes under their SHA-256; writing the same content twice costs nothing."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def put(self, data: bytes, *, label: str, name: str, mime: str | None = None) -> DocumentRef:
+        digest = hashlib.sha256(data).hexdigest()
+        path = self._path(digest)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        mime = mime or mimetypes.guess_type(name)[0] or "application/octet-stream"
+        return DocumentRef(label=label, name=_safe_name(name), mime=mime, size=len(data), sha256=digest)
+
+    def put_text(self, text: str, *, label: str, name: str, mime: str = "text/markdown") -> DocumentRef:
+        return self.put(text.encode("utf-8"), label=label, name=name, mime=mime)
+
+    def read_bytes(self, ref: DocumentRef) -> bytes:
+        path = self._path(ref.sha256)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError as exc:
+            raise DocumentRejected(f"document {ref.name} ({ref.sha256[:12]}) is missing from {self.root}") from exc
+
+    def read_text(self, ref: DocumentRef) -> str:
+        return self.read_bytes(ref).decode("utf-8", errors="replace")
+
+    def path_of(self, ref: DocumentRef) -> Path:
+        return self._path(ref.sha256)
+
+    def _path(self, digest: str) -> Path:
+        return self.root / digest[:2] / digest[2:4] / digest
+
+
+def _safe_name(name: str) -> str:
+    """Keep a display name free of path parts so exporting it cannot escape a folder."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].strip() or "document"
+    return base.lstrip(".") or "document"
+
+
+class DocumentIndex:
+    """The documents of one thread, addressable as `docList:<label>` or `docItem:<label>/<name>`."""
+
+    def __init__(self, refs: Iterable[DocumentRef]) -> None:
+        self._by_label: dict[str, list[DocumentRef]] = {}
+        for ref in refs:
+            bucket = self._by_label.setdefault(ref.label, [])
+            if all(r.name != ref.name for r in bucket):
+                bucket.append(ref)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._by_label.values())
+
+    def resolve(self, reference: str) -> list[DocumentRef]:
+        kind, _, target = reference.partition(":")
+        if kind == "docList" and target in self._by_label:
+            return list(self._by_label[target])
+        if kind == "docItem":
+            label, _, name = target.partition("/")
+            for ref in self._by_label.get(label, []):
+                if ref.name == name:
+                    return [ref]
+        known = ", ".join(self.references()) or "none"
+        raise UnknownDocumentReference(f"no document matches {reference!r}; known references: {known}")
+
+    def resolve_all(self, references: Iterable[str]) -> list[DocumentRef]:
+        seen: dict[str, DocumentRef] = {}
+        for reference in references:
+            for ref in self.resolve(reference):
+                seen.setdefault(ref.item_reference, ref)
+        return list(seen.values())
+
+    def references(self) -> list[str]:
+        return [f"docList:{label}" for label in self._by_label]
+
+    def render(self, max_items_per_list: int = 5) -> str:
+        """Compact listing for the Stage-1 prompt: labels, names, types and sizes — never content."""
+        if not self._by_label:
+            return "(no documents yet)"
+        lines = []
+        for label, refs in reversed(self._by_label.items()):
+            lines.append(f"- docList:{label} ({len(refs)} document{'s' if len(refs) != 1 else ''})")
+            for ref in refs[:max_items_per_list]:
+                lines.append(f"  - {ref.item_reference} [{ref.mime}, {ref.size} bytes]")
+            if len(refs) > max_items_per_list:
+                lines.append(f"  - … {len(refs) - max_items_per_list} more")
+        return "\n".join(lines)
