@@ -11,6 +11,7 @@ from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
@@ -31,6 +32,10 @@ from nodes.validate import validate
 
 # Each step passes six nodes; refine stops at max_steps, so this limit is never what ends a run.
 RECURSION_LIMIT = 6 * MAX_STEPS_LIMIT + 10
+# Write each checkpoint before the next node starts (LangGraph's default writes them in the background), so a
+# killed process resumes exactly after its last finished node and never repeats a finished action.
+# A caller's `durability=` argument still overrides this.
+CRASH_SAFE_CONFIG = {"recursion_limit": RECURSION_LIMIT, "configurable": {CONFIG_KEY_DURABILITY: "sync"}}
 
 
 def after_select(state: State) -> Literal["parameters", "refine"]:
@@ -47,7 +52,7 @@ def after_refine(state: State) -> Literal["select", "finalize"]:
     return "select" if decision.get("decision") == "continue" else "finalize"
 
 
-def make_builder(services: Services | None = None) -> StateGraph:
+def make_builder(services: Services | None = None) -> StateGraph[State, Context, InputState, OutputState]:
     services = services or Services()
     builder = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
     for name, fn in (
@@ -60,7 +65,7 @@ def make_builder(services: Services | None = None) -> StateGraph:
         ("refine", refine),
         ("finalize", finalize),
     ):
-        builder.add_node(name, instrumented(name, fn, services))
+        builder.add_node(name, instrumented(name, fn, services))  # type: ignore[call-overload]
     builder.add_edge(START, "intent")
     builder.add_edge("intent", "select")
     builder.add_conditional_edges("select", after_select)
@@ -78,12 +83,10 @@ def build_graph(
     llm: BaseChatModel | None = None,
     checkpointer: BaseCheckpointSaver | None = None,
     store: BaseStore | None = None,
-) -> CompiledStateGraph:
+) -> CompiledStateGraph[State, Context, InputState, OutputState]:
     """Compile paor for Python use; `llm` replaces the ChatOpenAI that Context/env would configure."""
-    compiled = make_builder(Services(Models(injected=llm))).compile(
-        checkpointer=checkpointer, store=store, name="paor"
-    )
-    return compiled.with_config(recursion_limit=RECURSION_LIMIT)
+    compiled = make_builder(Services(Models(injected=llm))).compile(checkpointer=checkpointer, store=store, name="paor")
+    return compiled.with_config(CRASH_SAFE_CONFIG)
 
 
 builder = make_builder()

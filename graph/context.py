@@ -4,7 +4,6 @@ Secrets (API keys) are deliberately not fields: Studio shows context values and 
 are read from the environment at the point of use only.
 """
 
-
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -38,9 +37,7 @@ class Context:
     )
     temperature: float = field(default=0.0, metadata={"description": "Sampling temperature for every call."})
     max_steps: int = field(default=5, metadata={"description": "Most actions per run (1..100)."})
-    max_retries: int = field(
-        default=2, metadata={"description": "HTTP retries of a failed model call (with backoff)."}
-    )
+    max_retries: int = field(default=2, metadata={"description": "HTTP retries of a failed model call (with backoff)."})
     request_timeout_s: float = field(default=120.0, metadata={"description": "Timeout of one model call."})
     token_budget: int = field(
         default=200_000, metadata={"description": "Stop once this many tokens (in + out) were spent."}
@@ -64,7 +61,8 @@ class Context:
         metadata={"description": "Comma-separated actions the model may pick (e.g. ai.process); empty: all."},
     )
     search_backend: Literal["tavily", "ddgs"] = field(
-        default="tavily", metadata={"description": "web.search backend: tavily (needs TAVILY_API_KEY) or ddgs."}
+        default="tavily",
+        metadata={"description": "web.search backend: tavily (needs TAVILY_API_KEY) or ddgs."},
     )
     learning: bool = field(default=True, metadata={"description": "Learn strategies and reuse them."})
     documents_dir: str = field(

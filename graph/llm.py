@@ -46,7 +46,13 @@ class Models:
     def for_context(self, context: Context) -> BaseChatModel:
         if self.injected is not None:
             return self.injected
-        key = (context.model, context.base_url, context.temperature, context.max_retries, context.request_timeout_s)
+        key = (
+            context.model,
+            context.base_url,
+            context.temperature,
+            context.max_retries,
+            context.request_timeout_s,
+        )
         with self._lock:
             if key not in self._cache:
                 self._cache[key] = chat_openai(context)
@@ -65,7 +71,7 @@ def chat_openai(context: Context) -> ChatOpenAI:
     return ChatOpenAI(
         model=context.model,
         base_url=context.base_url or None,
-        api_key=api_key,  # type: ignore[arg-type]
+        api_key=api_key,
         temperature=context.temperature,
         max_retries=context.max_retries,
         timeout=context.request_timeout_s,

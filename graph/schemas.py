@@ -44,7 +44,7 @@ class Intent(Protocol):
     dataType: DataType = Field(description="Kind of deliverable the user wants.")
     expectedFormat: ExpectedFormat = Field(description="Shape of the deliverable.")
     successCriteria: list[str] = Field(default_factory=list, description="Checkable conditions of success.")
-    qualityRequirements: QualityRequirements = Field(default_factory=QualityRequirements)
+    qualityRequirements: QualityRequirements = Field(default_factory=lambda: QualityRequirements())
     language: str = Field("en", description="ISO 639-1 code of the language the deliverable must be in.")
     itemCount: int | None = Field(None, ge=1, description="Number of items asked for ('first 1000'), if any.")
     numberProperty: str | None = Field(None, description="Property every number must have ('prime'), if any.")
@@ -89,7 +89,8 @@ class ActionSelection(Protocol):
     actionObjective: str = Field(min_length=1, description="What this one action must achieve.")
     learnings: list[str] = Field(default_factory=list, description="What earlier steps taught.")
     requiredInputDocuments: list[str] = Field(
-        default_factory=list, description="References from the documents index: docList:<label> or docItem:<ref>."
+        default_factory=list,
+        description="References from the documents index: docList:<label> or docItem:<ref>.",
     )
     requiredConnection: str | None = Field(None, description="Connection label, or null.")
     parametersContext: str = Field("", description="Concise text Stage 2 uses to set the parameters.")

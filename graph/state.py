@@ -5,11 +5,10 @@ API carry plain data; nodes validate them back into models at the boundary. Hist
 append-only channels. `TypedDict` comes from typing_extensions: the stdlib one empties the server's schemas on 3.11.
 """
 
-
 import operator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 Json = dict[str, Any]
 

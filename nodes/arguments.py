@@ -37,7 +37,9 @@ def stage2_fields(selection: ActionSelection, entry: CatalogEntry) -> list[Param
         if spec.get("type") == "array":
             kind = "array"
         fields.append(
-            ParameterField(name=name, type=kind, required=name in required, description=spec.get("description", ""))
+            ParameterField.model_validate(
+                {"name": name, "type": kind, "required": name in required, "description": spec.get("description", "")}
+            )
         )
     return fields
 
@@ -59,7 +61,10 @@ def prepare_arguments(
     unknown = sorted(set(proposed) - set(entry.parameter_names))
     if unknown:
         raise ParametersInvalid(f"{entry.display_name} has no parameters {unknown}; use {entry.parameter_names}")
-    arguments = {**code_defaults(entry, intent, context), **{k: v for k, v in proposed.items() if v is not None}}
+    arguments = {
+        **code_defaults(entry, intent, context),
+        **{k: v for k, v in proposed.items() if v is not None},
+    }
     if "documentList" in entry.parameter_names:
         arguments["documentList"] = list(selection.requiredInputDocuments)
     try:

@@ -192,7 +192,12 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
         ok = numbers == expected
         detail = "exactly the first primes in order" if ok else "not exactly the first primes in order"
     report.checks.append(
-        Check("number property", ok, detail, "" if ok else f"Deliver only correct {intent.numberProperty} numbers.")
+        Check(
+            "number property",
+            ok,
+            detail,
+            "" if ok else f"Deliver only correct {intent.numberProperty} numbers.",
+        )
     )
 
 

@@ -51,10 +51,8 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         )
     inputs = ingest_sources(list(state.get("documents") or []), services.documents(context), context)
     hints = read_hints(request)
-    language = (
-        hints.language
-        if hints.languageExplicit
-        else (state.get("language") or context.user_language or hints.language or "en")
+    language = (hints.language if hints.languageExplicit else None) or (
+        state.get("language") or context.user_language or hints.language or "en"
     )
     messages = intent_messages(request, {**hints.as_dict(), "language": language}, DocumentIndex(inputs).render())
     try:

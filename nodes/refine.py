@@ -27,7 +27,10 @@ def refine(state: State, runtime: Runtime[Context], services: Services) -> dict[
     decision = rule_decision(state, context)
     if decision is None:
         decision = _model_decision(state, context, services)
-    return {"decision": dump(decision), "hint": decision.nextHint if decision.decision == "continue" else None}
+    return {
+        "decision": dump(decision),
+        "hint": decision.nextHint if decision.decision == "continue" else None,
+    }
 
 
 def spent(state: State) -> tuple[int, float]:
@@ -59,9 +62,7 @@ def rule_decision(state: State, context: Context) -> RefinementDecision | None:
         )
     recent = round_history(state)[-MAX_CONSECUTIVE_FAILURES:]
     if len(recent) == MAX_CONSECUTIVE_FAILURES and not any(e.success for e in recent):
-        return RefinementDecision(
-            decision="stop", reason=f"no progress in the last {MAX_CONSECUTIVE_FAILURES} steps"
-        )
+        return RefinementDecision(decision="stop", reason=f"no progress in the last {MAX_CONSECUTIVE_FAILURES} steps")
     if state.get("step_error") or validation is None:
         return RefinementDecision(
             decision="continue", reason=f"step {step} failed: {state.get('step_error') or 'no result'}"
@@ -86,7 +87,11 @@ def _model_decision(state: State, context: Context, services: Services) -> Refin
     )
     try:
         return ask_json(
-            services.llm(context), messages, RefinementDecision, RefinementDecision.model_validate, what="refinement"
+            services.llm(context),
+            messages,
+            RefinementDecision,
+            RefinementDecision.model_validate,
+            what="refinement",
         )
     except (StepFailed, ModelOutputInvalid) as exc:
         log.warning("refinement model unavailable, continuing by rule: %s", exc)

@@ -68,9 +68,7 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
     return {**_STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
 
 
-def parse_selection(
-    payload: dict[str, Any], entries: list[CatalogEntry], index: DocumentIndex
-) -> ActionSelection:
+def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index: DocumentIndex) -> ActionSelection:
     """Enforce the Stage-1 protocol: no parameters, a catalog action, known fields, resolvable documents."""
     if "parameters" in payload:
         raise SelectionRejected(

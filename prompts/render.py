@@ -87,9 +87,10 @@ def selection_messages(
 
 
 def render_schema(fields: Sequence[ParameterField]) -> str:
-    return "\n".join(
-        f"- {f.name} ({f.type}, {'required' if f.required else 'optional'}): {f.description}" for f in fields
-    ) or "(no parameters)"
+    return (
+        "\n".join(f"- {f.name} ({f.type}, {'required' if f.required else 'optional'}): {f.description}" for f in fields)
+        or "(no parameters)"
+    )
 
 
 def parameters_messages(

@@ -39,7 +39,7 @@ class AiProcessArgs(BaseModel):
     includeMetadata: bool = Field(False, description="Name the source documents in the answer.")
     customInstructions: str | None = Field(None, description="Extra instructions (tone, audience, length).")
     expectedDocumentFormats: list[OutputFormat] = Field(
-        default_factory=lambda: ["md"],
+        default_factory=lambda: list[OutputFormat](["md"]),
         description="Formats of the result documents; markdown narrative unless structured data is asked.",
     )
 
@@ -66,7 +66,12 @@ def process_texts(
         chunks = splitter.split_text(text)
         for i, chunk in enumerate(chunks, 1):
             task = f"{ai_prompt}\n\n(This is part {i} of {len(chunks)} of {name}: answer for this part only.)"
-            partials.append((f"{name} part {i}", _ask(deps, task, [(name, chunk)], custom_instructions, "md", processing_mode)))
+            partials.append(
+                (
+                    f"{name} part {i}",
+                    _ask(deps, task, [(name, chunk)], custom_instructions, "md", processing_mode),
+                )
+            )
     while sum(count_tokens(text) for _, text in partials) > budget and len(partials) > 1:
         partials = _merge_pairs(deps, ai_prompt, partials, custom_instructions, processing_mode)
     merge_task = f"{ai_prompt}\n\nCombine the partial answers below into one complete answer."

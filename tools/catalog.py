@@ -17,7 +17,12 @@ from pydantic import BaseModel
 
 from tools.base import ToolDeps
 
-BUILTIN_MODULES = ("tools.ai_process",)
+BUILTIN_MODULES = (
+    "tools.ai_process",
+    "tools.web.search_tool",
+    "tools.web.scrape_tool",
+    "tools.web.crawl_tool",
+)
 _OPENAI_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
@@ -79,6 +84,4 @@ def allowed_entries(allowed: Iterable[str] = ()) -> list[CatalogEntry]:
 
 def render_tiny_catalog(entries: Iterable[CatalogEntry]) -> str:
     """Names and parameter names only, as spec 4 prescribes — the prompt never carries full schemas here."""
-    return "\n".join(
-        f"- {e.display_name}({','.join(e.parameter_names)}) — {e.summary}" for e in entries
-    )
+    return "\n".join(f"- {e.display_name}({','.join(e.parameter_names)}) — {e.summary}" for e in entries)

@@ -76,7 +76,14 @@ def test_stage2_prompt_carries_no_documents_history_or_connections(
     for request in stage2:
         text = request.text
         assert "SELECTED ACTION: ai.process" in text and "ACTION OBJECTIVE" in text
-        for leaked in ("HISTORY", "AVAILABLE DOCUMENTS", "docList:", "round1_task1", "LEARNED STRATEGIES", "```"):
+        for leaked in (
+            "HISTORY",
+            "AVAILABLE DOCUMENTS",
+            "docList:",
+            "round1_task1",
+            "LEARNED STRATEGIES",
+            "```",
+        ):
             assert leaked not in text
     # …while Stage 1 of step 2 did see the history of step 1.
     assert "round1_task1_action1_process" in scripted_llm.requests_for("ActionSelection")[1].text
@@ -90,7 +97,10 @@ def test_progress_events_stream_for_every_node(
     events = [
         chunk
         for chunk in graph.stream(
-            {"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": "s"}}, context=context, stream_mode="custom"
+            {"prompt": PRIMES_PROMPT},
+            {"configurable": {"thread_id": "s"}},
+            context=context,
+            stream_mode="custom",
         )
     ]
     nodes = [e["node"] for e in events]

@@ -8,6 +8,7 @@ that code failed and data must be asked for directly.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from sympy import prime, primerange
 
@@ -74,12 +75,12 @@ REFINE_CONTINUE = {
 }
 
 
-def script_primes(llm: ScriptedLLM) -> ScriptedLLM:
+def script_primes(llm: ScriptedLLM, tool_answer: Callable[[RecordedRequest], str] = ai_process) -> ScriptedLLM:
     """The primes scenario of issue 2: code first, then data once the model has learned."""
     return (
         llm.on("Intent", json.dumps(PRIMES_INTENT))
         .on("ActionSelection", selection)
         .on("ParametersAnswer", parameters)
-        .on("text", ai_process)
+        .on("text", tool_answer)
         .on("RefinementDecision", REFINE_CONTINUE)
     )

@@ -99,9 +99,7 @@ class RecordedRequest:
         return ""
 
 
-Response: TypeAlias = (
-    str | dict[str, Any] | HTTPError | Callable[[RecordedRequest], "str | dict[str, Any] | HTTPError"]
-)
+Response: TypeAlias = str | dict[str, Any] | HTTPError | Callable[[RecordedRequest], "str | dict[str, Any] | HTTPError"]
 
 
 def _forced_function(body: dict[str, Any]) -> str | None:
@@ -281,8 +279,7 @@ class ScriptedLLM:
         response = self._next_response(route)
         if response is None:
             message = (
-                f"ScriptedLLM: no response scripted for route {route!r}; "
-                f"configured routes: {self._configured_routes()}"
+                f"ScriptedLLM: no response scripted for route {route!r}; configured routes: {self._configured_routes()}"
             )
             return route, as_tool_call, request, _json_error(500, message)
         return route, as_tool_call, request, self._resolve(response, request)
@@ -315,9 +312,7 @@ class ScriptedLLM:
             payload = {
                 **envelope,
                 "object": "chat.completion",
-                "choices": [
-                    {"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}
-                ],
+                "choices": [{"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}],
                 "usage": usage,
             }
             return 200, {"Content-Type": "application/json"}, json.dumps(payload).encode()
