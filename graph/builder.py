@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_DURABILITY
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
@@ -35,7 +36,10 @@ RECURSION_LIMIT = 6 * MAX_STEPS_LIMIT + 10
 # Write each checkpoint before the next node starts (LangGraph's default writes them in the background), so a
 # killed process resumes exactly after its last finished node and never repeats a finished action.
 # A caller's `durability=` argument still overrides this.
-CRASH_SAFE_CONFIG = {"recursion_limit": RECURSION_LIMIT, "configurable": {CONFIG_KEY_DURABILITY: "sync"}}
+CRASH_SAFE_CONFIG: RunnableConfig = {
+    "recursion_limit": RECURSION_LIMIT,
+    "configurable": {CONFIG_KEY_DURABILITY: "sync"},
+}
 
 
 def after_select(state: State) -> Literal["parameters", "refine"]:

@@ -22,6 +22,8 @@ BUILTIN_MODULES = (
     "tools.web.search_tool",
     "tools.web.scrape_tool",
     "tools.web.crawl_tool",
+    "tools.document.extract",
+    "tools.document.generate_report",
 )
 _OPENAI_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -1,0 +1,96 @@
+"""Build real documents in memory with literal, recognisable content, so tests need no fixture files."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from functools import cache
+
+import docx
+import openpyxl
+from pptx import Presentation
+from pptx.util import Inches
+from pypdf import PdfReader, PdfWriter
+
+from tools.document.report import html_to_pdf
+
+
+@cache
+def pdf_bytes(*pages: str) -> bytes:
+    """A PDF with one page per string (rendered by weasyprint, so it has a real text layer)."""
+    body = "".join(
+        f'<p style="page-break-before: {"auto" if i == 0 else "always"}">{text}</p>' for i, text in enumerate(pages)
+    )
+    return html_to_pdf(f"<html><head><title>Pdf Title</title></head><body>{body}</body></html>")
+
+
+def encrypted_pdf(user_password: str) -> bytes:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes("Secret page text"))))
+    writer.encrypt(user_password=user_password, owner_password="owner-pw", algorithm="AES-128")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def docx_bytes() -> bytes:
+    document = docx.Document()
+    document.core_properties.title = "Quarterly Report"
+    document.add_heading("Quarterly Report", level=1)
+    document.add_paragraph("Alpha paragraph before the table.")
+    table = document.add_table(rows=2, cols=2)
+    for row, values in zip(table.rows, (("Name", "Value"), ("Widget", "42")), strict=True):
+        for cell, value in zip(row.cells, values, strict=True):
+            cell.text = value
+    document.add_heading("Details", level=2)
+    document.add_paragraph("First bullet", style="List Bullet")
+    document.add_paragraph("Omega paragraph after the table.")
+    return _save(document)
+
+
+def xlsx_bytes() -> bytes:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    assert sheet is not None
+    sheet.title = "Sales"
+    for row in (("Region", "Units"), ("North", 120), ("South", 80.0)):
+        sheet.append(row)
+    other = workbook.create_sheet("Costs")
+    other.append(("Item", "Cost"))
+    other.append(("Rent", 1000.5))
+    return _save(workbook)
+
+
+def pptx_bytes() -> bytes:
+    presentation = Presentation()
+    first = presentation.slides.add_slide(presentation.slide_layouts[1])
+    assert first.shapes.title is not None
+    first.shapes.title.text = "Launch Plan"
+    body = first.placeholders[1].text_frame
+    body.text = "Kickoff in March"
+    sub = body.add_paragraph()
+    sub.text = "Beta in May"
+    sub.level = 1
+    first.notes_slide.notes_text_frame.text = "Speaker note here"
+    second = presentation.slides.add_slide(presentation.slide_layouts[5])
+    assert second.shapes.title is not None
+    second.shapes.title.text = "Budget Table"
+    shape = second.shapes.add_table(2, 2, Inches(1), Inches(2), Inches(4), Inches(1))
+    for r, values in enumerate((("Quarter", "Spend"), ("Q1", "500"))):
+        for c, value in enumerate(values):
+            shape.table.cell(r, c).text = value
+    return _save(presentation)
+
+
+def zip_bomb_docx(uncompressed_mb: int = 20) -> bytes:
+    """A DOCX-shaped zip whose document.xml is megabytes of zeros (~1000:1), a few KB on disk."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", b"\0" * (uncompressed_mb * 1024 * 1024))
+    return buffer.getvalue()
+
+
+def _save(document: object) -> bytes:
+    buffer = io.BytesIO()
+    document.save(buffer)  # type: ignore[attr-defined]
+    return buffer.getvalue()

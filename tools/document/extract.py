@@ -1,0 +1,140 @@
+"""`document.extract` (tool `document_extract`): documents → one markdown document each, plus an optional
+answer to `aiPrompt` over their text. Importing this module registers the action in the catalog.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import PurePath
+
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
+
+from graph.errors import DocumentRejected, ToolFailed
+from tools.base import NewDocument, ToolDeps, ToolOutput
+from tools.catalog import CatalogEntry, register
+from tools.document.detect import SUPPORTED_TYPES
+from tools.document.inputs import iter_inputs, unique_name
+from tools.document.readers import extract_text
+
+TOOL_NAME = "document_extract"
+DISPLAY_NAME = "document.extract"
+ANALYSIS_NAME = "analysis.md"
+PREVIEW_CHARS = 1500
+
+log = logging.getLogger(__name__)
+
+
+class DocumentExtractArgs(BaseModel):
+    """Arguments of document.extract; names follow spec 4."""
+
+    documentList: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Documents to read: docList:<label> or docItem:<label>/<name> references from the documents "
+            "index, or file paths inside the documents folder."
+        ),
+    )
+    aiPrompt: str | None = Field(
+        None,
+        description=(
+            "Optional question or instruction answered from the extracted text (e.g. 'list every invoice "
+            f"total'); the answer is added as {ANALYSIS_NAME}. Leave empty to only extract."
+        ),
+    )
+
+
+DESCRIPTION = (
+    f"Extract the text of documents ({SUPPORTED_TYPES}) as markdown, one <name>.md per document, with "
+    "headings, tables, sheets, slides and pages kept in order. Optionally answers aiPrompt over the "
+    "extracted text. Documents that cannot be read (encrypted, corrupt, unsupported) are listed in notes."
+)
+
+
+def run_extract(deps: ToolDeps, document_list: list[str], ai_prompt: str | None) -> tuple[str, ToolOutput]:
+    """Extract every readable document; fail only when none could be read."""
+    if not document_list:
+        raise ToolFailed("documentList is empty: name docList:/docItem: references or file paths to extract")
+    notes: list[str] = []
+    documents: list[NewDocument] = []
+    texts: list[tuple[str, str]] = []
+    described: list[str] = []
+    taken: set[str] = set()
+    for item in iter_inputs(deps, document_list):
+        if isinstance(item, str):
+            notes.append(item)
+            continue
+        try:
+            extracted = extract_text(item.data, item.name, item.mime)
+        except DocumentRejected as exc:
+            notes.append(str(exc))
+            continue
+        notes.extend(extracted.notes)
+        output_name = unique_name(f"{PurePath(item.name).stem or 'document'}.md", taken)
+        documents.append(NewDocument.text(output_name, extracted.text))
+        texts.append((item.name, extracted.text))
+        described.append(f"{item.name} → {output_name} ({extracted.describe()})")
+    if not documents:
+        raise ToolFailed("no document could be read: " + ("; ".join(notes) or "documentList named none"))
+    summary = f"Extracted {len(documents)} document{'s' if len(documents) != 1 else ''}: " + "; ".join(described)
+    preview = documents[0]
+    if ai_prompt and ai_prompt.strip():
+        answer = _answer(deps, texts, ai_prompt.strip(), notes)
+        if answer is not None:
+            preview = NewDocument.text(unique_name(ANALYSIS_NAME, taken), answer)
+            documents.append(preview)
+            summary += f"; aiPrompt answered in {preview.name}"
+    output = ToolOutput(documents=documents, summary=summary, notes=notes)
+    return _content(summary, notes, preview), output
+
+
+def _answer(deps: ToolDeps, texts: list[tuple[str, str]], ai_prompt: str, notes: list[str]) -> str | None:
+    """The model's answer to aiPrompt; a failure becomes a note so the extraction itself is not lost."""
+    from tools import ai_process  # lazy: ai_process pulls in the model stack and is owned by another module
+
+    try:
+        answer = ai_process.process_texts(deps, texts, ai_prompt)
+    except Exception as exc:  # any model/transport failure: keep the extracted documents, report why
+        log.warning("document.extract: aiPrompt failed: %s", exc)
+        notes.append(f"aiPrompt could not be answered: {exc or type(exc).__name__}")
+        return None
+    if not answer or not answer.strip():
+        notes.append("aiPrompt produced an empty answer")
+        return None
+    return answer
+
+
+def _content(summary: str, notes: list[str], preview: NewDocument) -> str:
+    """Short text for the calling agent: what was produced, what failed, and a bounded excerpt."""
+    text = summary + "."
+    if notes:
+        text += "\nNotes: " + "; ".join(notes)
+    excerpt = preview.data.decode("utf-8", errors="replace")
+    cut = len(excerpt) > PREVIEW_CHARS
+    text += f"\n\nPreview of {preview.name}:\n{excerpt[:PREVIEW_CHARS].rstrip()}" + ("\n[…]" if cut else "")
+    return text
+
+
+def make_document_extract_tool(deps: ToolDeps) -> BaseTool:
+    def document_extract(documentList: list[str] | None = None, aiPrompt: str | None = None) -> tuple[str, ToolOutput]:
+        return run_extract(deps, list(documentList or []), aiPrompt)
+
+    return StructuredTool.from_function(
+        func=document_extract,
+        name=TOOL_NAME,
+        description=DESCRIPTION,
+        args_schema=DocumentExtractArgs,
+        response_format="content_and_artifact",
+    )
+
+
+ENTRY = register(
+    CatalogEntry(
+        display_name=DISPLAY_NAME,
+        tool_name=TOOL_NAME,
+        args_schema=DocumentExtractArgs,
+        factory=make_document_extract_tool,
+        purpose="analysis",
+        summary="read PDF/DOCX/XLSX/PPTX/HTML/CSV/text documents as markdown; optionally answer aiPrompt",
+    )
+)
