@@ -218,10 +218,19 @@ class HistoryEntry(Protocol):
     resultLabel: str | None = None
     documents: list[DocumentRef] = Field(default_factory=list)
     success: bool = False
+    outcome: Literal["met", "progress", "failed"] | None = Field(
+        None, description="met: criteria met; progress: usable intermediate result; failed: the approach failed."
+    )
     qualityScore: float = 0.0
     summary: str = ""
     findings: list[str] = Field(default_factory=list)
     learnings: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _default_outcome(self) -> HistoryEntry:
+        if self.outcome is None:
+            self.outcome = "met" if self.success else "failed"
+        return self
 
 
 class TelemetryRecord(Protocol):

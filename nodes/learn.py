@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
@@ -30,15 +30,16 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     observation = Observation.model_validate(state["observation"])
     validation = ContentValidation.model_validate(state["validation"])
     approach = describe_approach(arguments)
-    success = validation.overallSuccess
+    outcome = outcome_of(result, validation)
     issue = validation.issues[0] if validation.issues else (result.error or "criteria not met")
-    if success:
-        lesson = f"Step {step}: {selection.action} with {approach} met the criteria."
-    else:
-        advice = validation.improvementSuggestions[0] if validation.improvementSuggestions else ""
-        lesson = f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip()
-    if context.learning and runtime.store is not None:
-        record(runtime.store, intent_of(state), selection.action, approach, success, issue)
+    advice = validation.improvementSuggestions[0] if validation.improvementSuggestions else ""
+    lesson = {
+        "met": f"Step {step}: {selection.action} with {approach} met the criteria.",
+        "progress": f"Step {step}: {selection.action} with {approach} gave an intermediate result ({issue}).",
+        "failed": f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip(),
+    }[outcome]
+    if context.learning and runtime.store is not None and outcome != "progress":
+        record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),
         step=step,
@@ -47,7 +48,8 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         parameters=arguments,
         resultLabel=result.resultLabel,
         documents=result.documents,
-        success=success,
+        success=outcome == "met",
+        outcome=outcome,
         qualityScore=validation.qualityScore,
         summary=summarize(selection.action, observation, validation),
         findings=[*validation.issues[:3], *observation.notes[:2]],
@@ -55,6 +57,16 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     )
     learnings = [*(state.get("learnings") or []), lesson][-MAX_LEARNINGS:]
     return {"history": [dump(entry)], "learnings": learnings}
+
+
+def outcome_of(result: ActionResult, validation: ContentValidation) -> Literal["met", "progress", "failed"]:
+    """Only a failed tool or the wrong kind of content (code for data) condemns an approach; an intermediate
+    result (extracted text on the way to a Word report) is progress, so multi-step plans are not punished."""
+    if validation.overallSuccess:
+        return "met"
+    if not result.success or not validation.dataTypeMatch:
+        return "failed"
+    return "progress"
 
 
 def describe_approach(arguments: dict[str, Any]) -> str:

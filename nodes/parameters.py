@@ -27,7 +27,7 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     if entry is None:  # select validated it; the catalog changed between checkpoint and resume
         return _failed(state, selection, f"action {selection.action} is no longer registered")
     intent = intent_of(state)
-    failed = {fingerprint(e.action, e.parameters) for e in round_history(state) if e.action and not e.success}
+    failed = {fingerprint(e.action, e.parameters) for e in round_history(state) if e.action and e.outcome == "failed"}
     messages = parameters_messages(
         action=selection.action,
         objective=selection.actionObjective,

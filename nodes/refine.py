@@ -61,7 +61,7 @@ def rule_decision(state: State, context: Context) -> RefinementDecision | None:
             decision="stop", reason=f"time budget spent ({seconds:.1f}s ≥ {context.time_budget_s:.0f}s)"
         )
     recent = round_history(state)[-MAX_CONSECUTIVE_FAILURES:]
-    if len(recent) == MAX_CONSECUTIVE_FAILURES and not any(e.success for e in recent):
+    if len(recent) == MAX_CONSECUTIVE_FAILURES and all(e.outcome == "failed" for e in recent):
         return RefinementDecision(decision="stop", reason=f"no progress in the last {MAX_CONSECUTIVE_FAILURES} steps")
     if state.get("step_error") or validation is None:
         return RefinementDecision(

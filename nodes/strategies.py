@@ -49,7 +49,7 @@ def record(store: BaseStore, intent: Intent, action: str, approach: str, success
         strategy.promptStyle = approach
     else:
         avoided = f"{action}: {approach} → {issue}"
-        strategy.avoid = [*[a for a in strategy.avoid if a != avoided][-(MAX_AVOID - 1):], avoided]
+        strategy.avoid = [*[a for a in strategy.avoid if a != avoided][-(MAX_AVOID - 1) :], avoided]
     strategy.successRate = round(strategy.successes / strategy.attempts, 4)
     strategy.lastUpdated = datetime.now(UTC).isoformat(timespec="seconds")
     store.put((*NAMESPACE, pattern), KEY, dump(strategy))

@@ -33,7 +33,10 @@ def render_history(entries: Sequence[HistoryEntry], current_round: int, limit: i
 
 
 def _render_entry(entry: HistoryEntry) -> list[str]:
-    outcome = f"succeeded, quality {entry.qualityScore:.2f}" if entry.success else "FAILED"
+    outcome = {
+        "met": f"met the criteria, quality {entry.qualityScore:.2f}",
+        "progress": f"intermediate result, quality {entry.qualityScore:.2f}",
+    }.get(entry.outcome or "", "FAILED")
     head = f"- [round {entry.round} · step {entry.step}] {entry.action or '(no action)'} — {outcome}"
     if entry.resultLabel:
         head += f" — {entry.resultLabel}"

@@ -212,9 +212,7 @@ def test_route_for_rules() -> None:
         "A",
         False,
     )
-    assert route_for(
-        {"tools": [fn("B"), fn("C")], "tool_choice": {"type": "function", "function": {"name": "C"}}}
-    ) == (
+    assert route_for({"tools": [fn("B"), fn("C")], "tool_choice": {"type": "function", "function": {"name": "C"}}}) == (
         "C",
         True,
     )

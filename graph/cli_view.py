@@ -1,0 +1,141 @@
+"""What the `paor` CLI shows: one line per node as it runs, the result, the history and the learned strategies.
+
+Everything is built as rich `Text` (never markup), so brackets in model output print as they are, and rich drops
+colour and cursor codes by itself when the console is not a terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+from rich.text import Text
+
+from graph.schemas import HistoryEntry, Strategy
+
+SUMMARY_CHARS = 300
+_NODE_WIDTH = 10
+
+
+def one_line(text: object, limit: int | None = None) -> str:
+    """Collapse whitespace (model text spans lines) and cut to `limit` characters."""
+    flat = " ".join(str(text).split())
+    return flat if limit is None or len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def progress_line(event: dict[str, Any]) -> Text:
+    """`[r1 s2] refine     stop — all criteria met   0.01s · 457→33 tok` for one custom progress event."""
+    node = str(event.get("node", "?"))
+    where = f"r{event.get('round', 0)}" + (f" s{event['step']}" if event.get("step") else "")
+    line = Text(f"[{where}] ", style="dim")
+    line.append(node.ljust(_NODE_WIDTH), style="bold cyan")
+    line.append(" ")
+    line.append_text(_what_happened(node, event))
+    if event.get("error"):
+        line.append(f"  error: {one_line(event['error'], 200)}", style="red")
+    line.append(f"   {float(event.get('durationS', 0.0)):.2f}s", style="dim")
+    tokens_in, tokens_out = int(event.get("inputTokens", 0)), int(event.get("outputTokens", 0))
+    if tokens_in or tokens_out:
+        line.append(f" · {tokens_in}→{tokens_out} tok", style="dim")
+    return line
+
+
+def _what_happened(node: str, event: dict[str, Any]) -> Text:
+    action = str(event.get("action") or "")
+    if node == "intent":
+        return Text("request analysed")
+    if node == "select":
+        return Text(f"{action} — {one_line(event.get('objective', ''), 160)}")
+    if node in ("act", "validate") and event.get("resultLabel"):
+        text = Text(f"{action} → {event['resultLabel']}")
+        if event.get("qualityScore") is not None:
+            text.append(f"  quality {float(event['qualityScore']):.2f}", style="bold")
+        return text
+    if node == "refine" and event.get("decision"):
+        style = "green" if event["decision"] == "stop" else "yellow"
+        text = Text(str(event["decision"]), style=f"bold {style}")
+        text.append(f" — {one_line(event.get('reason', ''), 200)}")
+        return text
+    if node == "finalize":
+        status = str(event.get("status", ""))
+        return Text(status, style="bold green" if status == "completed" else "bold yellow")
+    return Text(action)
+
+
+class LiveView:
+    """Prints progress lines as events arrive; on a terminal a spinner shows that the next node is working."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._status: Status | None = None
+
+    @contextmanager
+    def running(self, thread: str) -> Iterator[LiveView]:
+        self.console.print(Text(f"thread {thread}", style="bold"))
+        if self.console.is_terminal:
+            self._status = self.console.status("working…")
+            self._status.start()
+        try:
+            yield self
+        finally:
+            if self._status is not None:
+                self._status.stop()
+                self._status = None
+
+    def show(self, event: dict[str, Any]) -> None:
+        self.console.print(progress_line(event))
+        if self._status is not None:
+            self._status.update(f"{event.get('node')} done — working…")
+
+
+def print_result(console: Console, thread: str, values: dict[str, Any], written: Iterable[Path]) -> None:
+    """The answer, where the deliverables were written, and what the run cost."""
+    status = str(values.get("status") or "incomplete")
+    console.print(Text(values.get("answer") or "(no answer)"))
+    paths = list(written)
+    if paths:
+        console.print(Text("\ndeliverables:", style="bold"))
+        for path in paths:
+            console.print(Text(f"  {path}"))
+    totals = values.get("totals") or {}
+    summary = Text("\n")
+    summary.append(status, style="bold green" if status == "completed" else "bold yellow")
+    summary.append(f" — {one_line(values.get('stop_reason') or 'finished')}")
+    summary.append(
+        f"\n{totals.get('steps', 0)} steps · {totals.get('tokens', 0)} tokens · {totals.get('seconds', 0)}s"
+        f" · thread {thread}",
+        style="dim",
+    )
+    console.print(summary)
+
+
+def print_history(console: Console, thread: str, entries: list[HistoryEntry]) -> None:
+    """Newest step first: round, step, action, result label, ✓/✗, quality and summary."""
+    console.print(Text(f"thread {thread}: {len(entries)} step{'s' if len(entries) != 1 else ''}, newest first"))
+    for entry in sorted(entries, key=lambda e: (e.round, e.step), reverse=True):
+        line = Text(f"r{entry.round} s{entry.step}  ")
+        line.append(entry.action or "(no action)", style="bold")
+        line.append(f"  {entry.resultLabel or '-'}  ")
+        line.append("✓" if entry.success else "✗", style="green" if entry.success else "red")
+        line.append(f" quality {entry.qualityScore:.2f}")
+        if entry.summary:
+            line.append(f"  {one_line(entry.summary, SUMMARY_CHARS)}", style="dim")
+        console.print(line)
+
+
+def print_strategies(console: Console, strategies: list[Strategy]) -> None:
+    for strategy in strategies:
+        head = Text(strategy.pattern, style="bold")
+        head.append(
+            f"  success {strategy.successRate:.0%} ({strategy.successes}/{strategy.attempts} attempts)"
+            + (f", updated {strategy.lastUpdated}" if strategy.lastUpdated else "")
+        )
+        console.print(head)
+        console.print(Text(f"  successful action: {strategy.successfulAction or '-'}"))
+        console.print(Text(f"  prompt style: {one_line(strategy.promptStyle or '-', SUMMARY_CHARS)}"))
+        for avoided in strategy.avoid:
+            console.print(Text(f"  avoid: {one_line(avoided, SUMMARY_CHARS)}", style="red"))
