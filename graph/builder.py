@@ -27,6 +27,7 @@ from nodes.finalize import finalize
 from nodes.intent import intent
 from nodes.learn import learn
 from nodes.parameters import parameters
+from nodes.plan import plan, plan_step
 from nodes.refine import refine
 from nodes.select import select
 from nodes.validate import validate
@@ -40,6 +41,24 @@ CRASH_SAFE_CONFIG: RunnableConfig = {
     "recursion_limit": RECURSION_LIMIT,
     "configurable": {CONFIG_KEY_DURABILITY: "sync"},
 }
+
+
+def after_intent(state: State) -> Literal["select", "plan"]:
+    """React loops one action at a time; the legacy Actionplan mode plans everything first."""
+    return "plan" if state.get("workflow_mode") == "Actionplan" else "select"
+
+
+def next_planned(state: State) -> Literal["plan_step", "finalize"]:
+    return "plan_step" if int(state.get("step") or 0) < len(state.get("plan") or []) else "finalize"
+
+
+def after_plan_step(state: State) -> Literal["act", "plan_step", "finalize"]:
+    return "act" if state.get("parameters") is not None else next_planned(state)
+
+
+def after_learn(state: State) -> Literal["refine", "plan_step", "finalize"]:
+    """Actionplan executes its list without the refine loop; React always refines."""
+    return next_planned(state) if state.get("workflow_mode") == "Actionplan" else "refine"
 
 
 def after_select(state: State) -> Literal["parameters", "refine"]:
@@ -68,16 +87,20 @@ def make_builder(services: Services | None = None) -> StateGraph[State, Context,
         ("learn", learn),
         ("refine", refine),
         ("finalize", finalize),
+        ("plan", plan),
+        ("plan_step", plan_step),
     ):
         builder.add_node(name, instrumented(name, fn, services))  # type: ignore[call-overload]
     builder.add_edge(START, "intent")
-    builder.add_edge("intent", "select")
+    builder.add_conditional_edges("intent", after_intent)
     builder.add_conditional_edges("select", after_select)
     builder.add_conditional_edges("parameters", after_parameters)
     builder.add_edge("act", "validate")
     builder.add_edge("validate", "learn")
-    builder.add_edge("learn", "refine")
+    builder.add_conditional_edges("learn", after_learn)
     builder.add_conditional_edges("refine", after_refine)
+    builder.add_conditional_edges("plan", next_planned)
+    builder.add_conditional_edges("plan_step", after_plan_step)
     builder.add_edge("finalize", END)
     return builder
 

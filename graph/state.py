@@ -37,6 +37,8 @@ class State(InputState, OutputState, total=False):
     """Working state of one thread; a new prompt on the same thread starts the next round."""
 
     step: int
+    workflow_mode: Literal["React", "Actionplan"]
+    plan: list[Json]
     intent: Json
     input_documents: list[Json]
     selection: Json | None

@@ -26,7 +26,12 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     met = [e for e in entries if e.success and e.qualityScore >= context.quality_threshold]
     best = met[-1] if met else _best_attempt(entries)
     raw_decision = state.get("decision")
-    reason = RefinementDecision.model_validate(raw_decision).reason if raw_decision else "finished"
+    if raw_decision:
+        reason = RefinementDecision.model_validate(raw_decision).reason
+    elif state.get("workflow_mode") == "Actionplan":
+        reason = f"action plan executed ({len(state.get('plan') or [])} planned actions)"
+    else:
+        reason = "finished"
     tokens, seconds = spent(state)
     records = [t for t in state.get("telemetry") or [] if t.get("round") == state.get("round")]
     return {

@@ -66,6 +66,8 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         **_ROUND_RESET,
         "round": int(state.get("round") or 0) + 1,
         "step": 0,
+        "workflow_mode": context.workflow_mode,
+        "plan": [],
         "intent": dump(merge_intent(hints, proposed, language)),
         "input_documents": [dump(ref) for ref in inputs],
     }

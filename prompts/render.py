@@ -172,3 +172,18 @@ def ai_process_messages(
     material = "\n\n".join(untrusted(text, name) for name, text in sources)
     user = f"TASK:\n{task}" + (f"\n\nSOURCES:\n{material}" if material else "")
     return [SystemMessage(content=system), HumanMessage(content=user)]
+
+
+def plan_messages(
+    *, request: str, intent: Intent, methods: dict[str, object], documents: str, round_: int, max_steps: int
+) -> list[BaseMessage]:
+    """The legacy bulk-planning prompt: the verbose catalog with every parameter schema (spec 2, Actionplan)."""
+    system = fill("plan", round=round_, max_steps=max_steps)
+    user = fill(
+        "plan_user",
+        request=request,
+        intent=_json(intent.model_dump(mode="json")),
+        methods=json.dumps(methods, ensure_ascii=False, indent=1),
+        documents=documents,
+    )
+    return [SystemMessage(content=system), HumanMessage(content=user)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from dataclasses import replace
 from typing import Any
 
 from graph.builder import build_graph
@@ -117,3 +119,20 @@ def test_progress_events_stream_for_every_node(
     telemetry = graph.get_state({"configurable": {"thread_id": "s"}}).values["telemetry"]
     assert {t["node"] for t in telemetry} >= {"intent", "select", "act", "finalize"}
     assert all(t["durationS"] >= 0 for t in telemetry)
+
+
+def test_checkpoints_hold_references_not_document_bytes(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any, sqlite_path: Any
+) -> None:
+    huge_answer = "1, " * 350_000  # ~1 MB deliverable
+    script_primes(scripted_llm, tool_answer=lambda request: huge_answer)
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    out = graph.invoke(
+        {"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": "big"}}, context=replace(context, max_steps=2)
+    )
+    assert out["deliverables"][0]["size"] > 1_000_000
+
+    with sqlite3.connect(sqlite_path) as conn:
+        largest_checkpoint = conn.execute("SELECT max(length(checkpoint)) FROM checkpoints").fetchone()[0]
+        largest_write = conn.execute("SELECT max(length(value)) FROM writes").fetchone()[0]
+    assert largest_checkpoint < 64_000 and largest_write < 64_000

@@ -1,0 +1,406 @@
+"""The `paor` command line: run, resume, history, strategies, doctor, serve-local.
+
+Exit codes: 0 the criteria were met, 1 the run stopped without meeting them, 2 bad input or configuration (one
+line on stderr, no traceback), 130 interrupted (the thread stays resumable: the graph checkpoints synchronously).
+Progress goes to stderr, results to stdout; `--json` puts exactly one JSON document on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any, NoReturn
+from urllib.parse import urlsplit
+
+import httpx
+import openai
+import typer
+from langgraph.store.base import BaseStore
+from rich.console import Console
+from rich.text import Text
+
+from graph.builder import build_graph
+from graph.cli_view import LiveView, one_line, print_history, print_result, print_strategies
+from graph.context import Context, paor_home
+from graph.errors import ConfigurationError, DocumentRejected, InvalidRequest, PaorError
+from graph.persistence import check_database, database_path, open_sqlite
+from graph.schemas import DocumentRef, HistoryEntry, Strategy
+from graph.state import InputState
+from nodes.strategies import NAMESPACE as STRATEGIES
+from tools.documents import DocumentStore
+
+app = typer.Typer(
+    name="paor",
+    help="Plan · Act · Observe · Refine: an adaptive ReAct agent that keeps at it until the result is right.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+#: Store namespace where `run` remembers the options a thread was started with, so `resume` reuses them.
+RUNS = ("paor", "runs")
+EXIT_INTERRUPTED = 130
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+PROBE_TIMEOUT_S = 5.0
+
+
+class Mode(StrEnum):
+    React = "React"
+    Actionplan = "Actionplan"
+
+
+ModelOpt = Annotated[str | None, typer.Option("--model", help="Chat model name (env PAOR_MODEL).")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")]
+MaxStepsOpt = Annotated[int | None, typer.Option("--max-steps", min=1, max=100, help="Most actions per run.")]
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Folder for the deliverables [./paor-out/<thread>].")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON result on stdout and nothing else there.")]
+LocalOpt = Annotated[bool, typer.Option("--local", help="Run against the bundled local model (paor[local]).")]
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _stdout() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _fail(reason: str) -> NoReturn:
+    _stderr().print(Text(f"paor: {one_line(reason)}", style="red"))
+    raise typer.Exit(2)
+
+
+@contextmanager
+def bad_input_exits() -> Iterator[None]:
+    """Expected failures (input, configuration, endpoint) end with exit 2 and one line; never with a traceback."""
+    try:
+        yield
+    except PaorError as exc:
+        _fail(str(exc))
+    except openai.AuthenticationError as exc:  # its message may quote part of the key: never print it
+        _fail(f"the model endpoint rejected OPENAI_API_KEY (HTTP {exc.status_code}); check the key")
+    except (openai.PermissionDeniedError, openai.NotFoundError) as exc:
+        _fail(f"the model endpoint refused the request (HTTP {exc.status_code}); check --model and the key")
+    except openai.APIConnectionError as exc:
+        _fail(f"cannot reach the model endpoint ({exc}); check --base-url / OPENAI_BASE_URL or run `paor doctor`")
+    except httpx.HTTPError as exc:
+        _fail(f"network error: {exc}")
+
+
+# --- run / resume -----------------------------------------------------------------------------------------------
+
+
+@app.command()
+def run(
+    prompt: Annotated[str, typer.Argument(help="What paor should deliver.")],
+    doc: Annotated[list[str] | None, typer.Option("--doc", help="Input document (file or URL); repeatable.")] = None,
+    thread: Annotated[str | None, typer.Option("--thread", help="Thread id [a new one].")] = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    max_steps: MaxStepsOpt = None,
+    out: OutOpt = None,
+    mode: Annotated[Mode | None, typer.Option("--mode", help="React (default) or the legacy Actionplan.")] = None,
+    as_json: JsonOpt = False,
+    local: LocalOpt = False,
+) -> None:
+    """Work on PROMPT until its criteria are met or no step can improve the result."""
+    with bad_input_exits():
+        if not prompt.strip():
+            raise InvalidRequest("the prompt is empty: say what you want paor to deliver")
+        for source in doc or []:
+            if "://" not in source and not Path(source).expanduser().is_file():
+                raise DocumentRejected(f"input document {source!r} does not exist or is not a file")
+        if out is not None and out.exists() and not out.is_dir():
+            raise InvalidRequest(f"--out {out} exists and is not a folder")
+        if local and base_url:
+            raise InvalidRequest("--local and --base-url exclude each other")
+        documents = [s if "://" in s else str(Path(s).expanduser().resolve()) for s in doc or []]
+        options = _options(model, base_url, max_steps, mode, local)
+        request = InputState(prompt=prompt, documents=documents)
+        _execute(thread or uuid.uuid4().hex[:12], request, options, out, as_json)
+
+
+@app.command()
+def resume(
+    thread: Annotated[str, typer.Argument(help="Thread id printed by `paor run`.")],
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    max_steps: MaxStepsOpt = None,
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
+    local: LocalOpt = False,
+) -> None:
+    """Continue an interrupted thread from its last checkpoint, with the options it was started with."""
+    with bad_input_exits():
+        _execute(thread, None, _options(model, base_url, max_steps, None, local), out, as_json)
+
+
+def _options(
+    model: str | None, base_url: str | None, max_steps: int | None, mode: Mode | None, local: bool
+) -> dict[str, Any]:
+    """Only what the user gave: everything else keeps Context's env-filled defaults."""
+    given = {
+        "model": model,
+        "base_url": base_url,
+        "max_steps": max_steps,
+        "workflow_mode": mode.value if mode else None,
+        "local": local or None,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def _execute(thread: str, payload: InputState | None, options: dict[str, Any], out: Path | None, as_json: bool) -> None:
+    """Stream a new run (payload) or a resumed one (None) with the live view, then show and export the result."""
+    err = _stderr()
+    config: Any = {"configurable": {"thread_id": thread}}
+    with open_sqlite(database_path()) as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        snapshot = graph.get_state(config)
+        if payload is None:
+            if not snapshot.values:
+                raise InvalidRequest(f"unknown thread {thread!r}")
+            options = _resumed_options(store, thread, options)
+            if not snapshot.next:
+                err.print(
+                    Text(f"thread {thread} already finished ({snapshot.values.get('status')}); nothing to resume")
+                )
+                _finish(thread, snapshot.values, _context(options).store_path, out, as_json)
+        elif snapshot.next:
+            raise InvalidRequest(f"thread {thread} was interrupted; continue it with: paor resume {thread}")
+        store.put(RUNS, thread, options)
+        store_path = _context(options).store_path
+        view = LiveView(err)
+        values: dict[str, Any] = {}
+        try:
+            with _endpoint(options) as effective, view.running(thread):
+                stream = graph.stream(payload, config, context=_context(effective), stream_mode=["custom", "values"])
+                for mode, chunk in stream:
+                    if mode == "custom" and isinstance(chunk, dict) and chunk.get("event") == "progress":
+                        view.show(chunk)
+                    elif mode == "values" and isinstance(chunk, dict):
+                        values = dict(chunk)
+        except KeyboardInterrupt:
+            err.print(Text(f"interrupted; resume with: paor resume {thread}", style="yellow"))
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+    _finish(thread, values, store_path, out, as_json)
+
+
+def _resumed_options(store: BaseStore, thread: str, given: dict[str, Any]) -> dict[str, Any]:
+    saved = store.get(RUNS, thread)
+    options = {**(saved.value if saved else {}), **given}
+    if "base_url" in given and not given.get("local"):
+        options.pop("local", None)
+    return options
+
+
+def _context(options: dict[str, Any]) -> Context:
+    try:
+        return Context(**{key: value for key, value in options.items() if key != "local"})
+    except ValueError as exc:  # an env var of the wrong type
+        raise ConfigurationError(str(exc)) from exc
+
+
+@contextmanager
+def _endpoint(options: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The options as given, or — with `local` — pointed at a llama.cpp server that lives as long as the run."""
+    if not options.get("local"):
+        yield options
+        return
+    if options.get("base_url"):
+        raise InvalidRequest("--local and --base-url exclude each other")
+    local = _local_model()
+    model = options.get("model") or local.local_model_path().stem
+    with local.serve_local() as base_url:
+        yield {**options, "base_url": base_url, "model": model}
+
+
+def _local_model() -> ModuleType:
+    try:
+        import graph.local_model as local
+    except ImportError as exc:
+        raise ConfigurationError(f"local model support is not available ({exc}); install paor[local]") from exc
+    return local
+
+
+def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | None, as_json: bool) -> NoReturn:
+    refs = [DocumentRef.model_validate(d) for d in values.get("deliverables") or []]
+    folder = out if out is not None else Path("paor-out") / _safe_file_name(thread)
+    written = export_deliverables(refs, DocumentStore(store_path), folder) if refs else []
+    status = values.get("status") or "incomplete"
+    if as_json:
+        result = {
+            "thread": thread,
+            "status": status,
+            "stop_reason": values.get("stop_reason", ""),
+            "answer": values.get("answer", ""),
+            "deliverables": [
+                {**ref.model_dump(mode="json"), "path": str(p)} for ref, p in zip(refs, written, strict=True)
+            ],
+            "totals": values.get("totals", {}),
+        }
+        typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        print_result(_stdout(), thread, values, written)
+    raise typer.Exit(0 if status == "completed" else 1)
+
+
+def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folder: Path) -> list[Path]:
+    """Write each deliverable under its own name into `folder`; no name can reach outside it."""
+    root = folder.expanduser().resolve()
+    written: list[Path] = []
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        for ref in refs:
+            target = root / _unique(_safe_file_name(ref.name), {p.name for p in written})
+            if target.parent != root:  # pragma: no cover - _safe_file_name already keeps names flat
+                raise DocumentRejected(f"deliverable name {ref.name!r} would leave {root}")
+            if target.is_symlink():  # never write through a link someone placed in the folder
+                target.unlink()
+            target.write_bytes(documents.read_bytes(ref))
+            written.append(target)
+    except OSError as exc:
+        raise ConfigurationError(f"cannot write the deliverables to {root}: {exc.strerror or exc}") from exc
+    return written
+
+
+def _safe_file_name(name: str) -> str:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = re.sub(r"[\x00-\x1f\x7f:*?\"<>|]", "_", base).strip().lstrip(".")
+    return base or "document"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    stem, dot, suffix = name.rpartition(".") if "." in name else (name, "", "")
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{stem}-{n}{dot}{suffix}"
+    return candidate
+
+
+# --- history / strategies ---------------------------------------------------------------------------------------
+
+
+@app.command()
+def history(thread: Annotated[str, typer.Argument(help="Thread id.")]) -> None:
+    """The steps of a thread, newest first, with their outcome and summary."""
+    with bad_input_exits():
+        if not database_path().exists():
+            raise InvalidRequest(f"unknown thread {thread!r}")
+        with open_sqlite(database_path()) as (saver, store):
+            values = build_graph(checkpointer=saver, store=store).get_state({"configurable": {"thread_id": thread}})
+        if not values.values:
+            raise InvalidRequest(f"unknown thread {thread!r}")
+        entries = [HistoryEntry.model_validate(h) for h in values.values.get("history") or []]
+    print_history(_stdout(), thread, entries)
+
+
+@app.command()
+def strategies(
+    pattern: Annotated[str | None, typer.Option("--pattern", help="Only patterns containing this text.")] = None,
+) -> None:
+    """What paor has learned: per intent pattern, what worked and what to avoid."""
+    learned: list[Strategy] = []
+    with bad_input_exits():
+        if database_path().exists():
+            with open_sqlite(database_path()) as (_, store):
+                items = store.search(STRATEGIES, limit=1000)
+            learned = [Strategy.model_validate(item.value) for item in items]
+    learned = [s for s in learned if pattern is None or pattern in s.pattern]
+    learned.sort(key=lambda s: (s.successRate, s.attempts), reverse=True)
+    if not learned:
+        _stdout().print("no strategies learned yet" + (f" for {pattern!r}" if pattern else ""))
+        return
+    print_strategies(_stdout(), learned)
+
+
+# --- doctor / serve-local ---------------------------------------------------------------------------------------
+
+
+@app.command()
+def doctor() -> None:
+    """Show the configuration and check that the model endpoint answers; exit 0 when paor can run."""
+    with bad_input_exits():
+        context = _context({})
+    openai_key = os.environ.get("OPENAI_API_KEY", "")
+    problems: list[str] = []
+    db = database_path()
+    try:
+        check_database(db)
+        db_state = "ok" if db.exists() else "will be created"
+    except ConfigurationError as exc:
+        db_state = "unusable"
+        problems.append(str(exc))
+    if not openai_key and not context.base_url:
+        problems.append("OPENAI_API_KEY is missing and no local endpoint (OPENAI_BASE_URL) is set")
+    reachable, endpoint_state = _probe(context.base_url or OPENAI_DEFAULT_URL, openai_key)
+    if not reachable:
+        problems.append(f"the model endpoint is {endpoint_state}")
+    rows = [
+        ("model", context.model),
+        ("base URL", _display_url(context.base_url) if context.base_url else f"{OPENAI_DEFAULT_URL} (default)"),
+        ("PAOR_HOME", str(paor_home())),
+        ("database", f"{db} ({db_state})"),
+        ("document store", str(context.store_path)),
+        ("OPENAI_API_KEY", "set" if openai_key else "missing"),
+        ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else "missing"),
+        ("endpoint", endpoint_state),
+    ]
+    console = _stdout()
+    for name, value in rows:
+        console.print(Text(f"{name:<16}{value}"))
+    if problems:
+        for problem in problems:
+            console.print(Text(f"✗ {one_line(problem)}", style="red"))
+        raise typer.Exit(2)
+    console.print(Text("✓ ready", style="green"))
+
+
+def _probe(base_url: str, key: str) -> tuple[bool, str]:
+    """GET {base_url}/models: the cheapest request every OpenAI-compatible server answers."""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        response = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=PROBE_TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        return False, f"unreachable ({type(exc).__name__}: {one_line(exc, 120)})"
+    code = response.status_code
+    if code in (401, 403):
+        return False, f"reachable but refusing the key (HTTP {code})"
+    if code >= 500:
+        return False, f"reachable but failing (HTTP {code})"
+    return True, f"reachable (HTTP {code})"
+
+
+def _display_url(url: str) -> str:
+    """The URL without user info or query, which may carry credentials."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+
+@app.command("serve-local")
+def serve_local(
+    port: Annotated[int | None, typer.Option("--port", min=1, max=65535, help="[a free port]")] = None,
+) -> None:
+    """Serve the bundled local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
+    with bad_input_exits():
+        local = _local_model()
+        try:
+            local.run_local_server(port)
+        except KeyboardInterrupt:
+            _stderr().print("local model server stopped")
+
+
+def main() -> None:
+    app(prog_name="paor")
+
+
+if __name__ == "__main__":
+    main()
