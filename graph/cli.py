@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +26,15 @@ from rich.console import Console
 from rich.text import Text
 
 from graph.builder import build_graph
-from graph.cli_view import LiveView, one_line, print_history, print_result, print_strategies
+from graph.cli_view import (
+    LiveView,
+    export_deliverables,
+    one_line,
+    print_history,
+    print_result,
+    print_strategies,
+    safe_file_name,
+)
 from graph.context import Context, paor_home
 from graph.errors import ConfigurationError, DocumentRejected, InvalidRequest, PaorError
 from graph.persistence import check_database, database_path, open_sqlite
@@ -231,7 +238,7 @@ def _local_model() -> ModuleType:
 
 def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | None, as_json: bool) -> NoReturn:
     refs = [DocumentRef.model_validate(d) for d in values.get("deliverables") or []]
-    folder = out if out is not None else Path("paor-out") / _safe_file_name(thread)
+    folder = out if out is not None else Path("paor-out") / safe_file_name(thread)
     written = export_deliverables(refs, DocumentStore(store_path), folder) if refs else []
     status = values.get("status") or "incomplete"
     if as_json:
@@ -249,40 +256,6 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
     else:
         print_result(_stdout(), thread, values, written)
     raise typer.Exit(0 if status == "completed" else 1)
-
-
-def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folder: Path) -> list[Path]:
-    """Write each deliverable under its own name into `folder`; no name can reach outside it."""
-    root = folder.expanduser().resolve()
-    written: list[Path] = []
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        for ref in refs:
-            target = root / _unique(_safe_file_name(ref.name), {p.name for p in written})
-            if target.parent != root:  # pragma: no cover - _safe_file_name already keeps names flat
-                raise DocumentRejected(f"deliverable name {ref.name!r} would leave {root}")
-            if target.is_symlink():  # never write through a link someone placed in the folder
-                target.unlink()
-            target.write_bytes(documents.read_bytes(ref))
-            written.append(target)
-    except OSError as exc:
-        raise ConfigurationError(f"cannot write the deliverables to {root}: {exc.strerror or exc}") from exc
-    return written
-
-
-def _safe_file_name(name: str) -> str:
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    base = re.sub(r"[\x00-\x1f\x7f:*?\"<>|]", "_", base).strip().lstrip(".")
-    return base or "document"
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    stem, dot, suffix = name.rpartition(".") if "." in name else (name, "", "")
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{stem}-{n}{dot}{suffix}"
-    return candidate
 
 
 # --- history / strategies ---------------------------------------------------------------------------------------

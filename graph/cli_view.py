@@ -1,4 +1,5 @@
-"""What the `paor` CLI shows: one line per node as it runs, the result, the history and the learned strategies.
+"""What the `paor` CLI shows and writes: a line per node as it runs, the result and its deliverables, the history
+and the learned strategies.
 
 Everything is built as rich `Text` (never markup), so brackets in model output print as they are, and rich drops
 colour and cursor codes by itself when the console is not a terminal.
@@ -6,6 +7,7 @@ colour and cursor codes by itself when the console is not a terminal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +17,9 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from graph.schemas import HistoryEntry, Strategy
+from graph.errors import ConfigurationError, DocumentRejected
+from graph.schemas import DocumentRef, HistoryEntry, Strategy
+from tools.documents import DocumentStore
 
 SUMMARY_CHARS = 300
 _NODE_WIDTH = 10
@@ -139,3 +143,37 @@ def print_strategies(console: Console, strategies: list[Strategy]) -> None:
         console.print(Text(f"  prompt style: {one_line(strategy.promptStyle or '-', SUMMARY_CHARS)}"))
         for avoided in strategy.avoid:
             console.print(Text(f"  avoid: {one_line(avoided, SUMMARY_CHARS)}", style="red"))
+
+
+def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folder: Path) -> list[Path]:
+    """Write each deliverable under its own name into `folder`; no name can reach outside it."""
+    root = folder.expanduser().resolve()
+    written: list[Path] = []
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        for ref in refs:
+            target = root / _unique(safe_file_name(ref.name), {p.name for p in written})
+            if target.parent != root:  # pragma: no cover - safe_file_name already keeps names flat
+                raise DocumentRejected(f"deliverable name {ref.name!r} would leave {root}")
+            if target.is_symlink():  # never write through a link someone placed in the folder
+                target.unlink()
+            target.write_bytes(documents.read_bytes(ref))
+            written.append(target)
+    except OSError as exc:
+        raise ConfigurationError(f"cannot write the deliverables to {root}: {exc.strerror or exc}") from exc
+    return written
+
+
+def safe_file_name(name: str) -> str:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = re.sub(r"[\x00-\x1f\x7f:*?\"<>|]", "_", base).strip().lstrip(".")
+    return base or "document"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    stem, dot, suffix = name.rpartition(".") if "." in name else (name, "", "")
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{stem}-{n}{dot}{suffix}"
+    return candidate

@@ -3,7 +3,9 @@
 Local OpenAI-compatible servers differ in what structured output they accept (llama.cpp answers HTTP 500 to
 `response_format: json_schema`), so `ask_json` walks json_schema → function calling → JSON mode → plain text with
 JSON repair, remembers per endpoint the first method that was accepted, and always validates with the caller's
-parser. A rejected answer is retried once with the reason, then the step fails with a typed error.
+parser. A rejected answer is retried once with the reason, then the step fails with a typed error; so does an
+HTTP error or timeout that outlasted the client's own retries. Connection and key errors are raised as they are:
+they are configuration problems that no further step can fix.
 """
 
 from __future__ import annotations
@@ -151,9 +153,15 @@ def _request(
         except NotImplementedError as exc:
             last_error = exc
             continue
+        except (openai.AuthenticationError, openai.PermissionDeniedError):
+            raise  # a wrong key is configuration, not a flaky step
+        except openai.APITimeoutError as exc:
+            raise StepFailed(f"the model call timed out after the client's retries: {exc}") from exc
         except openai.APIStatusError as exc:
             if exc.status_code not in _UNSUPPORTED_STATUS or method == "text":
-                raise
+                raise StepFailed(
+                    f"the model endpoint answered HTTP {exc.status_code} after the client's retries"
+                ) from exc
             log.info("endpoint refused %s structured output (HTTP %s); falling back", method, exc.status_code)
             last_error = exc
             continue

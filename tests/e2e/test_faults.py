@@ -1,0 +1,54 @@
+"""Model faults degrade steps instead of crashing the run; bad input gets a typed error."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from graph.builder import build_graph
+from graph.context import Context
+from graph.errors import DocumentRejected, InvalidRequest
+from tests.support.scenarios import PRIMES_INTENT, PRIMES_PROMPT, script_primes
+from tests.support.scripted_llm import HTTPError, ScriptedLLM
+
+
+def test_endpoint_failing_every_selection_stops_with_a_reason_not_a_crash(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("Intent", json.dumps(PRIMES_INTENT)).on("ActionSelection", HTTPError(503, "overloaded"))
+    out = build_graph(checkpointer=checkpointer, store=store).invoke(
+        {"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": "503"}}, context=context
+    )
+    assert out["status"] == "incomplete"
+    assert "no progress in the last 3 steps" in out["stop_reason"]
+    assert all("HTTP 503" in h["summary"] for h in out["history"])
+
+
+def test_malformed_json_once_is_repaired_or_retried(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    script_primes(scripted_llm)
+    scripted_llm.on("Intent", "{not json at all", json.dumps(PRIMES_INTENT))  # queue: garbage first
+    out = build_graph(checkpointer=checkpointer, store=store).invoke(
+        {"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": "garbage"}}, context=context
+    )
+    assert out["status"] == "completed"
+
+
+@pytest.mark.parametrize("prompt", ["", "   \n\t "])
+def test_empty_prompt_is_a_typed_error(context: Context, checkpointer: Any, prompt: str) -> None:
+    with pytest.raises(InvalidRequest, match="empty"):
+        build_graph(checkpointer=checkpointer).invoke(
+            {"prompt": prompt}, {"configurable": {"thread_id": "empty"}}, context=context
+        )
+
+
+def test_missing_input_document_is_a_typed_error(context: Context, checkpointer: Any) -> None:
+    with pytest.raises(DocumentRejected, match="does not exist"):
+        build_graph(checkpointer=checkpointer).invoke(
+            {"prompt": "Summarise this", "documents": ["/nonexistent/report.pdf"]},
+            {"configurable": {"thread_id": "missing"}},
+            context=context,
+        )
