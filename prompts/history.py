@@ -12,6 +12,7 @@ from graph.schemas import HistoryEntry
 from prompts.templates import clip, untrusted
 
 MAX_ENTRIES = 8
+DETAILED_ENTRIES = 3  # the newest steps in full; older ones as one line, so the prompt stops growing
 FIELD_CHARS = 240
 
 
@@ -22,11 +23,11 @@ def render_history(entries: Sequence[HistoryEntry], current_round: int, limit: i
     shown = ordered[:limit]
     lines: list[str] = []
     in_earlier = False
-    for entry in shown:
+    for position, entry in enumerate(shown):
         if entry.round != current_round and not in_earlier:
             lines.append("Earlier rounds:")
             in_earlier = True
-        lines.extend(_render_entry(entry))
+        lines.extend(_render_entry(entry) if position < DETAILED_ENTRIES else _render_entry(entry)[:1])
     if len(ordered) > limit:
         lines.append(f"(… {len(ordered) - limit} older steps omitted)")
     return "\n".join(lines)
@@ -52,5 +53,5 @@ def _render_entry(entry: HistoryEntry) -> list[str]:
     if entry.findings:
         lines.append(f"  findings: {clip('; '.join(entry.findings), FIELD_CHARS)}")
     if entry.learnings:
-        lines.append(f"  learnings: {clip('; '.join(entry.learnings), FIELD_CHARS)}")
+        lines.append(f"  learnings: {clip(entry.learnings[-1], FIELD_CHARS)}")
     return lines

@@ -76,7 +76,7 @@ def selection_messages(
         strategies=render_strategies(strategies),
         catalog=catalog,
         documents=documents,
-        learnings="\n".join(f"- {clip(item, 240)}" for item in learnings) or "(none)",
+        learnings="\n".join(f"- {clip(item, 200)}" for item in learnings[-4:]) or "(none)",
         hint=hint or "(none)",
         history=history,
         step=step,

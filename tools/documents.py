@@ -98,15 +98,26 @@ class DocumentIndex:
     def references(self) -> list[str]:
         return [f"docList:{label}" for label in self._by_label]
 
-    def render(self, max_items_per_list: int = 5) -> str:
-        """Compact listing for the Stage-1 prompt: labels, names, types and sizes — never content."""
+    def render(self, max_items_per_list: int = 5, max_lists: int = 6) -> str:
+        """Compact listing for the Stage-1 prompt: labels, names, types and sizes — never content.
+
+        Newest lists first; the user's inputs are always listed; older results are counted, not listed, so the
+        prompt does not grow with the number of steps."""
         if not self._by_label:
             return "(no documents yet)"
+        labels = list(reversed(self._by_label))
+        shown = [label for label in labels if label == INPUT_LABEL] + [
+            other for other in labels if other != INPUT_LABEL
+        ]
+        shown = shown[:max_lists]
         lines = []
-        for label, refs in reversed(self._by_label.items()):
+        for label in shown:
+            refs = self._by_label[label]
             lines.append(f"- docList:{label} ({len(refs)} document{'s' if len(refs) != 1 else ''})")
             for ref in refs[:max_items_per_list]:
                 lines.append(f"  - {ref.item_reference} [{ref.mime}, {ref.size} bytes]")
             if len(refs) > max_items_per_list:
                 lines.append(f"  - … {len(refs) - max_items_per_list} more")
+        if len(labels) > len(shown):
+            lines.append(f"- … {len(labels) - len(shown)} older result lists (see HISTORY for their labels)")
         return "\n".join(lines)

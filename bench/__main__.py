@@ -1,0 +1,56 @@
+"""`python -m bench`: every benchmark, a markdown report (bench/results.md) and a plot (bench/tokens.png)."""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from pathlib import Path
+
+from bench import checkpoints, overhead, tokens
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    start = time.perf_counter()
+    sections = [
+        "# paor benchmarks",
+        "",
+        f"Python {platform.python_version()} on {platform.machine()}; ratios are against baselines measured in the "
+        "same run (LangGraph's prebuilt `create_react_agent`); nothing here is asserted.",
+    ]
+    verdicts: list[str] = []
+
+    token_results = tokens.run_all()
+    sections += [
+        "",
+        "## Prompt tokens (tool answers of ~3000 tokens each; o200k_base over every request's messages)",
+        "",
+        tokens.table(token_results),
+        "",
+        "Step 1 includes paor's intent call (and Actionplan's planning call); create_react_agent's last step "
+        "includes its final answer call.",
+    ]
+    verdicts += tokens.verdicts(token_results)
+    tokens.plot(token_results, HERE / "tokens.png")
+
+    checkpoint_results = checkpoints.run_all()
+    sections += ["", "## Checkpoint size (SqliteSaver)", "", checkpoints.table(checkpoint_results)]
+    verdicts += checkpoints.verdicts(checkpoint_results)
+
+    overhead_results = overhead.run_all()
+    sections += ["", "## Framework overhead", "", overhead.table(overhead_results)]
+    verdicts += overhead.verdicts(overhead_results)
+
+    sections += ["", "## Targets", "", *(f"- {line}" for line in verdicts), "", "![prompt tokens per step](tokens.png)"]
+    report = "\n".join(sections) + "\n"
+    print(report)
+    (HERE / "results.md").write_text(report, encoding="utf-8")
+    print(
+        f"wrote {HERE / 'results.md'} and {HERE / 'tokens.png'} in {time.perf_counter() - start:.0f}s", file=sys.stderr
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""Framework overhead per iteration: instant in-process models and tools, SqliteSaver on a temporary file.
+
+paor (six nodes per step, structured prompts, deterministic checks, learning store) against one model+tool round
+of LangGraph's prebuilt `create_react_agent`. The models answer instantly, so what is timed is the frameworks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import time
+import warnings
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+from bench.common import INTENT, PROMPT, prepare_environment, tempdir
+
+STEPS = 20
+REPEATS = 5
+_SCHEMA = re.compile(r"JSON object of schema `(\w+)`")
+_ANSWER = "## Region\n\nResidential storage grew 12.5 % (source 3). Prices fell to 410 USD/kWh (source 7).\n"
+
+
+def _text(messages: list[BaseMessage]) -> str:
+    return "\n".join(str(m.content) for m in messages)
+
+
+class InstantPaorModel(BaseChatModel):
+    """Answers paor's prompts instantly through its plain-text JSON fallback (no structured-output support)."""
+
+    steps: int = STEPS
+    judged: Any = None
+
+    @property
+    def _llm_type(self) -> str:
+        return "instant-paor"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        match = _SCHEMA.search(_text(messages))
+        route = match.group(1) if match else "text"
+        if self.judged is None:
+            object.__setattr__(self, "judged", itertools.count(1))
+        answers = {
+            "Intent": INTENT,
+            "ActionSelection": {
+                "action": "ai.process",
+                "actionObjective": "Write the next regional section",
+                "learnings": [],
+                "requiredInputDocuments": [],
+                "requiredConnection": None,
+                "parametersContext": "Write the next region's section, citing sources.",
+                "parametersSchema": {
+                    "fields": [{"name": "aiPrompt", "type": "string", "required": True, "description": "the task"}]
+                },
+            },
+            "ParametersAnswer": {"schema": "parameters_v1", "parameters": {"aiPrompt": "Write the next section."}},
+            "RefinementDecision": {"decision": "continue", "reason": "regions missing", "progress": 50},
+        }
+        if route == "ContentJudgement":
+            met = next(self.judged) >= self.steps
+            content = json.dumps({"criteriaMet": [met, met], "qualityScore": 0.95 if met else 0.5})
+        elif route in answers:
+            content = json.dumps(answers[route])
+        else:
+            content = _ANSWER
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content))])
+
+
+class InstantToolCaller(BaseChatModel):
+    """Calls `ai_process` until `steps` tool results are in the history, then answers."""
+
+    steps: int = STEPS
+
+    @property
+    def _llm_type(self) -> str:
+        return "instant-tool-caller"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kw: Any
+    ) -> ChatResult:
+        done = sum(isinstance(m, ToolMessage) for m in messages)
+        if done < self.steps:
+            message = AIMessage(
+                "", tool_calls=[{"name": "ai_process", "args": {"aiPrompt": f"section {done + 1}"}, "id": f"c{done}"}]
+            )
+        else:
+            message = AIMessage("done")
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def time_paor(steps: int = STEPS) -> float:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.store.sqlite import SqliteStore
+
+    from graph.builder import build_graph
+    from graph.context import Context
+
+    root = tempdir("overhead-paor")
+    db = str(root / "paor.sqlite")
+    with SqliteSaver.from_conn_string(db) as saver, SqliteStore.from_conn_string(db) as store:
+        store.setup()
+        graph = build_graph(llm=InstantPaorModel(steps=steps), checkpointer=saver, store=store)
+        context = Context(
+            max_steps=steps, store_dir=str(root / "store"), documents_dir=str(root / "docs"), token_budget=10**9
+        )
+        start = time.perf_counter()
+        out = graph.invoke({"prompt": PROMPT}, {"configurable": {"thread_id": "bench"}}, context=context)
+        elapsed = time.perf_counter() - start
+    if len(out.get("history") or []) != steps:
+        raise RuntimeError(f"paor did {len(out.get('history') or [])} steps: {out.get('stop_reason')}")
+    return elapsed / steps
+
+
+def time_create_react_agent(steps: int = STEPS) -> float:
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langgraph.prebuilt import create_react_agent
+
+    @tool
+    def ai_process(aiPrompt: str) -> str:
+        """LLM over documents: write, summarise, translate, compute, deliver data."""
+        return _ANSWER
+
+    db = str(tempdir("overhead-react") / "react.sqlite")
+    with SqliteSaver.from_conn_string(db) as saver:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            agent = create_react_agent(InstantToolCaller(steps=steps), [ai_process], checkpointer=saver)
+        start = time.perf_counter()
+        out = agent.invoke(
+            {"messages": [("user", PROMPT)]},
+            {"configurable": {"thread_id": "bench"}, "recursion_limit": 4 * steps + 10},
+        )
+        elapsed = time.perf_counter() - start
+    if sum(isinstance(m, ToolMessage) for m in out["messages"]) != steps:
+        raise RuntimeError("create_react_agent did not do every round")
+    return elapsed / steps
+
+
+def run_all() -> dict[str, float]:
+    prepare_environment(tempdir("overhead"))
+    time_paor(2), time_create_react_agent(2)  # warm imports and caches
+    return {
+        "paor React": min(time_paor() for _ in range(REPEATS)) * 1000,
+        "create_react_agent": min(time_create_react_agent() for _ in range(REPEATS)) * 1000,
+    }
+
+
+def table(results: dict[str, float]) -> str:
+    baseline = results["create_react_agent"]
+    lines = [
+        f"| system ({STEPS} iterations, instant model and tool, SqliteSaver; best of {REPEATS}) "
+        "| ms / iteration | vs create_react_agent |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {name} | {ms:.1f} | {ms / baseline:.2f}× |" for name, ms in results.items()]
+    return "\n".join(lines)
+
+
+def verdicts(results: dict[str, float]) -> list[str]:
+    ratio = results["paor React"] / results["create_react_agent"]
+    return [
+        f"paor overhead per iteration ≤ 2 × a create_react_agent round: {results['paor React']:.1f} ms vs "
+        f"{results['create_react_agent']:.1f} ms = {ratio:.2f}× → {'MET' if ratio <= 2 else 'NOT MET'}"
+    ]
+
+
+def main() -> None:
+    results = run_all()
+    print(table(results))
+    print()
+    print("\n".join(f"- {line}" for line in verdicts(results)))
+
+
+if __name__ == "__main__":
+    main()
