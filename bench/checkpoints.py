@@ -110,7 +110,8 @@ def table(results: dict[str, dict[str, int]]) -> str:
     ]
     for name, r in results.items():
         lines.append(
-            f"| {name} | {r['count']} | {r['total']:,} | {r['total'] / ITERATIONS:,.0f} | {r['total'] / baseline:.4f}× |"
+            f"| {name} | {r['count']} | {r['total']:,} | {r['total'] / ITERATIONS:,.0f} "
+            f"| {r['total'] / baseline:.4f}× |"
         )
     return "\n".join(lines)
 
