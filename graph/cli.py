@@ -66,9 +66,11 @@ class Mode(StrEnum):
 ModelOpt = Annotated[str | None, typer.Option("--model", help="Chat model name (env PAOR_MODEL).")]
 BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint (env OPENAI_BASE_URL).")]
 MaxStepsOpt = Annotated[int | None, typer.Option("--max-steps", min=1, max=100, help="Most actions per run.")]
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Folder for the deliverables [./paor-out/<thread>].")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Folder for the deliverables (default: ./paor-out/<thread>).")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON result on stdout and nothing else there.")]
-LocalOpt = Annotated[bool, typer.Option("--local", help="Run against the bundled local model (paor[local]).")]
+LocalOpt = Annotated[bool, typer.Option("--local", help="Run against the bundled local model (needs the local extra).")]
 
 
 def _stderr() -> Console:
@@ -108,7 +110,7 @@ def bad_input_exits() -> Iterator[None]:
 def run(
     prompt: Annotated[str, typer.Argument(help="What paor should deliver.")],
     doc: Annotated[list[str] | None, typer.Option("--doc", help="Input document (file or URL); repeatable.")] = None,
-    thread: Annotated[str | None, typer.Option("--thread", help="Thread id [a new one].")] = None,
+    thread: Annotated[str | None, typer.Option("--thread", help="Thread id (default: a new one).")] = None,
     model: ModelOpt = None,
     base_url: BaseUrlOpt = None,
     max_steps: MaxStepsOpt = None,
@@ -174,12 +176,12 @@ def _execute(thread: str, payload: InputState | None, options: dict[str, Any], o
             if not snapshot.values:
                 raise InvalidRequest(f"unknown thread {thread!r}")
             options = _resumed_options(store, thread, options)
-            if not snapshot.next:
+            if not snapshot.tasks:  # `next` omits a node whose writes were saved before the interrupt
                 err.print(
                     Text(f"thread {thread} already finished ({snapshot.values.get('status')}); nothing to resume")
                 )
                 _finish(thread, snapshot.values, _context(options).store_path, out, as_json)
-        elif snapshot.next:
+        elif snapshot.tasks:
             raise InvalidRequest(f"thread {thread} was interrupted; continue it with: paor resume {thread}")
         store.put(RUNS, thread, options)
         store_path = _context(options).store_path
@@ -316,6 +318,7 @@ def doctor() -> None:
     reachable, endpoint_state = _probe(context.base_url or OPENAI_DEFAULT_URL, openai_key)
     if not reachable:
         problems.append(f"the model endpoint is {endpoint_state}")
+    tavily_hint = " (web.search needs it, or PAOR_SEARCH_BACKEND=ddgs)" if context.search_backend == "tavily" else ""
     rows = [
         ("model", context.model),
         ("base URL", _display_url(context.base_url) if context.base_url else f"{OPENAI_DEFAULT_URL} (default)"),
@@ -323,7 +326,7 @@ def doctor() -> None:
         ("database", f"{db} ({db_state})"),
         ("document store", str(context.store_path)),
         ("OPENAI_API_KEY", "set" if openai_key else "missing"),
-        ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else "missing"),
+        ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
         ("endpoint", endpoint_state),
     ]
     console = _stdout()
@@ -360,7 +363,7 @@ def _display_url(url: str) -> str:
 
 @app.command("serve-local")
 def serve_local(
-    port: Annotated[int | None, typer.Option("--port", min=1, max=65535, help="[a free port]")] = None,
+    port: Annotated[int | None, typer.Option("--port", min=1, max=65535, help="Port (default: a free one).")] = None,
 ) -> None:
     """Serve the bundled local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
     with bad_input_exits():

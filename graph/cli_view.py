@@ -35,7 +35,8 @@ def progress_line(event: dict[str, Any]) -> Text:
     """`[r1 s2] refine     stop — all criteria met   0.01s · 457→33 tok` for one custom progress event."""
     node = str(event.get("node", "?"))
     where = f"r{event.get('round', 0)}" + (f" s{event['step']}" if event.get("step") else "")
-    line = Text(f"[{where}] ", style="dim")
+    line = Text()  # a style given to Text() would colour everything appended to it: style each part instead
+    line.append(f"[{where}] ", style="dim")
     line.append(node.ljust(_NODE_WIDTH), style="bold cyan")
     line.append(" ")
     line.append_text(_what_happened(node, event))
@@ -61,7 +62,8 @@ def _what_happened(node: str, event: dict[str, Any]) -> Text:
         return text
     if node == "refine" and event.get("decision"):
         style = "green" if event["decision"] == "stop" else "yellow"
-        text = Text(str(event["decision"]), style=f"bold {style}")
+        text = Text()
+        text.append(str(event["decision"]), style=f"bold {style}")
         text.append(f" — {one_line(event.get('reason', ''), 200)}")
         return text
     if node == "finalize":
@@ -133,7 +135,8 @@ def print_history(console: Console, thread: str, entries: list[HistoryEntry]) ->
 
 def print_strategies(console: Console, strategies: list[Strategy]) -> None:
     for strategy in strategies:
-        head = Text(strategy.pattern, style="bold")
+        head = Text()
+        head.append(strategy.pattern, style="bold")
         head.append(
             f"  success {strategy.successRate:.0%} ({strategy.successes}/{strategy.attempts} attempts)"
             + (f", updated {strategy.lastUpdated}" if strategy.lastUpdated else "")

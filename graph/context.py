@@ -92,6 +92,15 @@ class Context:
                     break
         self.max_steps = max(1, min(int(self.max_steps), MAX_STEPS_LIMIT))
 
+    @classmethod
+    def from_env(cls, **given: Any) -> "Context":
+        """Env-filled defaults with `given` values on top: an explicit `--max-steps 5` beats PAOR_MAX_STEPS=10."""
+        context = cls()
+        for name, value in given.items():
+            setattr(context, name, value)
+        context.max_steps = max(1, min(int(context.max_steps), MAX_STEPS_LIMIT))
+        return context
+
     @property
     def allowed_method_names(self) -> list[str]:
         return [m.strip() for m in self.allowed_methods.split(",") if m.strip()]

@@ -176,7 +176,9 @@ def _invoke(llm: BaseChatModel, messages: list[BaseMessage], schema: type[BaseMo
     if method == "text":
         reply = llm.invoke(messages)
     else:
-        structured = llm.with_structured_output(schema, method=method, include_raw=True)
+        # A dict schema, not the pydantic class: with the class, the client validates the answer itself and a
+        # ValidationError would escape before our parser could explain it to the model and retry.
+        structured = llm.with_structured_output(schema.model_json_schema(), method=method, include_raw=True)
         reply = structured.invoke(messages)["raw"]  # type: ignore[index]
     if not isinstance(reply, AIMessage):
         raise ModelOutputInvalid(f"unexpected reply type {type(reply).__name__}")

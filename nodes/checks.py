@@ -24,7 +24,7 @@ _TEXT_MIMES = ("text/", "application/json", "application/xml")
 _CODE_LINE = re.compile(
     r"^\s*(?:def \w+\(|class \w+|import \w+|from \S+ import|for .+ in .+:|while .+:|if .+:|elif .+:|else:|"
     r"return\b|print\(|function \w*\(|const \w+ =|let \w+ =|var \w+ =|#include|public static|console\.log|"
-    r"fn \w+\(|[}{]\s*$|\w+\s*=\s*\[.*\]\s*$|\w+\.append\()"
+    r"fn \w+\(|\w+\s*=\s*\[.*\]\s*$|\w+\.append\()"
 )
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
@@ -88,6 +88,8 @@ def text_of(documents: Sequence[tuple[DocumentRef, bytes]]) -> str:
 
 
 def looks_like_code(text: str) -> bool:
+    if _parses_json(text.encode("utf-8")):
+        return False
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         return False
@@ -101,6 +103,8 @@ def extract_numbers(text: str) -> list[int]:
     numbers: list[int] = []
     for raw in text.splitlines():
         line = _LIST_MARKER.sub("", raw)
+        if ":" in line:  # "The first 10 primes: 2, 3, 5" — the data follows the colon
+            line = line.rsplit(":", 1)[1]
         tokens = _INTEGER.findall(line)
         if not tokens:
             continue

@@ -55,6 +55,10 @@ _CODE_REQUEST = re.compile(
     re.IGNORECASE,
 )
 _DATA_WORDS = re.compile(r"\b(?:calculate|compute|numbers?|digits|berechne\w*|zahlen|calcule\w*)\b", re.IGNORECASE)
+_AGGREGATE = re.compile(
+    r"\b(?:how many|sum|total|average|mean|product|count of|wie viele|summe|durchschnitt|combien|somme)\b",
+    re.IGNORECASE,
+)
 _REPORT = re.compile(r"\b(?:report|bericht|rapport)\b", re.IGNORECASE)
 _TABLE = re.compile(r"\b(?:table|tabelle|tableau)\b", re.IGNORECASE)
 _LIST = re.compile(r"\b(?:list|liste|enumerate)\b", re.IGNORECASE)
@@ -83,8 +87,11 @@ class Hints:
 def read_hints(request: str) -> Hints:
     text = request.strip()
     hints = Hints()
-    hints.itemCount = _count(text)
-    hints.numberProperty = next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
+    aggregate = bool(_AGGREGATE.search(text))  # "how many primes below 1000" wants one number, not a list
+    hints.itemCount = None if aggregate else _count(text)
+    hints.numberProperty = (
+        None if aggregate else next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
+    )
     hints.expectedFormat = next((f for f, rx in _FORMATS if re.search(rx, text, re.IGNORECASE)), None)
     hints.freshness = next((f for f, rx in _FRESHNESS if re.search(rx, text, re.IGNORECASE)), None)
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
@@ -123,6 +130,8 @@ def _count(text: str) -> int | None:
 def _data_type(text: str, hints: Hints) -> str | None:
     if hints.wantsCode:
         return "code"
+    if _AGGREGATE.search(text):
+        return "answer"
     if hints.numberProperty or (_DATA_WORDS.search(text) and hints.itemCount):
         return "numbers"
     if _REPORT.search(text) or hints.expectedFormat in ("docx", "pdf"):

@@ -36,6 +36,8 @@ _ROUND_RESET: dict[str, Any] = {
     "answer": "",
     "deliverables": [],
     "stop_reason": "",
+    "status": None,
+    "totals": {},
 }
 
 
@@ -51,10 +53,11 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         )
     inputs = ingest_sources(list(state.get("documents") or []), services.documents(context), context)
     hints = read_hints(request)
-    language = (hints.language if hints.languageExplicit else None) or (
-        state.get("language") or context.user_language or hints.language or "en"
-    )
-    messages = intent_messages(request, {**hints.as_dict(), "language": language}, DocumentIndex(inputs).render())
+    given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
+    shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}
+    if given:
+        shown_hints["language"] = given
+    messages = intent_messages(request, shown_hints, DocumentIndex(inputs).render())
     try:
         proposed: Intent | None = ask_json(
             services.llm(context), messages, Intent, Intent.model_validate, what="intent analysis"
@@ -68,9 +71,18 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         "step": 0,
         "workflow_mode": context.workflow_mode,
         "plan": [],
-        "intent": dump(merge_intent(hints, proposed, language)),
+        "intent": dump(merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))),
         "input_documents": [dump(ref) for ref in inputs],
     }
+
+
+def _guess_language(request: str, proposed: Intent | None, hints: Hints) -> str:
+    """No language was named: the model's reading first; detection only for requests long enough to trust."""
+    if proposed is not None and "language" in proposed.model_fields_set:
+        return proposed.language
+    if hints.language and len(request.split()) >= 8:
+        return hints.language
+    return "en"
 
 
 def merge_intent(hints: Hints, proposed: Intent | None, language: str) -> Intent:

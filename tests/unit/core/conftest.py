@@ -1,0 +1,62 @@
+"""Fixtures of the core unit tests: a clean structured-output cache, services over the scripted model, test actions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+import graph.llm
+from graph.context import Context
+from graph.llm import Models
+from graph.services import Services
+from tests.support.scripted_llm import ScriptedLLM
+from tests.unit.core.factories import ECHO, LOOKUP
+from tools import catalog as catalog_module
+
+
+@pytest.fixture(autouse=True)
+def fresh_method_cache() -> Iterator[None]:
+    """`ask_json` remembers per endpoint which structured-output method worked; no test may inherit that."""
+    graph.llm._accepted_method.clear()
+    yield
+    graph.llm._accepted_method.clear()
+
+
+@pytest.fixture
+def services(scripted_llm: ScriptedLLM) -> Services:
+    return Services(Models(injected=scripted_llm.model()))
+
+
+@pytest.fixture
+def test_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register test.echo and test.lookup next to the built-in actions, for this test only."""
+    catalog_module.catalog()
+    monkeypatch.setitem(catalog_module._REGISTRY, ECHO.display_name, ECHO)
+    monkeypatch.setitem(catalog_module._REGISTRY, LOOKUP.display_name, LOOKUP)
+
+
+@pytest.fixture
+def llama_llm() -> Iterator[ScriptedLLM]:
+    """A server like llama.cpp: HTTP 500 to response_format json_schema, so answers come by function calling."""
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        yield llm
+
+
+@pytest.fixture
+def llama_services(llama_llm: ScriptedLLM) -> Services:
+    return Services(Models(injected=llama_llm.model()))
+
+
+@pytest.fixture
+def offline_context(tmp_path: Path) -> Context:
+    """For nodes that never call a model: no loopback server, just an isolated document store."""
+    return Context(model="offline", base_url="http://127.0.0.1:9/v1", store_dir=str(tmp_path / "store"))
+
+
+@pytest.fixture
+def offline_services() -> Services:
+    """Services whose model would fail if a node called it (the fake has no answers)."""
+    return Services(Models(injected=GenericFakeChatModel(messages=iter([]))))

@@ -1,0 +1,100 @@
+"""act: runs the one tool; documents go to the content-addressed store, state keeps references only."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graph.context import Context
+from graph.schemas import ActionResult, dump
+from graph.services import Services
+from nodes.act import act
+from tests.support.scripted_llm import ScriptedLLM
+from tests.unit.core.factories import runtime, selection, state
+from tools.documents import DocumentStore
+
+BIG_ANSWER = "2, 3, 5, 7, 11\n" * 20_000  # ~300 KB: far too big for a checkpoint
+
+
+def _act(services: Services, context: Context, *, round_: int = 1, step: int = 1, **overrides: Any) -> ActionResult:
+    values: dict[str, Any] = {
+        "selection": dump(selection()),
+        "parameters": {"aiPrompt": "List the numbers", "expectedDocumentFormats": ["md"]},
+    }
+    current = state(round=round_, step=step, **{**values, **overrides})
+    update = act(current, runtime(context), services)
+    assert set(update) == {"result"}
+    return ActionResult.model_validate(update["result"])
+
+
+def _stored_files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.is_file()]
+
+
+def test_tool_output_is_stored_by_content_and_state_holds_only_references(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("text", BIG_ANSWER)
+    first = _act(services, context, step=1)
+    second = _act(services, context, step=2)
+
+    digest = hashlib.sha256(BIG_ANSWER.strip().encode()).hexdigest()
+    assert first.success and [d.sha256 for d in first.documents] == [digest]
+    assert second.documents[0].sha256 == digest
+    assert first.documents[0].label == "round1_task1_action1_process"
+    assert second.documents[0].label == "round1_task1_action2_process"
+    assert len(_stored_files(context.store_path)) == 1, "the same bytes are stored once"
+    assert DocumentStore(context.store_path).read_text(first.documents[0]) == BIG_ANSWER.strip()
+    assert len(json.dumps(dump(first))) < 2_000, "the result in state must not carry the payload"
+
+
+def test_result_label_is_deterministic_from_round_and_step(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("text", "2, 3, 5")
+    assert _act(services, context, round_=2, step=3).resultLabel == "round2_task1_action3_process"
+
+
+@pytest.mark.usefixtures("test_actions")
+def test_tool_exception_becomes_a_failed_result_with_the_reason(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    chosen = selection(action="test.echo", parametersSchema={"fields": []})
+    result = _act(services, context, selection=dump(chosen), parameters={"fail": "the disk is on fire"})
+    assert not result.success and result.documents == []
+    assert result.error is not None and "ToolFailed" in result.error and "the disk is on fire" in result.error
+    assert result.resultLabel == "round1_task1_action1_echo"
+
+
+def test_model_error_inside_a_tool_is_a_failed_result_not_a_crash(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    # Nothing is scripted for "text": the server answers HTTP 500.
+    result = _act(services, context)
+    assert not result.success
+    assert result.error and "no response scripted" in result.error
+
+
+def test_unregistered_action_is_a_failed_result(services: Services, context: Context) -> None:
+    chosen = selection(action="web.teleport", parametersSchema={"fields": []})
+    result = _act(services, context, selection=dump(chosen), parameters={})
+    assert not result.success and "web.teleport is not registered" in (result.error or "")
+
+
+def test_invalid_arguments_are_a_failed_result(services: Services, context: Context) -> None:
+    result = _act(services, context, parameters={"aiPrompt": ""})
+    assert not result.success and "aiPrompt" in (result.error or "")
+
+
+@pytest.mark.usefixtures("test_actions")
+def test_successful_tool_result_references_its_documents_with_name_and_mime(
+    services: Services, context: Context
+) -> None:
+    chosen = selection(action="test.echo", parametersSchema={"fields": []})
+    result = _act(services, context, selection=dump(chosen), parameters={"text": "hallo"})
+    assert result.success and result.documents[0].name == "echo.txt" and result.documents[0].mime == "text/plain"
+    assert result.summary == "echoed"

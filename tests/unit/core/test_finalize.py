@@ -1,0 +1,119 @@
+"""finalize: answer, deliverables (refs of the best step), status, stop reason and totals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph.context import Context
+from graph.schemas import DocumentRef, RefinementDecision, dump
+from graph.services import Services
+from nodes.finalize import ANSWER_CHARS, finalize
+from tests.unit.core.factories import entry, runtime, state
+from tools.documents import DocumentStore
+
+
+@pytest.fixture
+def services(offline_services: Services) -> Services:
+    """This node never calls a model."""
+    return offline_services
+
+
+@pytest.fixture
+def context(offline_context: Context) -> Context:
+    return offline_context
+
+
+def _stored(context: Context, text: str, step: int, name: str = "result.md") -> dict[str, Any]:
+    doc = DocumentStore(context.store_path).put_text(text, label=f"round1_task1_action{step}_process", name=name)
+    return dump(doc)
+
+
+def _decision(decision: str, reason: str) -> dict[str, Any]:
+    return dump(RefinementDecision(decision=decision, reason=reason))  # type: ignore[arg-type]
+
+
+def _finalize(services: Services, context: Context, **overrides: Any) -> dict[str, Any]:
+    return finalize(state(**overrides), runtime(context), services)
+
+
+def test_met_criteria_complete_the_run_with_the_best_steps_documents(services: Services, context: Context) -> None:
+    code = _stored(context, "def primes(): ...", 1)
+    data = _stored(context, "2, 3, 5, 7", 2)
+    history = [
+        entry(step=1, action="ai.process", documents=[code], qualityScore=0.2),
+        entry(step=2, action="ai.process", documents=[data], success=True, qualityScore=1.0),
+    ]
+    telemetry = [
+        {"node": "select", "round": 1, "step": 1, "durationS": 0.25, "inputTokens": 100, "outputTokens": 20},
+        {"node": "select", "round": 0, "step": 1, "durationS": 9.0, "inputTokens": 999, "outputTokens": 999},
+    ]
+    out = _finalize(
+        services,
+        context,
+        step=2,
+        history=history,
+        telemetry=telemetry,
+        decision=_decision("stop", "all success criteria met (quality 1.00)"),
+    )
+    assert out["status"] == "completed"
+    assert out["stop_reason"] == "all success criteria met (quality 1.00)"
+    assert out["answer"] == "2, 3, 5, 7"
+    assert out["deliverables"] == [data]
+    assert out["totals"] == {"steps": 2, "tokens": 120, "inputTokens": 100, "outputTokens": 20, "seconds": 0.25}
+
+
+def test_unmet_criteria_leave_the_run_incomplete_with_the_best_attempt(services: Services, context: Context) -> None:
+    worse = _stored(context, "def primes(): ...", 1)
+    better = _stored(context, "2, 3, 5, 8", 2)
+    history = [
+        entry(step=1, documents=[worse], qualityScore=0.2),
+        entry(step=2, documents=[better], qualityScore=0.6),
+        entry(step=3, summary="selection failed"),
+    ]
+    out = _finalize(services, context, step=3, history=history, decision=_decision("stop", "max_steps (3) reached"))
+    assert out["status"] == "incomplete" and out["stop_reason"] == "max_steps (3) reached"
+    assert out["deliverables"] == [better]
+    assert out["answer"].startswith("Stopped without meeting all criteria (max_steps (3) reached)")
+    assert out["answer"].endswith("2, 3, 5, 8")
+
+
+def test_success_below_the_quality_threshold_is_not_completed(services: Services, context: Context) -> None:
+    doc = _stored(context, "2, 3, 5", 1)
+    history = [entry(step=1, documents=[doc], success=True, qualityScore=0.5)]
+    out = _finalize(services, context, step=1, history=history, decision=_decision("stop", "good enough"))
+    assert out["status"] == "incomplete" and out["deliverables"] == [doc]
+
+
+def test_long_answer_is_truncated_and_points_to_the_document(services: Services, context: Context) -> None:
+    text = "word " * 10_000
+    doc = _stored(context, text, 1, name="long.md")
+    out = _finalize(services, context, history=[entry(step=1, documents=[doc], success=True, qualityScore=1.0)])
+    assert len(out["answer"]) < ANSWER_CHARS + 200
+    assert out["answer"].startswith(text[:ANSWER_CHARS])
+    assert "truncated; the full text is in long.md" in out["answer"]
+
+
+def test_binary_deliverables_are_named_in_the_answer(services: Services, context: Context) -> None:
+    pdf = dump(DocumentStore(context.store_path).put(b"%PDF-1.7", label="r", name="report.pdf", mime="application/pdf"))
+    out = _finalize(services, context, history=[entry(step=1, documents=[pdf], success=True, qualityScore=0.9)])
+    assert out["answer"] == "Deliverables: report.pdf"
+    assert DocumentRef.model_validate(out["deliverables"][0]).name == "report.pdf"
+
+
+def test_no_deliverable_says_so_with_the_reason(services: Services, context: Context) -> None:
+    out = _finalize(services, context, history=[entry(step=1)], decision=_decision("stop", "no progress"))
+    assert out["status"] == "incomplete" and out["deliverables"] == []
+    assert out["answer"] == "No deliverable was produced (no progress)."
+
+
+def test_only_the_current_rounds_steps_count(services: Services, context: Context) -> None:
+    old = _stored(context, "old answer", 1)
+    out = _finalize(
+        services,
+        context,
+        round=2,
+        history=[entry(round_=1, step=1, documents=[old], success=True, qualityScore=1.0)],
+    )
+    assert out["status"] == "incomplete" and out["deliverables"] == [] and out["totals"]["steps"] == 0

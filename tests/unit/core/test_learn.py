@@ -1,0 +1,160 @@
+"""learn: success becomes the strategy, failure goes on the avoid-list; each step leaves a history entry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.store.memory import InMemoryStore
+
+from graph.context import Context
+from graph.schemas import ActionResult, ContentValidation, HistoryEntry, Intent, Observation, Strategy, dump
+from graph.services import Services
+from nodes.learn import MAX_LEARNINGS, learn
+from nodes.strategies import KEY, MAX_AVOID, NAMESPACE, pattern_of, recall, record
+from tests.unit.core.factories import primes_intent, ref, runtime, selection, state
+
+LABEL = "round1_task1_action1_process"
+PATTERN = "numbers-raw_data-prime"
+
+
+@pytest.fixture
+def services(offline_services: Services) -> Services:
+    """This node never calls a model."""
+    return offline_services
+
+
+@pytest.fixture
+def context(offline_context: Context) -> Context:
+    return offline_context
+
+
+def _step_state(success: bool, prompt: str = "List the numbers directly", **overrides: Any) -> dict[str, Any]:
+    doc = ref(label=LABEL, name="result.md", mime="text/markdown")
+    validation = ContentValidation(
+        overallSuccess=success,
+        dataTypeMatch=success,
+        formatMatch=True,
+        successCriteriaMet=[success, success],
+        qualityScore=1.0 if success else 0.2,
+        issues=[] if success else ["delivered code, not numbers"],
+        improvementSuggestions=[] if success else ["Ask for the numbers directly, not for code."],
+    )
+    values: dict[str, Any] = {
+        "step": 1,
+        "selection": dump(selection(learnings=["numbers, not code"])),
+        "parameters": {"aiPrompt": prompt, "expectedDocumentFormats": ["md"]},
+        "result": dump(ActionResult(success=True, resultLabel=LABEL, documents=[doc])),
+        "observation": dump(Observation(success=True, resultLabel=LABEL, documentsCount=1, notes=["1 document"])),
+        "validation": dump(validation),
+    }
+    return state(**{**values, **overrides})
+
+
+def _strategy(store: InMemoryStore) -> Strategy:
+    item = store.get((*NAMESPACE, PATTERN), KEY)
+    assert item is not None
+    return Strategy.model_validate(item.value)
+
+
+def test_success_records_the_action_and_prompt_style(services: Services, context: Context) -> None:
+    store = InMemoryStore()
+    learn(_step_state(True), runtime(context, store), services)
+    learned = _strategy(store)
+    assert learned.successfulAction == "ai.process"
+    assert learned.promptStyle == 'aiPrompt "List the numbers directly"'
+    assert (learned.attempts, learned.successes, learned.successRate) == (1, 1, 1.0)
+    assert learned.avoid == [] and learned.lastUpdated
+
+
+def test_failure_goes_on_the_avoid_list_and_lowers_the_success_rate(services: Services, context: Context) -> None:
+    store = InMemoryStore()
+    learn(_step_state(True), runtime(context, store), services)
+    learn(_step_state(False, prompt="Write a Python program"), runtime(context, store), services)
+    learned = _strategy(store)
+    assert learned.avoid == ['ai.process: aiPrompt "Write a Python program" → delivered code, not numbers']
+    assert learned.successfulAction == "ai.process" and learned.successRate == 0.5
+
+
+def test_avoid_list_is_deduplicated_and_capped(services: Services, context: Context) -> None:
+    store = InMemoryStore()
+    for _ in range(3):
+        learn(_step_state(False, prompt="same prompt"), runtime(context, store), services)
+    assert len(_strategy(store).avoid) == 1 and _strategy(store).attempts == 3
+    for i in range(MAX_AVOID + 3):
+        learn(_step_state(False, prompt=f"prompt {i}"), runtime(context, store), services)
+    avoid = _strategy(store).avoid
+    assert len(avoid) == MAX_AVOID
+    assert avoid[-1].startswith(f'ai.process: aiPrompt "prompt {MAX_AVOID + 2}"'), "the newest failure is kept"
+
+
+def test_learning_switched_off_writes_nothing_to_the_store(services: Services, context: Context) -> None:
+    store = InMemoryStore()
+    context.learning = False
+    update = learn(_step_state(True), runtime(context, store), services)
+    assert store.search(NAMESPACE) == []
+    assert len(update["history"]) == 1, "the step is still recorded in the thread's history"
+
+
+def test_history_entry_carries_summary_findings_and_learnings(services: Services, context: Context) -> None:
+    update = learn(_step_state(False, prompt="Write a Python program"), runtime(context), services)
+    [entry] = [HistoryEntry.model_validate(h) for h in update["history"]]
+    assert entry.action == "ai.process" and entry.resultLabel == LABEL and not entry.success
+    assert entry.parameters["aiPrompt"] == "Write a Python program"
+    assert [d.name for d in entry.documents] == ["result.md"]
+    assert entry.summary.startswith("ai.process → 1 document(s) (") and "delivered code, not numbers" in entry.summary
+    assert len(entry.summary) <= 300
+    assert entry.findings == ["delivered code, not numbers", "1 document"]
+    assert entry.learnings[0] == "numbers, not code"
+    assert "failed — delivered code, not numbers" in entry.learnings[-1]
+    assert update["learnings"] == [entry.learnings[-1]]
+
+
+def test_successful_entry_summary_says_criteria_met(services: Services, context: Context) -> None:
+    update = learn(_step_state(True), runtime(context), services)
+    entry = HistoryEntry.model_validate(update["history"][0])
+    assert entry.success and entry.qualityScore == 1.0 and "criteria met" in entry.summary
+
+
+def test_current_learnings_keep_only_the_most_recent(services: Services, context: Context) -> None:
+    old = [f"lesson {i}" for i in range(MAX_LEARNINGS)]
+    update = learn(_step_state(True, learnings=old), runtime(context), services)
+    assert len(update["learnings"]) == MAX_LEARNINGS and update["learnings"][0] == "lesson 1"
+
+
+def test_recall_returns_the_exact_pattern_first_then_related_ones() -> None:
+    store = InMemoryStore()
+    intent = primes_intent()
+    related = Intent(dataType="numbers", expectedFormat="csv")
+    unrelated = Intent(dataType="text", expectedFormat="markdown")
+    record(store, intent, "ai.process", "code", False, "delivered code")
+    for _ in range(3):
+        record(store, related, "ai.process", "as csv", True, "")
+    record(store, unrelated, "ai.process", "prose", True, "")
+    found = recall(store, intent)
+    assert [s.pattern for s in found] == [pattern_of(intent), "numbers-csv"]
+    assert found[0].successRate == 0.0 and found[1].successRate == 1.0
+
+
+def test_recall_without_a_store_or_strategies_is_empty() -> None:
+    assert recall(None, primes_intent()) == []
+    assert recall(InMemoryStore(), primes_intent()) == []
+
+
+def test_intermediate_result_is_progress_and_teaches_nothing_to_the_store(services: Services, context: Context) -> None:
+    store = InMemoryStore()
+    current = _step_state(False)
+    current["validation"] = {**current["validation"], "dataTypeMatch": True, "issues": ["no docx document yet"]}
+    update = learn(current, runtime(context, store), services)
+    entry = HistoryEntry.model_validate(update["history"][0])
+    assert entry.outcome == "progress" and not entry.success
+    assert "gave an intermediate result (no docx document yet)" in entry.learnings[-1]
+    assert store.search(NAMESPACE) == [], "an intermediate step neither proves nor condemns an approach"
+
+
+def test_failed_tool_is_a_failed_outcome_even_with_matching_data_type(services: Services, context: Context) -> None:
+    current = _step_state(False)
+    current["validation"] = {**current["validation"], "dataTypeMatch": True}
+    current["result"] = dump(ActionResult(success=False, resultLabel=LABEL, error="ToolFailed: boom"))
+    update = learn(current, runtime(context), services)
+    assert HistoryEntry.model_validate(update["history"][0]).outcome == "failed"

@@ -1,0 +1,134 @@
+"""ask_json gets validated JSON out of any OpenAI-compatible endpoint, falling back as servers refuse methods."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+
+import graph.llm
+from graph.context import Context
+from graph.errors import StepFailed
+from graph.llm import Models, ask_json
+from graph.schemas import Intent
+from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM
+
+INTENT = {"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000"], "language": "en"}
+MESSAGES = [SystemMessage(content="Analyse the request."), HumanMessage(content="first 1000 primes")]
+
+
+def _ask(llm: Any) -> Intent:
+    return ask_json(llm, MESSAGES, Intent, Intent.model_validate, what="intent analysis")
+
+
+def _format(request: RecordedRequest) -> str | None:
+    response_format = request.body.get("response_format")
+    return response_format.get("type") if isinstance(response_format, dict) else None
+
+
+def _refuse_tools(answer: str) -> Any:
+    """A route answer that behaves like a server without function calling."""
+    return lambda request: HTTPError(500, "tools not supported") if "tools" in request.body else answer
+
+
+def test_json_schema_structured_output_is_used_first() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", INTENT)
+        intent = _ask(llm.model())
+        assert intent.dataType == "numbers" and intent.successCriteria == ["first 1000"]
+        [request] = llm.requests
+        assert _format(request) == "json_schema"
+
+
+def test_endpoint_refusing_json_schema_falls_back_to_function_calling_and_remembers_it() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        model = llm.model()
+
+        assert _ask(model).dataType == "numbers"
+        first, second = llm.requests
+        assert _format(first) == "json_schema"
+        assert second.body["tools"][0]["function"]["name"] == "Intent"
+
+        assert _ask(model).dataType == "numbers"
+        assert len(llm.requests) == 3, "the second call must go straight to function calling"
+        assert "tools" in llm.requests[2].body and _format(llm.requests[2]) is None
+
+
+def test_endpoint_refusing_json_schema_and_tools_falls_back_to_json_mode() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", _refuse_tools(json.dumps(INTENT)))
+        assert _ask(llm.model()).dataType == "numbers"
+        assert [_format(r) for r in llm.requests] == ["json_schema", None, "json_object"]
+        assert "JSON object of schema `Intent`" in llm.requests[-1].system
+
+
+def test_plain_text_answer_in_json_fences_with_trailing_commas_is_repaired() -> None:
+    fenced = '```json\n{"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000",],}\n```'
+    with ScriptedLLM(reject_response_formats={"json_schema", "json_object"}) as llm:
+        llm.on("Intent", _refuse_tools(fenced))
+        intent = _ask(llm.model())
+        assert intent.successCriteria == ["first 1000"]
+        last = llm.requests[-1]
+        assert _format(last) is None and "tools" not in last.body
+        assert "JSON object of schema `Intent`" in last.system
+
+
+def test_invalid_json_schema_answer_is_retried_once_with_the_reason_then_accepted() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
+        assert _ask(llm.model()).dataType == "numbers"
+        assert "Your answer was rejected" in llm.requests[1].last_user
+
+
+def test_second_invalid_json_schema_answer_fails_the_step() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", {**INTENT, "dataType": "poetry"})
+        with pytest.raises(StepFailed):
+            _ask(llm.model())
+
+
+def test_invalid_answer_is_retried_once_with_the_reason_then_accepted() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
+        assert _ask(llm.model()).dataType == "numbers"
+        first, retry = llm.requests_for("Intent")[1:]
+        assert "Your answer was rejected" in retry.last_user
+        assert "dataType" in retry.last_user
+        assert "Your answer was rejected" not in first.text
+
+
+def test_second_invalid_answer_fails_the_step_with_the_last_reason() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", {**INTENT, "dataType": "poetry"})
+        with pytest.raises(StepFailed, match=r"intent analysis failed twice.*dataType"):
+            _ask(llm.model())
+        assert len([r for r in llm.requests if "tools" in r.body]) == 2
+
+
+def test_answer_that_is_not_json_is_rejected_with_a_readable_reason() -> None:
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="Sorry, I cannot help."), AIMessage(content="no")]))
+    with pytest.raises(StepFailed, match="not a JSON object"):
+        _ask(model)
+
+
+def test_fake_chat_model_without_structured_output_works_through_the_text_path() -> None:
+    answer = AIMessage(content="```json\n" + json.dumps(INTENT) + "\n```")
+    model = GenericFakeChatModel(messages=iter([answer]))
+    assert _ask(model).expectedFormat == "raw_data"
+    assert "text" in graph.llm._accepted_method.values()
+
+
+def test_models_hand_out_the_injected_model() -> None:
+    model = GenericFakeChatModel(messages=iter([]))
+    assert Models(injected=model).for_context(Context()) is model
+
+
+def test_models_cache_one_chat_openai_per_configuration() -> None:
+    models = Models()
+    context = Context(base_url="http://127.0.0.1:9/v1")
+    assert models.for_context(context) is models.for_context(Context(base_url="http://127.0.0.1:9/v1"))
+    assert models.for_context(context) is not models.for_context(Context(base_url="http://127.0.0.1:8/v1"))

@@ -1,0 +1,222 @@
+"""parameters (Stage 2): a minimal prompt, then host-side validation, code defaults and the Stage-1 documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.store.memory import InMemoryStore
+
+from graph.builder import after_parameters
+from graph.context import Context
+from graph.schemas import HistoryEntry, Intent, Strategy, dump
+from graph.services import Services
+from nodes.arguments import prepare_arguments
+from nodes.parameters import parameters
+from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
+from tests.unit.core.factories import (
+    PRIMES_REQUEST,
+    entry,
+    parameters_answer,
+    primes_intent,
+    ref,
+    runtime,
+    selection,
+    state,
+)
+from tools.catalog import lookup
+
+CODE_PROMPT = "Write a Python program that prints the first 1000 primes."
+DATA_PROMPT = "List the first 1000 prime numbers directly."
+
+
+def _parameters(services: Services, context: Context, *, chosen: Any = None, **overrides: Any) -> dict[str, Any]:
+    current = state(step=1, selection=dump(chosen or selection()), **overrides)
+    return parameters(current, runtime(context), services)
+
+
+def _stage2(llm: ScriptedLLM) -> list[RecordedRequest]:
+    return llm.requests_for("ParametersAnswer")
+
+
+def test_stage2_prompt_holds_only_action_objective_context_and_schema(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    store = InMemoryStore()
+    store.put(("paor", "strategies", "numbers-raw_data-prime"), "strategy", dump(Strategy(pattern="STRATEGY-XYZ")))
+    busy = {
+        "history": [
+            entry(
+                action="ai.process",
+                resultLabel="round1_task1_action1_process",
+                documents=[dump(ref(label="round1_task1_action1_process", name="SECRET-DOC.md"))],
+                summary="SECRET-SUMMARY",
+                findings=["SECRET-FINDING"],
+                learnings=["SECRET-LEARNING"],
+            )
+        ],
+        "input_documents": [dump(ref(name="INPUT-DOC.pdf", mime="application/pdf"))],
+        "learnings": ["STATE-LEARNING"],
+        "hint": "STATE-HINT",
+    }
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=DATA_PROMPT))
+    chosen = selection(requiredInputDocuments=["docList:input"], learnings=["STAGE1-LEARNING"])
+    parameters(state(step=2, selection=dump(chosen), **busy), runtime(context, store), services)
+
+    [request] = _stage2(scripted_llm)
+    text = request.text
+    assert "SELECTED ACTION: ai.process" in text
+    assert "Deliver the first 1000 prime numbers" in text
+    assert "Ask for the numbers directly, as data." in text
+    assert "aiPrompt (string, required): the task" in text
+    for leaked in (
+        "SECRET-",
+        "INPUT-DOC",
+        "docList:",
+        "docItem:",
+        "round1_task1",
+        "STATE-LEARNING",
+        "STATE-HINT",
+        "STAGE1-LEARNING",
+        "STRATEGY-XYZ",
+        "HISTORY",
+        "AVAILABLE DOCUMENTS",
+        PRIMES_REQUEST,
+    ):
+        assert leaked not in text, leaked
+    assert [m["role"] for m in request.messages] == ["system", "user"]
+
+
+def test_forbidden_keys_in_the_answer_are_rejected_then_retried(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on(
+        "ParametersAnswer",
+        parameters_answer(aiPrompt=DATA_PROMPT, documentList=["docList:input"], history=[]),
+        parameters_answer(aiPrompt=DATA_PROMPT),
+    )
+    update = _parameters(services, context)
+    assert update["parameters"]["aiPrompt"] == DATA_PROMPT
+    retry = _stage2(scripted_llm)[1].last_user
+    assert "must not contain ['documentList', 'history']" in retry
+
+
+def test_unknown_keys_are_rejected_and_a_second_violation_fails_the_step(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=DATA_PROMPT, temperature=0.2))
+    update = _parameters(services, context)
+    assert "parameters" not in update
+    assert "no parameters ['temperature']" in update["step_error"]
+    assert "no parameters ['temperature']" in _stage2(scripted_llm)[1].last_user
+    [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
+    assert failure.action == "ai.process" and not failure.success and failure.step == 1
+    assert failure.summary.startswith("parameters failed:")
+    assert after_parameters({**state(), **update}) == "refine"
+
+
+def test_missing_required_parameter_is_rejected(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(processingMode="basic"), parameters_answer(aiPrompt="x"))
+    assert _parameters(services, context)["parameters"]["aiPrompt"] == "x"
+    assert "aiPrompt" in _stage2(scripted_llm)[1].last_user
+
+
+@pytest.mark.parametrize(("expected_format", "formats"), [("raw_data", ["md"]), ("json", ["json"]), ("csv", ["csv"])])
+def test_ai_process_writes_markdown_unless_json_or_csv_was_asked(
+    scripted_llm: ScriptedLLM, services: Services, context: Context, expected_format: str, formats: list[str]
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=DATA_PROMPT))
+    update = _parameters(services, context, intent=primes_intent(expectedFormat=expected_format))
+    assert update["parameters"]["expectedDocumentFormats"] == formats
+
+
+def test_explicit_format_from_stage2_wins_over_the_default(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt="x", expectedDocumentFormats=["csv"]))
+    assert _parameters(services, context)["parameters"]["expectedDocumentFormats"] == ["csv"]
+
+
+def test_stage1_document_references_are_attached_as_document_list(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt="Summarise"))
+    chosen = selection(requiredInputDocuments=["docList:input", "docItem:input/doc.txt"])
+    update = _parameters(services, context, chosen=chosen, input_documents=[dump(ref())])
+    assert update["parameters"]["documentList"] == ["docList:input", "docItem:input/doc.txt"]
+
+
+def _lookup_intent(**overrides: Any) -> Intent:
+    values: dict[str, Any] = {"dataType": "list", "expectedFormat": "markdown", "language": "de"}
+    return Intent.model_validate({**values, **overrides})
+
+
+@pytest.mark.usefixtures("test_actions")
+def test_language_depth_and_time_range_default_from_the_intent(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(query="KI Nachrichten"))
+    chosen = selection(action="test.lookup", parametersSchema={"fields": [{"name": "query"}]})
+    update = _parameters(services, context, chosen=chosen, intent=_lookup_intent(freshness="month"))
+    assert update["parameters"] == {
+        "query": "KI Nachrichten",
+        "language": "de",
+        "searchDepth": "basic",
+        "timeRange": "month",
+    }
+
+
+@pytest.mark.usefixtures("test_actions")
+def test_no_time_range_without_freshness_and_advanced_depth_for_analysis(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(query="compare vendors", language="en"))
+    chosen = selection(action="test.lookup", parametersSchema={"fields": [{"name": "query"}]})
+    update = _parameters(services, context, chosen=chosen, intent=_lookup_intent(dataType="analysis"))
+    assert update["parameters"] == {"query": "compare vendors", "language": "en", "searchDepth": "advanced"}
+
+
+def _failed_attempt(context: Context, round_: int) -> dict[str, Any]:
+    ai_process = lookup("ai.process")
+    assert ai_process is not None
+    arguments = prepare_arguments(ai_process, {"aiPrompt": CODE_PROMPT}, selection(), primes_intent(), context)
+    return entry(round_=round_, step=1, action="ai.process", parameters=arguments, success=False)
+
+
+def test_action_and_parameters_that_already_failed_this_round_are_rejected(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on(
+        "ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT), parameters_answer(aiPrompt=DATA_PROMPT)
+    )
+    update = _parameters(services, context, history=[_failed_attempt(context, round_=1)])
+    assert update["parameters"]["aiPrompt"] == DATA_PROMPT
+    assert "already failed in this round" in _stage2(scripted_llm)[1].last_user
+
+
+def test_same_parameters_that_failed_twice_fail_the_step(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT))
+    update = _parameters(services, context, history=[_failed_attempt(context, round_=1)])
+    assert "already failed" in update["step_error"]
+
+
+def test_failure_in_an_earlier_round_does_not_block_the_same_parameters(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT))
+    update = _parameters(services, context, round=2, history=[_failed_attempt(context, round_=1)])
+    assert update["parameters"]["aiPrompt"] == CODE_PROMPT
+    assert len(_stage2(scripted_llm)) == 1
+
+
+def test_parameters_of_an_intermediate_step_may_be_used_again(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT))
+    progress = {**_failed_attempt(context, round_=1), "outcome": "progress"}
+    update = _parameters(services, context, history=[progress])
+    assert update["parameters"]["aiPrompt"] == CODE_PROMPT

@@ -1,0 +1,278 @@
+"""validate + checks: code decides what it can (code vs data, counts, primes, format, language); the model the rest."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from sympy import prime, primerange
+
+from graph.context import Context
+from graph.schemas import PREVIEW_LIMIT, SNIPPET_CHARS, ActionResult, ContentValidation, Observation, dump
+from graph.services import Services
+from nodes.checks import extract_numbers, looks_like_code, run_checks
+from nodes.validate import build_observation, validate
+from tests.support.scripted_llm import ScriptedLLM
+from tests.unit.core.factories import primes_intent, ref, runtime, state, summary_intent
+from tools.documents import DocumentStore
+
+FIRST_1000 = list(primerange(2, int(prime(1000)) + 1))
+PRIMES_TEXT = "Here are the first 1000 prime numbers:\n\n" + ", ".join(map(str, FIRST_1000))
+PYTHON = (
+    "```python\ndef primes(n):\n    found = []\n    k = 2\n    while len(found) < n:\n"
+    "        if all(k % p for p in found):\n            found.append(k)\n        k += 1\n"
+    "    return found\n\nprint(primes(1000))\n```"
+)
+JAVASCRIPT = (
+    "function primes(n) {\n  const found = [];\n  let k = 2;\n  while (found.length < n) {\n"
+    "    if (found.every(p => k % p)) found.push(k);\n    k++;\n  }\n  return found;\n}\n"
+    "console.log(primes(1000));\n"
+)
+ENGLISH_SUMMARY = (
+    "The three reports describe how the company grew its revenue during the last year. The first report explains "
+    "the sales strategy, the second one covers the new products and the third one discusses the risks for the "
+    "coming year, including higher costs and new competitors in the market."
+)
+GERMAN_SUMMARY = (
+    "Die drei Berichte beschreiben, wie das Unternehmen im letzten Jahr seinen Umsatz gesteigert hat. Der erste "
+    "Bericht erklärt die Vertriebsstrategie, der zweite behandelt die neuen Produkte und der dritte bespricht die "
+    "Risiken für das kommende Jahr, darunter höhere Kosten und neue Wettbewerber auf dem Markt."
+)
+
+
+def _doc(text: str, mime: str = "text/markdown", name: str = "result.md") -> tuple[Any, bytes]:
+    data = text.encode()
+    return ref(label="round1_task1_action1_process", name=name, mime=mime, data=data), data
+
+
+def _failed(report: Any) -> dict[str, str]:
+    return {c.name: c.detail for c in report.checks if not c.passed}
+
+
+# --- code vs data --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code", [PYTHON, JAVASCRIPT], ids=["python", "javascript"])
+def test_code_is_recognised(code: str) -> None:
+    assert looks_like_code(code)
+
+
+@pytest.mark.parametrize(
+    "text", [PRIMES_TEXT, "1. 2\n2. 3\n3. 5", ENGLISH_SUMMARY, "| n | prime |\n|---|---|\n| 1 | 2 |"]
+)
+def test_data_and_prose_are_not_code(text: str) -> None:
+    assert not looks_like_code(text)
+
+
+def test_code_delivered_when_numbers_were_asked_fails_the_data_type_check() -> None:
+    report = run_checks(primes_intent(), [_doc(PYTHON)])
+    assert _failed(report)["data type"] == "delivered code, not numbers"
+    assert report.score <= 0.2
+    assert report.verdicts == {0: False, 1: False}
+
+
+# --- numbers -------------------------------------------------------------------------------------------------
+
+
+def test_extract_numbers_skips_the_prose_line_before_the_data() -> None:
+    assert extract_numbers("Here are the first 1000 prime numbers:\n\n2, 3, 5, 7") == [2, 3, 5, 7]
+
+
+def test_extract_numbers_ignores_numbered_list_markers() -> None:
+    assert extract_numbers("1. 2\n2. 3\n3) 5\n- 7\n10. 29") == [2, 3, 5, 7, 29]
+
+
+def test_exactly_the_first_1000_primes_pass_every_check() -> None:
+    report = run_checks(primes_intent(), [_doc(PRIMES_TEXT)])
+    assert report.all_passed, _failed(report)
+    assert report.verdicts == {0: True, 1: True}
+    assert report.get("number property") is not None
+    assert report.get("number property").detail == "exactly the first primes in order"  # type: ignore[union-attr]
+
+
+def test_item_count_mismatch_is_flagged() -> None:
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, FIRST_1000[:999])))])
+    assert _failed(report)["item count"] == "999 numbers delivered, 1000 asked"
+    assert report.verdicts[0] is False
+
+
+def test_a_non_prime_among_the_numbers_is_flagged() -> None:
+    numbers = [*FIRST_1000[:-1], 7921]  # 89², in place of the 1000th prime
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, numbers)))])
+    detail = _failed(report)["number property"]
+    assert "1 numbers are not prime" in detail and "7921" in detail
+    assert report.verdicts == {0: True, 1: False}
+
+
+def test_primes_that_are_not_the_first_ones_are_flagged() -> None:
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000[1:], 7927 + 6])))])
+    assert "number property" in _failed(report)
+
+
+def test_no_numbers_at_all_is_flagged() -> None:
+    report = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
+    assert _failed(report)["numbers"] == "no numbers found"
+
+
+def test_list_item_count_for_non_numeric_lists() -> None:
+    intent = summary_intent(dataType="list", itemCount=3, successCriteria=["3 ideas"])
+    report = run_checks(intent, [_doc("- one idea\n- two ideas\n")])
+    assert _failed(report)["item count"] == "2 list items delivered, 3 asked"
+
+
+# --- formats and language ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "ok"),
+    [
+        ("json", '{"primes": [2, 3, 5]}', True),
+        ("json", '{"primes": [2, 3, 5],}', False),
+        ("csv", "n,prime\n1,2\n2,3\n", True),
+        ("csv", "n,prime\n1\n2,3,4\n", False),
+    ],
+)
+def test_json_and_csv_deliverables_must_parse(fmt: str, text: str, ok: bool) -> None:
+    intent = summary_intent(dataType="table", expectedFormat=fmt, successCriteria=[f"valid {fmt}"])
+    report = run_checks(intent, [_doc(text, mime="application/json" if fmt == "json" else "text/csv")])
+    assert report.get("format").passed is ok  # type: ignore[union-attr]
+    assert report.verdicts == {0: ok}
+
+
+def test_docx_asked_but_only_markdown_delivered_fails_the_format_check() -> None:
+    report = run_checks(summary_intent(expectedFormat="docx"), [_doc(ENGLISH_SUMMARY)])
+    assert "not delivered" in _failed(report)["format"]
+
+
+def test_german_text_when_english_was_asked_is_flagged() -> None:
+    report = run_checks(summary_intent(language="en"), [_doc(GERMAN_SUMMARY)])
+    assert _failed(report)["language"] == "written in de, not en"
+
+
+def test_german_text_when_german_was_asked_passes() -> None:
+    report = run_checks(summary_intent(language="de"), [_doc(GERMAN_SUMMARY)])
+    assert report.get("language").passed  # type: ignore[union-attr]
+
+
+def test_nothing_delivered_is_flagged() -> None:
+    report = run_checks(primes_intent(), [_doc("   ")])
+    assert _failed(report) == {"non-empty": "nothing was delivered"}
+
+
+# --- the validate node ---------------------------------------------------------------------------------------
+
+
+def _validate(services: Services, context: Context, intent: Any, texts: list[str]) -> tuple[Observation, Any]:
+    store = DocumentStore(context.store_path)
+    label = "round1_task1_action1_process"
+    docs = [store.put_text(t, label=label, name=f"result{i}.md") for i, t in enumerate(texts)]
+    result = ActionResult(success=True, resultLabel=label, documents=docs)
+    update = validate(state(intent=intent, step=1, result=dump(result)), runtime(context), services)
+    return Observation.model_validate(update["observation"]), ContentValidation.model_validate(update["validation"])
+
+
+def test_primes_scenario_is_decided_by_code_without_asking_the_model(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    observation, validation = _validate(services, context, primes_intent(), [PRIMES_TEXT])
+    assert validation.overallSuccess and validation.qualityScore == 1.0
+    assert validation.successCriteriaMet == [True, True]
+    assert observation.success and observation.documentsCount == 1
+    assert scripted_llm.requests == [], "no ContentJudgement request when code decided every criterion"
+
+
+def test_code_for_numbers_is_reported_with_a_suggestion(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    _, validation = _validate(services, context, primes_intent(), [PYTHON])
+    assert not validation.overallSuccess and not validation.dataTypeMatch
+    assert "delivered code, not numbers" in validation.issues
+    assert any("not for code" in s for s in validation.improvementSuggestions)
+    assert scripted_llm.requests == []
+
+
+def test_criterion_code_cannot_decide_goes_to_one_judge_request(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.85, "issues": []})
+    _, validation = _validate(services, context, summary_intent(), [ENGLISH_SUMMARY])
+    [judge] = scripted_llm.requests_for("ContentJudgement")
+    assert "1. the summary covers the three PDFs" in judge.text
+    assert "<untrusted" in judge.text and "revenue" in judge.text
+    assert scripted_llm.requests == [judge]
+    assert validation.overallSuccess and validation.successCriteriaMet == [True]
+    assert validation.qualityScore == 0.85
+
+
+def test_judge_verdict_against_the_criterion_fails_validation(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on(
+        "ContentJudgement",
+        {"criteriaMet": [False], "qualityScore": 0.4, "issues": ["only two PDFs are covered"]},
+    )
+    _, validation = _validate(services, context, summary_intent(), [ENGLISH_SUMMARY])
+    assert not validation.overallSuccess and "only two PDFs are covered" in validation.issues
+
+
+def test_judge_is_not_asked_when_code_already_found_a_failure(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    _, validation = _validate(services, context, summary_intent(), [GERMAN_SUMMARY])
+    assert scripted_llm.requests == []
+    assert not validation.overallSuccess and validation.successCriteriaMet == [False]
+    assert "written in de, not en" in validation.issues
+
+
+def test_failed_action_is_invalid_without_reading_or_asking(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    result = ActionResult(success=False, resultLabel="round1_task1_action1_process", error="ToolFailed: boom")
+    update = validate(state(step=1, result=dump(result)), runtime(context), services)
+    validation = ContentValidation.model_validate(update["validation"])
+    assert not validation.overallSuccess and validation.qualityScore == 0.0
+    assert validation.issues == ["ToolFailed: boom"] and validation.successCriteriaMet == [False, False]
+    assert Observation.model_validate(update["observation"]).notes == ["ToolFailed: boom"]
+    assert scripted_llm.requests == []
+
+
+def test_observation_keeps_at_most_five_short_previews() -> None:
+    docs = [_doc(f"document {i} " + "word " * 50_000, name=f"d{i}.md") for i in range(8)]
+    result = ActionResult(success=True, resultLabel="r", documents=[d for d, _ in docs], notes=["n" * 5000] * 9)
+    observation = build_observation(result, docs)
+    assert observation.documentsCount == 8
+    assert len(observation.previews) == PREVIEW_LIMIT
+    assert all(len(p.snippet) <= SNIPPET_CHARS for p in observation.previews)
+    assert len(observation.notes) <= 5 and all(len(n) <= 300 for n in observation.notes)
+    assert len(observation.model_dump_json()) < 5_000
+
+
+def test_binary_documents_are_previewed_by_type_and_size_only() -> None:
+    data = b"%PDF-1.7 \x00\x01 binary"
+    doc = ref(name="report.pdf", mime="application/pdf", data=data)
+    observation = build_observation(ActionResult(success=True, resultLabel="r", documents=[doc]), [(doc, data)])
+    assert observation.previews[0].snippet == f"[application/pdf, {len(data)} bytes]"
+
+
+def test_unavailable_judge_leaves_the_criterion_unmet(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    # Nothing scripted for "ContentJudgement": the endpoint answers HTTP 500.
+    _, validation = _validate(services, context, summary_intent(), [ENGLISH_SUMMARY])
+    assert not validation.overallSuccess and validation.successCriteriaMet == [False]
+    assert "the remaining criteria could not be judged" in validation.issues
+
+
+@pytest.mark.parametrize("count", [1000, 10])
+def test_numbers_after_a_prose_lead_in_on_the_same_line_are_the_data(count: int) -> None:
+    text = f"The first {count} prime numbers are: " + ", ".join(map(str, FIRST_1000[:count])) + "."
+    report = run_checks(primes_intent(itemCount=count, successCriteria=[f"first {count}"]), [_doc(text)])
+    assert report.all_passed, _failed(report)
+
+
+def test_pretty_printed_json_data_is_not_mistaken_for_code() -> None:
+    text = json.dumps({"Austria": "Vienna", "Belgium": "Brussels", "Croatia": "Zagreb"}, indent=2)
+    intent = summary_intent(dataType="table", expectedFormat="json", successCriteria=["valid json"])
+    report = run_checks(intent, [_doc(text, mime="application/json", name="result.json")])
+    assert report.all_passed, _failed(report)
