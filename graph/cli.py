@@ -211,7 +211,7 @@ def _resumed_options(store: BaseStore, thread: str, given: dict[str, Any]) -> di
 
 def _context(options: dict[str, Any]) -> Context:
     try:
-        return Context(**{key: value for key, value in options.items() if key != "local"})
+        return Context.from_env(**{key: value for key, value in options.items() if key != "local"})
     except ValueError as exc:  # an env var of the wrong type
         raise ConfigurationError(str(exc)) from exc
 

@@ -1,0 +1,65 @@
+"""The installed `paor` console script as a real process: a real Ctrl-C (SIGINT), then `resume --json`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.support.scenarios import (
+    CODE_PROMPT,
+    DATA_PROMPT,
+    FIRST_1000_PRIMES,
+    PRIMES_PROMPT,
+    ai_process,
+    script_primes,
+)
+from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
+
+
+def start_paor(cwd: Path, base_url: str, *args: str) -> subprocess.Popen[str]:
+    script = Path(sys.executable).with_name("paor")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "graph.cli"]
+    env = {**os.environ, "OPENAI_BASE_URL": base_url, "PAOR_MODEL": "scripted", "PAOR_MAX_RETRIES": "0"}
+    return subprocess.Popen(
+        [*command, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def test_sigint_during_step_2_exits_130_and_resume_prints_the_json_result(
+    scripted_llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    running: list[subprocess.Popen[str]] = []
+    sent = threading.Event()
+
+    def ctrl_c_while_answering(request: RecordedRequest) -> str:
+        if DATA_PROMPT in request.text and not sent.is_set():
+            sent.set()
+            running[0].send_signal(signal.SIGINT)  # the user presses Ctrl-C while step 2's tool call is in flight
+            time.sleep(0.5)
+        return ai_process(request)
+
+    script_primes(scripted_llm, tool_answer=ctrl_c_while_answering)
+    running.append(start_paor(tmp_path, scripted_llm.base_url, "run", PRIMES_PROMPT, "--thread", "sig", "--json"))
+    stdout, stderr = running[0].communicate(timeout=120)
+
+    assert sent.is_set() and running[0].returncode == 130, stderr
+    assert "interrupted; resume with: paor resume sig" in stderr and "Traceback" not in stderr
+    assert stdout == ""
+
+    resumed = start_paor(tmp_path, scripted_llm.base_url, "resume", "sig", "--json", "--out", "out")
+    stdout, stderr = resumed.communicate(timeout=120)
+
+    assert resumed.returncode == 0, stderr
+    assert "[r1 s1]" not in stderr and "\x1b[" not in stderr + stdout
+    assert sum(CODE_PROMPT in r.text for r in scripted_llm.requests_for("text")) == 1  # step 1 was not redone
+    payload = json.loads(stdout)
+    assert payload["thread"] == "sig" and payload["status"] == "completed"
+    written = Path(payload["deliverables"][0]["path"])
+    assert written.parent == (tmp_path / "out").resolve()
+    assert [int(n) for n in written.read_text().split(":", 1)[1].split(",")] == FIRST_1000_PRIMES

@@ -1,0 +1,42 @@
+"""`paor doctor`: configuration, keys as set/missing only, and whether the endpoint answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import Invoke
+from tests.support.scripted_llm import ScriptedLLM
+
+FAKE_OPENAI_KEY = "sk-doctor-FAKEKEY-4242-visible"
+FAKE_TAVILY_KEY = "tvly-doctor-FAKEKEY-9191"
+
+
+def test_doctor_reports_a_reachable_endpoint_and_never_prints_the_keys(
+    scripted_llm: ScriptedLLM, paor: Invoke, monkeypatch: pytest.MonkeyPatch, isolated_home: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_OPENAI_KEY)
+    monkeypatch.setenv("TAVILY_API_KEY", FAKE_TAVILY_KEY)
+
+    result = paor("doctor")
+
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "model           scripted" in out
+    assert f"base URL        {scripted_llm.base_url}" in out
+    assert f"PAOR_HOME       {isolated_home}" in out
+    assert "OPENAI_API_KEY  set" in out and "TAVILY_API_KEY  set" in out
+    assert "endpoint        reachable (HTTP 200)" in out
+    for secret in (FAKE_OPENAI_KEY, FAKE_TAVILY_KEY, "FAKEKEY", "4242", "9191"):
+        assert secret not in result.output
+
+
+def test_doctor_exits_2_when_the_endpoint_is_unreachable(paor: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+
+    result = paor("doctor")
+
+    assert result.exit_code == 2, result.output
+    assert "endpoint        unreachable" in result.stdout
+    assert "TAVILY_API_KEY  missing" in result.stdout

@@ -1,0 +1,59 @@
+"""`paor history` and `paor strategies` after the primes run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli.conftest import Invoke
+from tests.support.scenarios import PRIMES_PROMPT, script_primes
+from tests.support.scripted_llm import ScriptedLLM
+
+
+def test_history_lists_the_steps_newest_first_with_outcome_quality_and_summary(
+    scripted_llm: ScriptedLLM, paor: Invoke
+) -> None:
+    script_primes(scripted_llm)
+    assert paor("run", PRIMES_PROMPT, "--thread", "h").exit_code == 0
+
+    result = paor("history", "h")
+
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "thread h: 2 steps, newest first"
+    newest, oldest = lines[1:3]
+    assert newest.startswith("r1 s2  ai.process  round1_task1_action2_process  ✓ quality 1.00")
+    assert "criteria met" in newest
+    assert oldest.startswith("r1 s1  ai.process  round1_task1_action1_process  ✗ quality 0.20")
+    assert "delivered code, not numbers" in oldest
+
+
+def test_history_of_an_unknown_thread_exits_2(paor: Invoke) -> None:
+    result = paor("history", "nope")
+
+    assert result.exit_code == 2
+    assert "unknown thread 'nope'" in result.stderr
+
+
+def test_strategies_show_what_was_learned(scripted_llm: ScriptedLLM, paor: Invoke) -> None:
+    script_primes(scripted_llm)
+    assert paor("run", PRIMES_PROMPT).exit_code == 0
+
+    result = paor("strategies")
+
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert out.startswith("numbers-raw_data-prime  success 50% (1/2 attempts)")
+    assert "successful action: ai.process" in out
+    assert "prompt style: aiPrompt" in out and "directly as comma-separated numbers" in out
+    assert "avoid: ai.process" in out and "delivered code" in out
+
+    assert "numbers-raw_data-prime" in paor("strategies", "--pattern", "prime").stdout
+    assert paor("strategies", "--pattern", "report").stdout.strip() == "no strategies learned yet for 'report'"
+
+
+def test_strategies_before_any_run_creates_no_database(paor: Invoke, isolated_home: Path) -> None:
+    result = paor("strategies")
+
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "no strategies learned yet"
+    assert not (isolated_home / "paor.sqlite").exists()

@@ -1,0 +1,262 @@
+"""paor under `langgraph dev`: the real server, the repo's langgraph.json, the SDK client and the SQLite file.
+
+One server serves the whole module. It runs in a temporary project directory holding a byte-identical copy of
+langgraph.json and links to the source folders, so its `./.langgraph_api/` stays out of the repo, and — like a
+fresh CI clone — there is no `.env` next to it. The model is the scripted loopback server of this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from graph.schemas import HistoryEntry
+from tests.support.scenarios import PRIMES_PROMPT, script_primes
+from tests.support.scripted_llm import ScriptedLLM
+
+langgraph_sdk = pytest.importorskip(
+    "langgraph_sdk", reason="the server extra is not installed: pip install -e '.[server]'"
+)
+sdk_errors = pytest.importorskip("langgraph_sdk.errors")
+pytest.importorskip("langgraph_api", reason="langgraph dev needs langgraph-cli[inmem]: pip install -e '.[server]'")
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_DIRS = ("graph", "nodes", "tools", "prompts")
+STARTUP_TIMEOUT_S = 45.0
+ASSISTANT = "paor"
+ALL_NODES = {"intent", "select", "parameters", "act", "validate", "learn", "refine", "finalize"}
+# Settings of the developer's shell that must not leak into the server.
+_ENV_TO_DROP = ("OPENAI_BASE_URL", "PAOR_BASE_URL", "PAOR_DB", "TAVILY_API_KEY", "LANGSMITH_API_KEY")
+
+
+@dataclass
+class Server:
+    url: str
+    home: Path
+    llm: ScriptedLLM
+
+    @property
+    def database(self) -> Path:
+        return self.home / "paor.sqlite"
+
+    def context(self) -> dict[str, Any]:
+        return {"model": "scripted", "base_url": self.llm.base_url, "max_retries": 0}
+
+
+def free_port() -> int:
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port != 2024:  # taken on these machines; the server would silently move elsewhere
+            return port
+
+
+def _tail(path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no output)"
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate the server's whole process group: SIGTERM, then SIGKILL if it lingers."""
+    if process.poll() is not None:
+        return
+    for sig, wait_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait_s)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _project(root: Path) -> Path:
+    """A throwaway project dir: the repo's langgraph.json (unchanged) plus links to the source folders."""
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "langgraph.json", root / "langgraph.json")
+    for name in SOURCE_DIRS:
+        (root / name).symlink_to(REPO / name, target_is_directory=True)
+    return root
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], stderr: Path, stdout: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    last_error = ""
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(
+                f"langgraph dev exited with code {process.returncode} before answering /ok\n"
+                f"--- stderr ---\n{_tail(stderr)}\n--- stdout ---\n{_tail(stdout)}"
+            )
+        try:
+            if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError as exc:
+            last_error = repr(exc)
+        time.sleep(0.25)
+    pytest.fail(
+        f"langgraph dev did not answer {url}/ok within {STARTUP_TIMEOUT_S:.0f}s (last error: {last_error})\n"
+        f"--- stderr ---\n{_tail(stderr)}\n--- stdout ---\n{_tail(stdout)}"
+    )
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    tmp = tmp_path_factory.mktemp("langgraph-dev")
+    project = _project(tmp / "project")
+    home = tmp / "paor-home"
+    with ScriptedLLM() as llm:
+        script_primes(llm)
+        port = free_port()
+        env = {k: v for k, v in os.environ.items() if k not in _ENV_TO_DROP and not k.startswith("PAOR_")}
+        env.update(
+            LANGGRAPH_CLI_NO_ANALYTICS="1",
+            LANGGRAPH_NO_VERSION_CHECK="true",
+            LANGSMITH_TRACING="false",
+            PAOR_HOME=str(home),
+            OPENAI_BASE_URL=llm.base_url,
+            OPENAI_API_KEY="sk-test-not-a-real-key",
+            PAOR_MODEL="scripted",
+            PAOR_MAX_RETRIES="0",
+        )
+        stdout, stderr = tmp / "server.stdout", tmp / "server.stderr"
+        command = [
+            sys.executable,
+            "-m",
+            "langgraph_cli",
+            "dev",
+            "--no-browser",
+            "--no-reload",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--config",
+            str(project / "langgraph.json"),
+        ]
+        with stdout.open("wb") as out, stderr.open("wb") as err:
+            process = subprocess.Popen(
+                command, cwd=project, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
+            )
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_ready(url, process, stderr, stdout)
+            yield Server(url=url, home=home, llm=llm)
+        finally:
+            _stop(process)
+
+
+@pytest.fixture(scope="module")
+def client(server: Server) -> Any:
+    return langgraph_sdk.get_sync_client(url=server.url, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def primes_run(server: Server, client: Any) -> tuple[str, dict[str, Any]]:
+    """The primes scenario, once, through `runs.wait` on a fresh thread."""
+    thread = client.threads.create()
+    out = client.runs.wait(
+        thread["thread_id"], ASSISTANT, input={"prompt": PRIMES_PROMPT}, context=server.context(), raise_error=True
+    )
+    assert isinstance(out, dict), out
+    return thread["thread_id"], out
+
+
+def test_the_server_loads_paor_from_langgraph_json(client: Any) -> None:
+    assistants = client.assistants.search(graph_id=ASSISTANT)
+    assert [a["graph_id"] for a in assistants] == [ASSISTANT]
+
+
+def test_primes_scenario_completes_over_http(primes_run: tuple[str, dict[str, Any]]) -> None:
+    _, out = primes_run
+    assert out.get("status") == "completed", out
+    assert "criteria met" in out["stop_reason"]
+    history = [HistoryEntry.model_validate(h) for h in out["history"]]
+    assert [h.step for h in history] == [1, 2]
+    assert not history[0].success and history[1].success
+    assert out["deliverables"], "the numbers are delivered as a document"
+
+
+def test_thread_state_and_history(client: Any, primes_run: tuple[str, dict[str, Any]]) -> None:
+    thread_id, out = primes_run
+    state = client.threads.get_state(thread_id)
+    assert state["next"] == []
+    assert state["values"]["status"] == "completed"
+    assert state["values"]["history"] == out["history"]
+    assert {t["node"] for t in state["values"]["telemetry"]} >= ALL_NODES
+
+    checkpoints = client.threads.get_history(thread_id, limit=100)
+    assert len(checkpoints) >= 1 + 6 * 2 + 1  # input, intent … finalize over two steps
+    assert checkpoints[0]["checkpoint"]["checkpoint_id"] == state["checkpoint"]["checkpoint_id"]
+
+
+def test_stream_carries_progress_events_and_values(
+    server: Server, client: Any, primes_run: tuple[str, dict[str, Any]]
+) -> None:
+    thread = client.threads.create()
+    progress: list[dict[str, Any]] = []
+    values: list[dict[str, Any]] = []
+    for part in client.runs.stream(
+        thread["thread_id"],
+        ASSISTANT,
+        input={"prompt": PRIMES_PROMPT},
+        context=server.context(),
+        stream_mode=["custom", "values"],
+    ):
+        assert part.event != "error", part.data
+        if part.event == "custom":
+            progress.append(part.data)
+        elif part.event == "values":
+            values.append(part.data)
+
+    assert progress and all(event["event"] == "progress" for event in progress)
+    nodes = [event["node"] for event in progress]
+    assert set(nodes) == ALL_NODES and nodes[0] == "intent" and nodes[-1] == "finalize"
+    assert [e["decision"] for e in progress if e["node"] == "refine"][-1] == "stop"
+    assert values and values[-1]["status"] == "completed"
+    # The strategy learned by the first run is recalled on this new thread: data on the first attempt.
+    assert [h["step"] for h in values[-1]["history"]] == [1]
+
+
+def test_schemas_expose_input_output_and_context(client: Any) -> None:
+    assistant = client.assistants.search(graph_id=ASSISTANT)[0]
+    schemas = client.assistants.get_schemas(assistant["assistant_id"])
+    assert "prompt" in schemas["input_schema"]["properties"]
+    assert schemas["input_schema"].get("required") == ["prompt"]
+    assert {"answer", "status", "history"} <= set(schemas["output_schema"]["properties"])
+    context_fields = schemas["context_schema"]["properties"]
+    assert "model" in context_fields and context_fields["model"].get("description")
+    assert {"base_url", "max_steps"} <= set(context_fields)
+
+
+def test_checkpoints_and_strategies_land_in_sqlite(server: Server, primes_run: tuple[str, dict[str, Any]]) -> None:
+    thread_id, _ = primes_run
+    assert server.database.is_file(), f"no database at {server.database}"
+    with contextlib.closing(sqlite3.connect(server.database, timeout=10)) as conn:
+        (checkpoints,) = conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)).fetchone()
+        prefixes = [row[0] for row in conn.execute("SELECT DISTINCT prefix FROM store")]
+    assert checkpoints > 0, f"no checkpoints for thread {thread_id}"
+    assert any(prefix.startswith("paor.strategies") for prefix in prefixes), prefixes
+
+
+def test_unknown_thread_is_a_clean_404(client: Any) -> None:
+    with pytest.raises(sdk_errors.NotFoundError):
+        client.threads.get_state(str(uuid.uuid4()))
