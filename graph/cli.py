@@ -225,7 +225,7 @@ def _endpoint(options: dict[str, Any]) -> Iterator[dict[str, Any]]:
     if options.get("base_url"):
         raise InvalidRequest("--local and --base-url exclude each other")
     local = _local_model()
-    model = options.get("model") or local.local_model_path().stem
+    model = options.get("model") or local.LOCAL_MODEL_NAME  # the alias the local server answers to
     with local.serve_local() as base_url:
         yield {**options, "base_url": base_url, "model": model}
 
@@ -291,7 +291,7 @@ def strategies(
     learned = [s for s in learned if pattern is None or pattern in s.pattern]
     learned.sort(key=lambda s: (s.successRate, s.attempts), reverse=True)
     if not learned:
-        _stdout().print("no strategies learned yet" + (f" for {pattern!r}" if pattern else ""))
+        _stdout().print(Text("no strategies learned yet" + (f" for {pattern!r}" if pattern else "")))
         return
     print_strategies(_stdout(), learned)
 
@@ -344,7 +344,7 @@ def _probe(base_url: str, key: str) -> tuple[bool, str]:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
         response = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=PROBE_TIMEOUT_S)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         return False, f"unreachable ({type(exc).__name__}: {one_line(exc, 120)})"
     code = response.status_code
     if code in (401, 403):

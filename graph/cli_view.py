@@ -54,7 +54,7 @@ def _what_happened(node: str, event: dict[str, Any]) -> Text:
     if node == "intent":
         return Text("request analysed")
     if node == "select":
-        return Text(f"{action} — {one_line(event.get('objective', ''), 160)}")
+        return Text(f"{action} — {one_line(event.get('objective', ''), 160)}" if action else "no action selected")
     if node in ("act", "validate") and event.get("resultLabel"):
         text = Text(f"{action} → {event['resultLabel']}")
         if event.get("qualityScore") is not None:

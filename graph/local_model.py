@@ -15,10 +15,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 import httpx
 
@@ -172,7 +174,11 @@ def serve_local(
 
 
 def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX) -> None:
-    """`paor serve-local`: the server in the foreground on loopback until it exits or Ctrl-C."""
+    """`paor serve-local`: the server in the foreground on loopback until it exits, Ctrl-C or SIGTERM.
+
+    Ctrl-C reaches the server too (same process group) and propagates here as KeyboardInterrupt; SIGTERM is turned
+    into SystemExit so the server is stopped with us instead of being orphaned.
+    """
     model = local_model_path()
     _require_server()
     port = port or free_port()
@@ -182,16 +188,27 @@ def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX) -> 
         file=sys.stderr,
         flush=True,
     )
-    process = subprocess.Popen(server_command(port, n_ctx=n_ctx, model=model), stdin=subprocess.DEVNULL)
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if on_main_thread else None
     try:
-        code = process.wait()
+        process = subprocess.Popen(server_command(port, n_ctx=n_ctx, model=model), stdin=subprocess.DEVNULL)
+        try:
+            code = process.wait()
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        if on_main_thread:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
     if code != 0:
         raise ConfigurationError(f"the local model server exited with code {code}")
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM as SystemExit, so `finally` blocks stop the child server."""
+    raise SystemExit(128 + signum)

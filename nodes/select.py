@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
+from pydantic import Field, create_model
 
 from graph.context import Context
 from graph.errors import ModelOutputInvalid, SelectionRejected, StepFailed, UnknownDocumentReference
@@ -57,7 +58,7 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         selection = ask_json(
             services.llm(context),
             messages,
-            ActionSelection,
+            selection_schema(entries),
             lambda payload: parse_selection(payload, entries, index),
             what="Stage 1 selection",
         )
@@ -66,6 +67,17 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         return {**_STEP_RESET, "step": step, "step_error": str(exc), "history": [dump(failure)]}
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
     return {**_STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
+
+
+def selection_schema(entries: list[CatalogEntry]) -> type[ActionSelection]:
+    """ActionSelection with `action` as an enum of the allowed names: grammar-constrained servers (llama.cpp)
+    then cannot invent an action, and every endpoint sees the exact choices in the schema."""
+    names = tuple(sorted(e.display_name for e in entries))
+    field = ActionSelection.model_fields["action"]
+    choices: Any = Literal[names]
+    return create_model(
+        "ActionSelection", __base__=ActionSelection, action=(choices, Field(description=field.description))
+    )
 
 
 def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index: DocumentIndex) -> ActionSelection:

@@ -132,6 +132,8 @@ def combine(
     if undecided:
         if judgement is None:
             verdicts.update({i: False for i in undecided})
+            met_share = (len(intent.successCriteria) - len(undecided)) / max(1, len(intent.successCriteria))
+            score = min(score, met_share)  # unjudged criteria count as unmet, so the score must not claim them
             if report.all_passed:
                 issues.append("the remaining criteria could not be judged")
         else:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -153,3 +155,29 @@ def test_options_set_only_the_context_fields_the_user_gave(monkeypatch: pytest.M
     assert context.max_steps == 3
     assert context.base_url == "http://localhost:8080/v1"
     assert context.model == "from-env"
+
+
+def test_local_runs_against_the_server_serve_local_starts(
+    scripted_llm: ScriptedLLM, paor: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import graph.local_model as local_model
+
+    started: list[str] = []
+
+    @contextmanager
+    def fake_serve_local(port: int | None = None) -> Iterator[str]:
+        started.append("up")
+        yield scripted_llm.base_url
+        started.append("down")
+
+    monkeypatch.setattr(local_model, "serve_local", fake_serve_local)
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.delenv("PAOR_MODEL")
+    script_primes(scripted_llm)
+
+    result = paor("run", PRIMES_PROMPT, "--local", "--json")
+
+    assert result.exit_code == 0, result.output
+    assert started == ["up", "down"]
+    assert {r.body["model"] for r in scripted_llm.requests} == {local_model.LOCAL_MODEL_NAME}
+    assert paor("run", PRIMES_PROMPT, "--local", "--base-url", "http://x/v1").exit_code == 2
