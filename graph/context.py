@@ -73,6 +73,12 @@ class Context:
         default="",
         metadata={"description": "Content-addressed document store; empty: $PAOR_HOME/documents."},
     )
+    tool_timeout_s: float = field(
+        default=300.0, metadata={"description": "A tool running longer than this fails its step."}
+    )
+    max_document_mb: float = field(
+        default=50.0, metadata={"description": "Tool output documents are cut at this size (MB)."}
+    )
     chunk_tokens: int = field(
         default=6000, metadata={"description": "ai.process splits inputs larger than this many tokens."}
     )

@@ -35,6 +35,8 @@ Method = Literal["json_schema", "function_calling", "json_mode", "text"]
 METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
 # Status codes with which endpoints say "I do not support this request shape" (not "try again later").
 _UNSUPPORTED_STATUS = frozenset({400, 404, 405, 415, 422, 500, 501})
+# A protocol answer is a few hundred characters; anything this long is a runaway generation, not JSON to repair.
+MAX_ANSWER_CHARS = 100_000
 
 
 @dataclass
@@ -114,6 +116,8 @@ def ask_json(
     for attempt in (1, 2):
         raw_text, payload = _request(llm, conversation, schema)
         try:
+            if len(raw_text) > MAX_ANSWER_CHARS:
+                raise ModelOutputInvalid(f"the answer has {len(raw_text)} characters; answer with the JSON object only")
             if payload is None:
                 raise ModelOutputInvalid(f"the answer is not a JSON object: {raw_text[:200]!r}")
             return parse(payload)
@@ -121,7 +125,7 @@ def ask_json(
             reason = explain(exc)
             log.info("%s answer rejected (attempt %d): %s", what, attempt, reason)
             conversation += [
-                AIMessage(content=raw_text or "(empty answer)"),
+                AIMessage(content=raw_text[:4000] or "(empty answer)"),
                 HumanMessage(
                     content=f"Your answer was rejected: {reason}\n"
                     f"Answer again with one corrected JSON object of schema `{schema.__name__}`."

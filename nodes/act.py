@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextvars
 import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -14,10 +18,16 @@ from graph.schemas import ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
 from nodes.common import document_index, intent_of, result_label
+from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
 from tools.catalog import lookup
 
 log = logging.getLogger(__name__)
+
+# What a tool may put into state (and so into every checkpoint): bounded, whatever the tool returns.
+SUMMARY_CHARS = 2000
+NOTE_CHARS = 300
+MAX_NOTES = 10
 
 
 def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -38,24 +48,44 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
             index=document_index(state),
             language=intent_of(state).language,
         )
-        reply = entry.factory(deps).invoke(
-            {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}
-        )
-        output = _artifact(reply)
+        tool = entry.factory(deps)
+        call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}
+        output = _artifact(run_with_timeout(lambda: tool.invoke(call), context.tool_timeout_s))
     except Exception as exc:  # a tool failure is an observation, not a crash
         log.warning("%s failed: %s: %s", selection.action, type(exc).__name__, exc)
         failed = ActionResult(success=False, resultLabel=label, error=f"{type(exc).__name__}: {exc}")
         return {"result": dump(failed)}
-    refs = [store.put(doc.data, label=label, name=doc.name, mime=doc.mime) for doc in output.documents]
+    limit = int(context.max_document_mb * 1024 * 1024)
+    notes = [clip(note, NOTE_CHARS) for note in output.notes[:MAX_NOTES]]
+    refs = []
+    for doc in output.documents:
+        data = doc.data
+        if len(data) > limit:
+            notes.append(f"{doc.name} was cut from {len(data)} to {limit} bytes (max_document_mb)")
+            data = data[:limit]
+        refs.append(store.put(data, label=label, name=doc.name, mime=doc.mime))
     result = ActionResult(
         success=bool(refs),
         resultLabel=label,
         documents=refs,
-        summary=output.summary,
-        notes=output.notes,
+        summary=clip(output.summary, SUMMARY_CHARS),
+        notes=notes,
         error=None if refs else "the action produced no documents",
     )
     return {"result": dump(result)}
+
+
+def run_with_timeout(call: Callable[[], Any], timeout_s: float) -> Any:
+    """Run a tool call with a deadline. Python cannot kill a thread: a tool that overruns is abandoned (its
+    result discarded) and the step fails, so the run goes on. Interrupts raised inside the tool propagate."""
+    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paor-tool")
+    future = executor.submit(contextvars.copy_context().run, call)  # keeps callbacks (token usage) attached
+    try:
+        return future.result(timeout=timeout_s)
+    except FutureTimeout:
+        raise TimeoutError(f"the tool did not finish within {timeout_s:g}s (tool_timeout_s)") from None
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _artifact(reply: Any) -> ToolOutput:
