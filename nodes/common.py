@@ -10,6 +10,28 @@ from graph.schemas import DocumentRef, HistoryEntry, Intent
 from graph.state import State
 from tools.documents import DocumentIndex
 
+# A new step starts from a clean slate: stale results of the previous step must not leak into this one.
+STEP_RESET: dict[str, Any] = {
+    "selection": None,
+    "parameters": None,
+    "step_error": None,
+    "result": None,
+    "observation": None,
+    "validation": None,
+    "decision": None,
+}
+# A new prompt on an existing thread starts a round: per-round fields clean, history and telemetry kept.
+ROUND_RESET: dict[str, Any] = {
+    **STEP_RESET,
+    "hint": None,
+    "learnings": [],
+    "answer": "",
+    "deliverables": [],
+    "stop_reason": "",
+    "status": None,
+    "totals": {},
+}
+
 
 def history_of(state: State) -> list[HistoryEntry]:
     return [HistoryEntry.model_validate(item) for item in state.get("history") or []]

@@ -14,6 +14,7 @@ from graph.llm import ask_json
 from graph.schemas import Intent, dump
 from graph.services import Services
 from graph.state import State
+from nodes.common import ROUND_RESET
 from nodes.hints import Hints, read_hints
 from prompts.render import intent_messages
 from tools.documents import DocumentIndex
@@ -22,23 +23,6 @@ from tools.ingest import ingest_sources
 log = logging.getLogger(__name__)
 
 MAX_PROMPT_CHARS = 200_000
-# Per-round fields: a new prompt on an existing thread starts clean, keeping history and telemetry.
-_ROUND_RESET: dict[str, Any] = {
-    "selection": None,
-    "parameters": None,
-    "step_error": None,
-    "result": None,
-    "observation": None,
-    "validation": None,
-    "decision": None,
-    "hint": None,
-    "learnings": [],
-    "answer": "",
-    "deliverables": [],
-    "stop_reason": "",
-    "status": None,
-    "totals": {},
-}
 
 
 def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -66,7 +50,7 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         log.warning("intent analysis fell back to deterministic hints: %s", exc)
         proposed = None
     return {
-        **_ROUND_RESET,
+        **ROUND_RESET,
         "round": int(state.get("round") or 0) + 1,
         "step": 0,
         "workflow_mode": context.workflow_mode,

@@ -18,7 +18,7 @@ from graph.schemas import ActionPlan, ActionSelection, HistoryEntry, PlannedActi
 from graph.services import Services
 from graph.state import State
 from nodes.arguments import prepare_arguments
-from nodes.common import document_index, intent_of
+from nodes.common import STEP_RESET, document_index, intent_of
 from prompts.render import plan_messages
 from tools.catalog import CatalogEntry, allowed_entries, lookup
 
@@ -68,7 +68,6 @@ def plan_step(state: State, runtime: Runtime[Context], services: Services) -> di
         actionObjective=planned.actionObjective or planned.action,
         requiredInputDocuments=planned.requiredInputDocuments,
     )
-    reset = {"result": None, "observation": None, "validation": None, "decision": None, "step_error": None}
     entry = lookup(planned.action)
     try:
         if entry is None:
@@ -84,6 +83,11 @@ def plan_step(state: State, runtime: Runtime[Context], services: Services) -> di
             summary=f"planned action rejected: {exc}",
             findings=[str(exc)],
         )
-        return {**reset, "step": step, "selection": dump(selection), "parameters": None,
-                "step_error": str(exc), "history": [dump(failure)]}  # fmt: skip
-    return {**reset, "step": step, "selection": dump(selection), "parameters": arguments}
+        return {
+            **STEP_RESET,
+            "step": step,
+            "selection": dump(selection),
+            "step_error": str(exc),
+            "history": [dump(failure)],
+        }
+    return {**STEP_RESET, "step": step, "selection": dump(selection), "parameters": arguments}

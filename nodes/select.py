@@ -14,23 +14,12 @@ from graph.llm import ask_json
 from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from graph.services import Services
 from graph.state import State
-from nodes.common import document_index, history_of, intent_of
+from nodes.common import STEP_RESET, document_index, history_of, intent_of
 from nodes.strategies import pattern_of, recall
 from prompts.history import render_history
 from prompts.render import selection_messages
 from tools.catalog import CatalogEntry, allowed_entries, lookup, render_tiny_catalog
 from tools.documents import DocumentIndex
-
-# A new step starts from a clean slate; stale results of the previous step must not leak into this one.
-_STEP_RESET: dict[str, Any] = {
-    "selection": None,
-    "parameters": None,
-    "step_error": None,
-    "result": None,
-    "observation": None,
-    "validation": None,
-    "decision": None,
-}
 
 
 def select(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -64,9 +53,9 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         )
     except (StepFailed, ModelOutputInvalid) as exc:
         failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
-        return {**_STEP_RESET, "step": step, "step_error": str(exc), "history": [dump(failure)]}
+        return {**STEP_RESET, "step": step, "step_error": str(exc), "history": [dump(failure)]}
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
-    return {**_STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
+    return {**STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
 
 
 def selection_schema(entries: list[CatalogEntry]) -> type[ActionSelection]:
