@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
@@ -61,7 +62,11 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
 def selection_schema(entries: list[CatalogEntry]) -> type[ActionSelection]:
     """ActionSelection with `action` as an enum of the allowed names: grammar-constrained servers (llama.cpp)
     then cannot invent an action, and every endpoint sees the exact choices in the schema."""
-    names = tuple(sorted(e.display_name for e in entries))
+    return _selection_schema(tuple(sorted(e.display_name for e in entries)))
+
+
+@cache
+def _selection_schema(names: tuple[str, ...]) -> type[ActionSelection]:
     field = ActionSelection.model_fields["action"]
     choices: Any = Literal[names]
     return create_model(
