@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import checkpoints, overhead, tokens
+from bench import checkpoints, hotspots, overhead, recovery, server_load, tokens
 
 HERE = Path(__file__).resolve().parent
 
@@ -42,6 +42,26 @@ def main() -> None:
     overhead_results = overhead.run_all()
     sections += ["", "## Framework overhead", "", overhead.table(overhead_results)]
     verdicts += overhead.verdicts(overhead_results)
+
+    sections += [
+        "",
+        "## Where paor's per-iteration overhead goes (pyinstrument)",
+        "",
+        hotspots.table(hotspots.run_all()),
+    ]
+
+    recovery_results = recovery.run_all()
+    sections += [
+        "",
+        "## Adaptive recovery (scripted models that err and follow the evidence in their prompt)",
+        "",
+        recovery.table(recovery_results),
+    ]
+    verdicts += recovery.verdicts(recovery_results)
+
+    load_results = server_load.run_all()
+    sections += ["", "## `langgraph dev` under load", "", server_load.table(load_results)]
+    verdicts += server_load.verdicts(load_results)
 
     sections += ["", "## Targets", "", *(f"- {line}" for line in verdicts), "", "![prompt tokens per step](tokens.png)"]
     report = "\n".join(sections) + "\n"

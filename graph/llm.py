@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, Literal, TypeVar
 
 import json_repair
@@ -94,12 +95,15 @@ def _endpoint_key(llm: BaseChatModel) -> tuple[str, str, str]:
     )
 
 
+@cache
+def _schema_text(schema: type[BaseModel]) -> str:
+    """pydantic rebuilds model_json_schema() on every call (about 1 ms each); protocol classes never change."""
+    return json.dumps(schema.model_json_schema(), separators=(",", ":"))
+
+
 def schema_instruction(schema: type[BaseModel]) -> str:
     """The sentence (plus schema) that JSON-mode and plain-text fallbacks rely on."""
-    return (
-        f"Answer with one JSON object of schema `{schema.__name__}` and nothing else:\n"
-        f"{json.dumps(schema.model_json_schema(), separators=(',', ':'))}"
-    )
+    return f"Answer with one JSON object of schema `{schema.__name__}` and nothing else:\n{_schema_text(schema)}"
 
 
 def ask_json(
@@ -182,7 +186,7 @@ def _invoke(llm: BaseChatModel, messages: list[BaseMessage], schema: type[BaseMo
     else:
         # A dict schema, not the pydantic class: with the class, the client validates the answer itself and a
         # ValidationError would escape before our parser could explain it to the model and retry.
-        structured = llm.with_structured_output(schema.model_json_schema(), method=method, include_raw=True)
+        structured = llm.with_structured_output(json.loads(_schema_text(schema)), method=method, include_raw=True)
         reply = structured.invoke(messages)["raw"]  # type: ignore[index]
     if not isinstance(reply, AIMessage):
         raise ModelOutputInvalid(f"unexpected reply type {type(reply).__name__}")

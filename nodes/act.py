@@ -75,17 +75,20 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     return {"result": dump(result)}
 
 
+# Started once: a new thread per call cost ~3 ms per action. A tool that overruns and is abandoned keeps its
+# worker busy; with all workers stuck, new calls queue and time out rather than hang.
+_TOOL_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="paor-tool")
+
+
 def run_with_timeout(call: Callable[[], Any], timeout_s: float) -> Any:
     """Run a tool call with a deadline. Python cannot kill a thread: a tool that overruns is abandoned (its
     result discarded) and the step fails, so the run goes on. Interrupts raised inside the tool propagate."""
-    executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paor-tool")
-    future = executor.submit(contextvars.copy_context().run, call)  # keeps callbacks (token usage) attached
+    future = _TOOL_THREADS.submit(contextvars.copy_context().run, call)  # keeps callbacks (token usage) attached
     try:
         return future.result(timeout=timeout_s)
     except FutureTimeout:
+        future.cancel()
         raise TimeoutError(f"the tool did not finish within {timeout_s:g}s (tool_timeout_s)") from None
-    finally:
-        executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _artifact(reply: Any) -> ToolOutput:
