@@ -1,7 +1,10 @@
 """The `paor` command line: run, resume, history, strategies, doctor, serve-local.
 
 Exit codes: 0 the criteria were met, 1 the run stopped without meeting them, 2 bad input or configuration (one
-line on stderr, no traceback), 130 interrupted (the thread stays resumable: the graph checkpoints synchronously).
+line on stderr, no traceback), 75 try again later (another worker is running the thread, or the database is
+unavailable; the thread stays resumable), 130 interrupted (the thread stays resumable: the graph checkpoints
+synchronously).
+`--db` (env PAOR_DATABASE_URL) selects the database: a postgresql:// URL for several workers, else an SQLite file.
 Progress goes to stderr, results to stdout; `--json` puts exactly one JSON document on stdout.
 """
 
@@ -37,7 +40,18 @@ from graph.cli_view import (
 )
 from graph.context import Context, paor_home
 from graph.errors import ConfigurationError, DocumentRejected, InvalidRequest, PaorError
-from graph.persistence import check_database, database_path, open_sqlite
+from graph.persistence import (
+    DatabaseUnavailable,
+    ThreadBusy,
+    check_database,
+    database_errors,
+    database_url,
+    describe_database,
+    is_postgres,
+    locked_persistence,
+    open_persistence,
+    sqlite_path,
+)
 from graph.schemas import DocumentRef, HistoryEntry, Strategy
 from graph.state import InputState
 from nodes.strategies import NAMESPACE as STRATEGIES
@@ -54,6 +68,7 @@ app = typer.Typer(
 #: Store namespace where `run` remembers the options a thread was started with, so `resume` reuses them.
 RUNS = ("paor", "runs")
 EXIT_INTERRUPTED = 130
+EXIT_TEMPORARY = 75  # EX_TEMPFAIL: the same command may succeed later
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 PROBE_TIMEOUT_S = 5.0
 
@@ -70,6 +85,15 @@ OutOpt = Annotated[
     Path | None, typer.Option("--out", help="Folder for the deliverables (default: ./paor-out/<thread>).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON result on stdout and nothing else there.")]
+DbOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--db",
+        help="Database: a postgresql:// URL (shared by several workers) or an SQLite file "
+        "(env PAOR_DATABASE_URL; default $PAOR_HOME/paor.sqlite).",
+        show_default=False,
+    ),
+]
 LocalOpt = Annotated[bool, typer.Option("--local", help="Run against the bundled local model (needs the local extra).")]
 
 
@@ -81,9 +105,9 @@ def _stdout() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
-def _fail(reason: str) -> NoReturn:
+def _fail(reason: str, code: int = 2) -> NoReturn:
     _stderr().print(Text(f"paor: {one_line(reason)}", style="red"))
-    raise typer.Exit(2)
+    raise typer.Exit(code)
 
 
 @contextmanager
@@ -91,6 +115,8 @@ def bad_input_exits() -> Iterator[None]:
     """Expected failures (input, configuration, endpoint) end with exit 2 and one line; never with a traceback."""
     try:
         yield
+    except (ThreadBusy, DatabaseUnavailable) as exc:
+        _fail(str(exc), EXIT_TEMPORARY)
     except PaorError as exc:
         _fail(str(exc))
     except openai.AuthenticationError as exc:  # its message may quote part of the key: never print it
@@ -118,6 +144,7 @@ def run(
     mode: Annotated[Mode | None, typer.Option("--mode", help="React (default) or the legacy Actionplan.")] = None,
     as_json: JsonOpt = False,
     local: LocalOpt = False,
+    db: DbOpt = None,
 ) -> None:
     """Work on PROMPT until its criteria are met or no step can improve the result."""
     with bad_input_exits():
@@ -133,7 +160,7 @@ def run(
         documents = [s if "://" in s else str(Path(s).expanduser().resolve()) for s in doc or []]
         options = _options(model, base_url, max_steps, mode, local)
         request = InputState(prompt=prompt, documents=documents)
-        _execute(thread or uuid.uuid4().hex[:12], request, options, out, as_json)
+        _execute(thread or uuid.uuid4().hex[:12], request, options, out, as_json, db)
 
 
 @app.command()
@@ -145,10 +172,11 @@ def resume(
     out: OutOpt = None,
     as_json: JsonOpt = False,
     local: LocalOpt = False,
+    db: DbOpt = None,
 ) -> None:
     """Continue an interrupted thread from its last checkpoint, with the options it was started with."""
     with bad_input_exits():
-        _execute(thread, None, _options(model, base_url, max_steps, None, local), out, as_json)
+        _execute(thread, None, _options(model, base_url, max_steps, None, local), out, as_json, db)
 
 
 def _options(
@@ -165,11 +193,17 @@ def _options(
     return {key: value for key, value in given.items() if value is not None}
 
 
-def _execute(thread: str, payload: InputState | None, options: dict[str, Any], out: Path | None, as_json: bool) -> None:
-    """Stream a new run (payload) or a resumed one (None) with the live view, then show and export the result."""
+def _execute(
+    thread: str, payload: InputState | None, options: dict[str, Any], out: Path | None, as_json: bool, db: str | None
+) -> None:
+    """Stream a new run (payload) or a resumed one (None) with the live view, then show and export the result.
+
+    The thread's lock is held from the first look at its state to the last checkpoint, so two workers never run
+    it at once (`ThreadBusy`, exit 75); a database lost mid-run ends the run with `DatabaseUnavailable` (exit 75)
+    and the thread resumes from its last checkpoint."""
     err = _stderr()
     config: Any = {"configurable": {"thread_id": thread}}
-    with open_sqlite(database_path()) as (saver, store):
+    with locked_persistence(thread, db) as (saver, store):
         graph = build_graph(checkpointer=saver, store=store)
         snapshot = graph.get_state(config)
         if payload is None:
@@ -264,12 +298,12 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
 
 
 @app.command()
-def history(thread: Annotated[str, typer.Argument(help="Thread id.")]) -> None:
+def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt = None) -> None:
     """The steps of a thread, newest first, with their outcome and summary."""
     with bad_input_exits():
-        if not database_path().exists():
+        if not _database_exists(db):
             raise InvalidRequest(f"unknown thread {thread!r}")
-        with open_sqlite(database_path()) as (saver, store):
+        with database_errors(db), open_persistence(db) as (saver, store):
             values = build_graph(checkpointer=saver, store=store).get_state({"configurable": {"thread_id": thread}})
         if not values.values:
             raise InvalidRequest(f"unknown thread {thread!r}")
@@ -280,12 +314,13 @@ def history(thread: Annotated[str, typer.Argument(help="Thread id.")]) -> None:
 @app.command()
 def strategies(
     pattern: Annotated[str | None, typer.Option("--pattern", help="Only patterns containing this text.")] = None,
+    db: DbOpt = None,
 ) -> None:
     """What paor has learned: per intent pattern, what worked and what to avoid."""
     learned: list[Strategy] = []
     with bad_input_exits():
-        if database_path().exists():
-            with open_sqlite(database_path()) as (_, store):
+        if _database_exists(db):
+            with database_errors(db), open_persistence(db) as (_, store):
                 items = store.search(STRATEGIES, limit=1000)
             learned = [Strategy.model_validate(item.value) for item in items]
     learned = [s for s in learned if pattern is None or pattern in s.pattern]
@@ -296,22 +331,29 @@ def strategies(
     print_strategies(_stdout(), learned)
 
 
+def _database_exists(db: str | None) -> bool:
+    """A PostgreSQL database always exists (setup creates the tables); an SQLite file only once written."""
+    return is_postgres(database_url(db)) or sqlite_path(db).exists()
+
+
 # --- doctor / serve-local ---------------------------------------------------------------------------------------
 
 
 @app.command()
-def doctor() -> None:
+def doctor(db: DbOpt = None) -> None:
     """Show the configuration and check that the model endpoint answers; exit 0 when paor can run."""
     with bad_input_exits():
         context = _context({})
+        database = describe_database(db)
     openai_key = os.environ.get("OPENAI_API_KEY", "")
     problems: list[str] = []
-    db = database_path()
     try:
-        check_database(db)
-        db_state = "ok" if db.exists() else "will be created"
+        db_state = _database_state(db)
     except ConfigurationError as exc:
         db_state = "unusable"
+        problems.append(str(exc))
+    except DatabaseUnavailable as exc:
+        db_state = "unreachable"
         problems.append(str(exc))
     if not openai_key and not context.base_url:
         problems.append("OPENAI_API_KEY is missing and no local endpoint (OPENAI_BASE_URL) is set")
@@ -323,7 +365,7 @@ def doctor() -> None:
         ("model", context.model),
         ("base URL", _display_url(context.base_url) if context.base_url else f"{OPENAI_DEFAULT_URL} (default)"),
         ("PAOR_HOME", str(paor_home())),
-        ("database", f"{db} ({db_state})"),
+        ("database", f"{database} ({db_state})"),
         ("document store", str(context.store_path)),
         ("OPENAI_API_KEY", "set" if openai_key else "missing"),
         ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
@@ -337,6 +379,18 @@ def doctor() -> None:
             console.print(Text(f"✗ {one_line(problem)}", style="red"))
         raise typer.Exit(2)
     console.print(Text("✓ ready", style="green"))
+
+
+def _database_state(db: str | None) -> str:
+    """'ok' / 'will be created' for SQLite; for PostgreSQL a connection and `SELECT 1` (errors password-free)."""
+    url = database_url(db)
+    if url and is_postgres(url):
+        with database_errors(url), open_persistence(url) as (saver, _):
+            saver.get_tuple({"configurable": {"thread_id": "paor-doctor", "checkpoint_ns": ""}})
+        return "ok (PostgreSQL)"
+    path = sqlite_path(db)
+    check_database(path)
+    return "ok" if path.exists() else "will be created"
 
 
 def _probe(base_url: str, key: str) -> tuple[bool, str]:
