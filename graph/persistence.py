@@ -39,10 +39,10 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.base import BaseStore
 from langgraph.store.base.batch import AsyncBatchedBaseStore
 from langgraph.store.sqlite import SqliteStore
-from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from graph.context import paor_home
 from graph.errors import ConfigurationError, PaorError
+from graph.sqlite_store import ImmediateAsyncSqliteStore, ImmediateSqliteStore
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SQLITE_SCHEME = "sqlite:///"
@@ -227,7 +227,7 @@ def open_sqlite(path: Path | str | None = None) -> Iterator[tuple[SqliteSaver, S
     try:
         saver = SqliteSaver(saver_conn)
         saver.setup()
-        store = SqliteStore(store_conn)
+        store = ImmediateSqliteStore(store_conn)
         store.setup()
         yield saver, store
     finally:
@@ -480,6 +480,8 @@ async def store() -> AsyncIterator[AsyncBatchedBaseStore]:
         return
     db = sqlite_path()
     check_database(db)
-    async with AsyncSqliteStore.from_conn_string(str(db)) as sqlite_store:
+    async with ImmediateAsyncSqliteStore.from_conn_string(str(db)) as sqlite_store:
+        await sqlite_store.conn.execute("PRAGMA journal_mode=WAL")
+        await sqlite_store.conn.execute("PRAGMA busy_timeout=10000")
         await sqlite_store.setup()
         yield sqlite_store

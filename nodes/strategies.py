@@ -1,16 +1,26 @@
-"""Learned strategies in the LangGraph store: namespace ("paor", "strategies", pattern), key "strategy"."""
+"""Learned strategies in the LangGraph store.
+
+Every attempt is its own item (namespace ("paor", "attempts", pattern), a fresh key), so concurrent runs and
+workers never overwrite each other's counts — the store has no compare-and-set, and a read-modify-write counter
+lost increments under load. The strategy (namespace ("paor", "strategies", pattern), key "strategy") is the
+summary of those attempts: recomputed after each attempt, and recomputed from the attempts when recalled.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
+from uuid import uuid4
 
 from langgraph.store.base import BaseStore
 
 from graph.schemas import Intent, Strategy, dump
 
 NAMESPACE = ("paor", "strategies")
+ATTEMPTS = ("paor", "attempts")
 KEY = "strategy"
 MAX_AVOID = 5
+MAX_ATTEMPTS = 1000  # a strategy summarises at most this many attempts of its pattern
 
 
 def pattern_of(intent: Intent) -> str:
@@ -26,8 +36,9 @@ def recall(store: BaseStore | None, intent: Intent, limit: int = 3) -> list[Stra
     if store is None:
         return []
     pattern = pattern_of(intent)
-    exact = store.get((*NAMESPACE, pattern), KEY)
-    found = [Strategy.model_validate(exact.value)] if exact else []
+    attempts = _attempts(store, pattern)
+    exact = None if attempts else store.get((*NAMESPACE, pattern), KEY)
+    found = [summarize(pattern, attempts)] if attempts else [Strategy.model_validate(exact.value)] if exact else []
     related = [
         Strategy.model_validate(item.value)
         for item in store.search(NAMESPACE, limit=50)
@@ -40,17 +51,39 @@ def recall(store: BaseStore | None, intent: Intent, limit: int = 3) -> list[Stra
 def record(store: BaseStore, intent: Intent, action: str, approach: str, success: bool, issue: str) -> Strategy:
     """Count one attempt; keep what worked and what to avoid."""
     pattern = pattern_of(intent)
-    existing = store.get((*NAMESPACE, pattern), KEY)
-    strategy = Strategy.model_validate(existing.value) if existing else Strategy(pattern=pattern)
-    strategy.attempts += 1
-    if success:
-        strategy.successes += 1
-        strategy.successfulAction = action
-        strategy.promptStyle = approach
-    else:
-        avoided = f"{action}: {approach} → {issue}"
-        strategy.avoid = [*[a for a in strategy.avoid if a != avoided][-(MAX_AVOID - 1) :], avoided]
-    strategy.successRate = round(strategy.successes / strategy.attempts, 4)
-    strategy.lastUpdated = datetime.now(UTC).isoformat(timespec="seconds")
+    attempt = {
+        "action": action,
+        "approach": approach,
+        "success": success,
+        "issue": "" if success else issue,
+        "at": datetime.now(UTC).isoformat(timespec="microseconds"),
+    }
+    store.put((*ATTEMPTS, pattern), uuid4().hex, attempt)
+    strategy = summarize(pattern, _attempts(store, pattern))
     store.put((*NAMESPACE, pattern), KEY, dump(strategy))
     return strategy
+
+
+def summarize(pattern: str, attempts: list[dict[str, Any]]) -> Strategy:
+    """The strategy a pattern's attempts add up to: latest success, recent distinct failures, success rate."""
+    ordered = sorted(attempts, key=lambda a: str(a.get("at", "")))
+    successes = [a for a in ordered if a.get("success")]
+    avoid: list[str] = []
+    for failure in (a for a in ordered if not a.get("success")):
+        entry = f"{failure['action']}: {failure['approach']} → {failure['issue']}"
+        avoid = [*[x for x in avoid if x != entry], entry]
+    latest = successes[-1] if successes else None
+    return Strategy(
+        pattern=pattern,
+        successfulAction=latest["action"] if latest else None,
+        promptStyle=latest["approach"] if latest else None,
+        avoid=avoid[-MAX_AVOID:],
+        attempts=len(ordered),
+        successes=len(successes),
+        successRate=round(len(successes) / len(ordered), 4) if ordered else 0.0,
+        lastUpdated=str(ordered[-1]["at"])[:19] + "+00:00" if ordered else "",
+    )
+
+
+def _attempts(store: BaseStore, pattern: str) -> list[dict[str, Any]]:
+    return [item.value for item in store.search((*ATTEMPTS, pattern), limit=MAX_ATTEMPTS)]
