@@ -165,6 +165,9 @@ def _request(
             raise  # a wrong key is configuration, not a flaky step
         except openai.APITimeoutError as exc:
             raise StepFailed(f"the model call timed out after the client's retries: {exc}") from exc
+        except (AttributeError, TypeError, KeyError, ValueError, openai.APIResponseValidationError) as exc:
+            # An HTTP 200 whose body is empty, truncated or not a chat completion: a broken answer, not a crash.
+            raise StepFailed(f"the model endpoint sent a malformed response ({type(exc).__name__}: {exc})") from exc
         except openai.APIStatusError as exc:
             if exc.status_code not in _UNSUPPORTED_STATUS or method == "text":
                 raise StepFailed(
@@ -211,5 +214,10 @@ def _as_object(text: str) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
-        value = json_repair.loads(text)
+        try:
+            value = json_repair.loads(text)
+        except (RecursionError, ValueError):
+            return None
+    except RecursionError:  # absurdly deep nesting: not a protocol answer
+        return None
     return value if isinstance(value, dict) and value else None

@@ -28,7 +28,7 @@ import os
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, closing, contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -197,6 +197,20 @@ _SETUP_KEY = lock_key("\x00paor schema setup")
 # --- SQLite -----------------------------------------------------------------------------------------------------
 
 
+# Tables LangGraph's SqliteSaver and SqliteStore create; a database holding none of them is not paor's.
+_PAOR_TABLES = frozenset(
+    {
+        "checkpoints",
+        "writes",
+        "store",
+        "store_vectors",
+        "store_migrations",
+        "vector_migrations",
+        "checkpoint_migrations",
+    }
+)
+
+
 def check_database(path: Path) -> None:
     """Refuse a file that is not SQLite before LangGraph touches it: a clear error, the file left as it was."""
     if not path.exists() or path.stat().st_size == 0:
@@ -205,14 +219,21 @@ def check_database(path: Path) -> None:
         if handle.read(16) != b"SQLite format 3\x00":
             raise ConfigurationError(f"{path} is not an SQLite database; choose another file (PAOR_DB)")
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            conn.execute("PRAGMA schema_version").fetchone()
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
         raise ConfigurationError(f"{path} is not a usable SQLite database: {exc}") from exc
+    foreign = tables - _PAOR_TABLES
+    if foreign and not tables & _PAOR_TABLES:
+        raise ConfigurationError(
+            f"{path} belongs to another application (tables {sorted(foreign)[:5]}); choose another file (PAOR_DB)"
+        )
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+def _connect(path: Path, *, autocommit: bool) -> sqlite3.Connection:
+    # SqliteSaver relies on implicit transactions (its cursor() commits once per put/put_writes), so all writes
+    # of one task land atomically; SqliteStore issues its own BEGIN and needs autocommit.
+    conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None if autocommit else "DEFERRED")
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA busy_timeout=5000")
     return conn
@@ -223,7 +244,7 @@ def open_sqlite(path: Path | str | None = None) -> Iterator[tuple[SqliteSaver, S
     """Checkpointer and store over one SQLite file (WAL, so a CLI and a server can share it)."""
     db = Path(path) if path else database_path()
     check_database(db)
-    saver_conn, store_conn = _connect(db), _connect(db)
+    saver_conn, store_conn = _connect(db, autocommit=False), _connect(db, autocommit=True)
     try:
         saver = SqliteSaver(saver_conn)
         saver.setup()

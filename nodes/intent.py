@@ -31,6 +31,12 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     request = (state.get("prompt") or "").strip()
     if not request:
         raise InvalidRequest("the prompt is empty: say what you want paor to deliver")
+    try:
+        request.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRequest(
+            f"the prompt is not valid Unicode text (character {exc.start}: {request[exc.start]!r}); check its encoding"
+        ) from None
     if len(request) > MAX_PROMPT_CHARS:
         raise InvalidRequest(
             f"the prompt has {len(request)} characters (limit {MAX_PROMPT_CHARS}); pass long material as a document"

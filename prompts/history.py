@@ -50,8 +50,9 @@ def _render_entry(entry: HistoryEntry) -> list[str]:
         lines.append(f"  documents: docList:{entry.documents[0].label} ({names}{more})")
     if entry.summary:
         lines.append("  summary: " + untrusted(clip(entry.summary, FIELD_CHARS), "summary").replace("\n", " "))
-    if entry.findings:
-        lines.append(f"  findings: {clip('; '.join(entry.findings), FIELD_CHARS)}")
+    if entry.findings:  # tool notes carry URLs, file names and page text: untrusted like the summary
+        findings = untrusted(clip("; ".join(entry.findings), FIELD_CHARS), "findings").replace("\n", " ")
+        lines.append(f"  findings: {findings}")
     if entry.learnings:
         lines.append(f"  learnings: {clip(entry.learnings[-1], FIELD_CHARS)}")
     return lines

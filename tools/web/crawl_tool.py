@@ -93,6 +93,8 @@ def make_web_crawl_tool(deps: ToolDeps, *, fetcher: GuardedFetcher | None = None
             if fetcher is None:
                 own.close()
         documents, failures = page_documents(pages, args.format)
+        if not documents:
+            raise ToolFailed(f"no page could be fetched: {'; '.join(failures)}")
         text = _summary(pages, len(documents))
         output = ToolOutput(
             documents=[_index_document(args.documentList, pages), *documents],

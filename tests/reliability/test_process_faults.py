@@ -1,0 +1,271 @@
+"""Process faults: SIGKILL at any moment, concurrent writers on one SQLite file, corrupt or foreign files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graph.builder import build_graph
+from graph.context import Context
+from graph.errors import ConfigurationError
+from graph.persistence import open_sqlite
+from tests.reliability.conftest import script_direct, sha256_of
+from tests.support import scenarios
+from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT
+from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The child runs one thread to the end and prints its outcome; the parent may SIGKILL it at any moment.
+_CHILD = textwrap.dedent(
+    """
+    import json, os, signal, sqlite3, sys
+    import graph.persistence as persistence
+    from graph.builder import build_graph
+    from graph.context import Context
+
+    db, base_url, store_dir, thread, prompt = sys.argv[1:6]
+    if os.environ.get("PAOR_TEST_KILL_IN_WRITES"):
+        # Die after the first row of a multi-row `writes` insert of the node named in the variable: exactly what
+        # a SIGKILL between two rows of SqliteSaver.put_writes' executemany would leave on disk.
+        node = os.environ["PAOR_TEST_KILL_IN_WRITES"]
+        real_connect = persistence._connect
+
+        class Cursor:
+            def __init__(self, cur):
+                self._cur = cur
+            def __getattr__(self, name):
+                return getattr(self._cur, name)
+            def executemany(self, query, rows):
+                rows = list(rows)
+                channels = [row[6] for row in rows] if "INTO writes" in query else []
+                if len(rows) > 1 and f"branch:to:{node}" not in channels and NODE_MARK[node] in channels:
+                    self._cur.execute(query, rows[0])
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return self._cur.executemany(query, rows)
+
+        class Connection:
+            def __init__(self, conn):
+                self._conn = conn
+            def __getattr__(self, name):
+                return getattr(self._conn, name)
+            def cursor(self, *args):
+                return Cursor(self._conn.cursor(*args))
+
+        NODE_MARK = {"learn": "history", "act": "result"}
+        persistence._connect = lambda path, *a, **k: Connection(real_connect(path, *a, **k))
+
+    context = Context(model="scripted", base_url=base_url, max_retries=0, store_dir=store_dir)
+    with persistence.open_sqlite(db) as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        out = graph.invoke({"prompt": prompt}, {"configurable": {"thread_id": thread}}, context=context)
+    print(json.dumps({"status": out.get("status"), "steps": len(out.get("history", []))}))
+    """
+)
+
+
+def spawn(db: Path, llm: ScriptedLLM, store_dir: Path, thread: str, **env: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(db), llm.base_url, str(store_dir), thread, PRIMES_PROMPT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )
+
+
+def resume(db: Path, context: Context, thread: str) -> dict[str, Any]:
+    with open_sqlite(db) as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        config = {"configurable": {"thread_id": thread}}
+        assert graph.get_state(config).values, "the killed run left no checkpoint"
+        return graph.invoke(None, config, context=context)
+
+
+def integrity(db: Path) -> str:
+    with sqlite3.connect(db) as conn:
+        return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+# --- SIGKILL at the k-th model request, then resume in-process ---------------------------------------------------
+
+
+# The primes scenario asks: 1 Intent, 2 ActionSelection, 3 ParametersAnswer, 4 text (code), 5 RefinementDecision,
+# 6 ActionSelection, 7 ParametersAnswer, 8 text (data).
+@pytest.mark.parametrize("kill_at", [1, 4, 5, 8])
+def test_sigkill_at_any_request_resumes_to_completion_without_repeating_finished_actions(
+    scripted_llm: ScriptedLLM, context: Context, tmp_path: Path, kill_at: int
+) -> None:
+    child: list[subprocess.Popen[str]] = []
+    seen = {"n": 0, "killed_route": ""}
+    lock = threading.Lock()
+
+    def killing(route_answer: Any) -> Any:
+        def answer(request: RecordedRequest) -> Any:
+            with lock:
+                seen["n"] += 1
+                if seen["n"] == kill_at and child:
+                    os.kill(child[0].pid, signal.SIGKILL)  # dies while this request is in flight
+                    seen["killed_route"] = request.route
+            return route_answer(request) if callable(route_answer) else route_answer
+
+        return answer
+
+    scenarios.script_primes(scripted_llm)
+    for route, queue in list(scripted_llm._queues.items()):
+        scripted_llm._queues[route] = [killing(response) for response in queue]
+
+    db = tmp_path / "kill.sqlite"
+    child.append(spawn(db, scripted_llm, context.store_path, "kill"))
+    child[0].communicate(timeout=120)
+    assert child[0].returncode == -signal.SIGKILL, f"never killed (requests seen: {seen['n']})"
+    before = [r.text for r in scripted_llm.requests_for("text")]
+
+    out = resume(db, context, "kill")
+
+    assert out["status"] == "completed"
+    assert [h["step"] for h in out["history"]] == [1, 2]
+    after = [r.text for r in scripted_llm.requests_for("text")][len(before) :]
+    code_calls = sum(CODE_PROMPT in t for t in before + after)
+    data_calls = sum(DATA_PROMPT in t for t in before + after)
+    # Each action ran once; only the action whose call was in flight when the process died runs again.
+    repeated = 1 if seen["killed_route"] == "text" else 0
+    assert code_calls + data_calls == 2 + repeated
+    assert code_calls >= 1 and data_calls >= 1
+    assert integrity(db) == "ok"
+
+
+def test_sigkill_between_the_rows_of_a_task_write_resumes_to_completion(
+    scripted_llm: ScriptedLLM, context: Context, tmp_path: Path
+) -> None:
+    scenarios.script_primes(scripted_llm)
+    db = tmp_path / "partial.sqlite"
+    proc = spawn(db, scripted_llm, context.store_path, "partial", PAOR_TEST_KILL_IN_WRITES="learn")
+    proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL
+    out = resume(db, context, "partial")
+    assert out.get("status") == "completed", out.get("stop_reason")
+    assert [h["step"] for h in out["history"]] == [1, 2]
+
+
+# --- concurrent writers -----------------------------------------------------------------------------------------
+
+
+def test_two_processes_writing_one_sqlite_file_concurrently_both_complete(
+    scripted_llm: ScriptedLLM, context: Context, tmp_path: Path
+) -> None:
+    script_direct(scripted_llm)
+    db = tmp_path / "shared.sqlite"
+    procs = [spawn(db, scripted_llm, context.store_path, f"writer-{i}") for i in range(3)]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    for proc, (stdout, stderr) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, stderr[-2000:]
+        assert json.loads(stdout.strip().splitlines()[-1]) == {"status": "completed", "steps": 1}
+    assert integrity(db) == "ok"
+    with open_sqlite(db) as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        for i in range(3):
+            state = graph.get_state({"configurable": {"thread_id": f"writer-{i}"}})
+            assert state.next == () and state.values["status"] == "completed"
+
+
+def test_a_process_and_in_process_threads_share_the_file_while_it_runs(
+    scripted_llm: ScriptedLLM, context: Context, tmp_path: Path
+) -> None:
+    script_direct(scripted_llm)
+    db = tmp_path / "mixed.sqlite"
+    proc = spawn(db, scripted_llm, context.store_path, "outside")
+    with open_sqlite(db) as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        results: dict[str, Any] = {}
+
+        def work(thread: str) -> None:
+            results[thread] = graph.invoke(
+                {"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": thread}}, context=context
+            )
+
+        threads = [threading.Thread(target=work, args=(f"inside-{i}",)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr[-2000:]
+    assert {k: v["status"] for k, v in results.items()} == {f"inside-{i}": "completed" for i in range(3)}
+    assert integrity(db) == "ok"
+
+
+# --- files that are not paor's database -------------------------------------------------------------------------
+
+
+def _foreign_sqlite(path: Path) -> None:
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+        conn.execute("INSERT INTO invoices (total) VALUES (12.5)")
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        os.urandom(4096),
+        b"SQLite format 3\x00" + os.urandom(4080),
+        b"SQLite format 3\x00" + b"\x10\x00\x01\x01" + b"\x00" * 92 + os.urandom(4000),
+        b"%PDF-1.7\n" + b"x" * 500,
+    ],
+    ids=["random", "sqlite-header-then-garbage", "sqlite-header-bad-pages", "pdf"],
+)
+def test_a_corrupt_database_file_is_a_clear_error_and_stays_byte_identical(tmp_path: Path, content: bytes) -> None:
+    db = tmp_path / "corrupt.sqlite"
+    db.write_bytes(content)
+    before = sha256_of(db)
+    with pytest.raises(ConfigurationError, match="SQLite"), open_sqlite(db):
+        pass
+    assert sha256_of(db) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corrupt.sqlite"]  # no -wal/-shm left behind
+
+
+def test_cli_names_the_unusable_database_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from graph.cli import app
+
+    db = tmp_path / "garbage.sqlite"
+    db.write_bytes(os.urandom(2048))
+    before = sha256_of(db)
+    monkeypatch.setenv("PAOR_DB", str(db))
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.chdir(tmp_path)
+    for args in (["run", "hello"], ["history", "t"], ["resume", "t"]):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "is not an SQLite database" in result.stderr and "Traceback" not in result.output
+    assert sha256_of(db) == before
+
+
+def test_another_applications_sqlite_database_is_refused_and_left_unchanged(tmp_path: Path) -> None:
+    db = tmp_path / "accounting.sqlite"
+    _foreign_sqlite(db)
+    before = sha256_of(db)
+    with pytest.raises(ConfigurationError), open_sqlite(db):
+        pass
+    assert sha256_of(db) == before
+
+
+def test_a_database_paor_created_earlier_is_reopened(tmp_path: Path) -> None:
+    db = tmp_path / "own.sqlite"
+    with open_sqlite(db):
+        pass
+    with open_sqlite(db) as (saver, _):
+        assert list(saver.list(None)) == []
