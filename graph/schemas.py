@@ -16,6 +16,22 @@ FORBIDDEN_PARAMETER_KEYS: frozenset[str] = frozenset(
     {"documentList", "connectionReference", "history", "documents", "connections"}
 )
 
+_LANGUAGE_NAMES = {
+    "english": "en",
+    "german": "de",
+    "deutsch": "de",
+    "french": "fr",
+    "français": "fr",
+    "francais": "fr",
+    "italian": "it",
+    "italiano": "it",
+    "spanish": "es",
+    "español": "es",
+    "portuguese": "pt",
+    "dutch": "nl",
+    "japanese": "ja",
+    "chinese": "zh",
+}
 PREVIEW_LIMIT = 5
 SNIPPET_CHARS = 300
 
@@ -55,7 +71,9 @@ class Intent(Protocol):
     @field_validator("language")
     @classmethod
     def _short_language(cls, value: str) -> str:
-        return value.strip().lower()[:2] or "en"
+        """Models answer 'de', 'de-CH' or 'German'; keep the ISO 639-1 code."""
+        text = value.strip().lower()
+        return _LANGUAGE_NAMES.get(text) or text.replace("_", "-").split("-")[0][:2] or "en"
 
 
 # --- Stage 1: action selection ----------------------------------------------------------------------------------
