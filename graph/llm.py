@@ -85,6 +85,10 @@ def chat_openai(context: Context) -> ChatOpenAI:
 
 
 _accepted_method: dict[tuple[str, str, str], Method] = {}
+# Refusals per (endpoint, method). A method is skipped only after refusing twice in a row, so one transient
+# HTTP 500 does not move an endpoint off json_schema for good, while llama.cpp's steady 500 costs two requests.
+_strikes: dict[tuple[tuple[str, str, str], Method], int] = {}
+STRIKES_TO_SKIP = 2
 
 
 def _endpoint_key(llm: BaseChatModel) -> tuple[str, str, str]:
@@ -153,9 +157,9 @@ def _request(
     llm: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel]
 ) -> tuple[str, dict[str, Any] | None]:
     key = _endpoint_key(llm)
-    start = METHODS.index(_accepted_method.get(key, METHODS[0]))
+    candidates = [m for m in METHODS if _strikes.get((key, m), 0) < STRIKES_TO_SKIP] or ["text"]
     last_error: Exception | None = None
-    for method in METHODS[start:]:
+    for method in candidates:
         try:
             message = _invoke(llm, messages, schema, method)
         except NotImplementedError as exc:
@@ -174,8 +178,10 @@ def _request(
                     f"the model endpoint answered HTTP {exc.status_code} after the client's retries"
                 ) from exc
             log.info("endpoint refused %s structured output (HTTP %s); falling back", method, exc.status_code)
+            _strikes[(key, method)] = _strikes.get((key, method), 0) + 1
             last_error = exc
             continue
+        _strikes[(key, method)] = 0
         _accepted_method[key] = method
         return _payload(message)
     raise ModelOutputInvalid(f"no structured-output method worked for this endpoint: {last_error}")

@@ -35,9 +35,10 @@ def test_server_errors_after_client_retries_fail_the_step_and_the_run_stops_with
         summaries(out)
         == [f"selection failed: the model endpoint answered HTTP {status} after the client's retries"] * 3
     )
-    # max_retries=1: each model call is tried twice (500 additionally walks the structured-output fallbacks).
-    calls_per_step = 2 * (4 if status == 500 else 1)
-    assert len(scripted_llm.requests_for("ActionSelection")) == 3 * calls_per_step
+    # max_retries=1: each model call is tried twice. A 500 also walks the structured-output fallbacks until each
+    # method has refused twice (steps 1 and 2), after which only the last resort, plain text, is asked (step 3).
+    methods_per_step = [4, 4, 1] if status == 500 else [1, 1, 1]
+    assert len(scripted_llm.requests_for("ActionSelection")) == 2 * sum(methods_per_step)
     assert scripted_llm.requests_for("text") == []  # no tool ran on a failed selection
 
 

@@ -21,6 +21,7 @@ from tools import catalog as catalog_module
 def fresh_method_cache() -> Iterator[None]:
     """`ask_json` remembers per endpoint which structured-output method worked; no test may inherit that."""
     graph.llm._accepted_method.clear()
+    graph.llm._strikes.clear()
     yield
     graph.llm._accepted_method.clear()
 

@@ -58,7 +58,7 @@ def test_entry_shows_label_documents_summary_findings_and_learnings() -> None:
     assert "objective: Deliver the primes" in text
     assert f"documents: docList:{label} (result.md)" in text
     assert "summary: <untrusted" in text and "delivered code" in text
-    assert "findings: delivered code, not numbers" in text
+    assert 'findings: <untrusted source="findings"> delivered code, not numbers </untrusted>' in text
     assert "learnings: ask for data directly" in text
 
 

@@ -53,9 +53,19 @@ def test_endpoint_refusing_json_schema_falls_back_to_function_calling_and_rememb
         assert _format(first) == "json_schema"
         assert second.body["tools"][0]["function"]["name"] == "Intent"
 
+        assert _ask(model).dataType == "numbers"  # a second refusal: now the endpoint is known not to support it
         assert _ask(model).dataType == "numbers"
-        assert len(llm.requests) == 3, "the second call must go straight to function calling"
-        assert "tools" in llm.requests[2].body and _format(llm.requests[2]) is None
+        assert len(llm.requests) == 5, "after two refusals, calls go straight to function calling"
+        assert "tools" in llm.requests[4].body and _format(llm.requests[4]) is None
+
+
+def test_one_transient_500_does_not_move_the_endpoint_off_json_schema() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", HTTPError(500, "hiccup"), INTENT)
+        model = llm.model()
+        assert _ask(model).dataType == "numbers"  # json_schema 500, function calling answers
+        assert _ask(model).dataType == "numbers"
+        assert [_format(r) for r in llm.requests] == ["json_schema", None, "json_schema"]
 
 
 def test_endpoint_refusing_json_schema_and_tools_falls_back_to_json_mode() -> None:
@@ -95,7 +105,7 @@ def test_invalid_answer_is_retried_once_with_the_reason_then_accepted() -> None:
     with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
         llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
         assert _ask(llm.model()).dataType == "numbers"
-        first, retry = llm.requests_for("Intent")[1:]
+        first, retry = [r for r in llm.requests_for("Intent") if "tools" in r.body]
         assert "Your answer was rejected" in retry.last_user
         assert "dataType" in retry.last_user
         assert "Your answer was rejected" not in first.text
