@@ -1,31 +1,23 @@
 """paor under `langgraph dev`: the real server, the repo's langgraph.json, the SDK client and the SQLite file.
 
-One server serves the whole module. It runs in a temporary project directory holding a byte-identical copy of
-langgraph.json and links to the source folders, so its `./.langgraph_api/` stays out of the repo, and — like a
-fresh CI clone — there is no `.env` next to it. The model is the scripted loopback server of this process.
+One server (tests/support/langgraph_dev.py: the repo's langgraph.json in a throwaway project folder, no `.env`)
+serves the whole module. The model is the scripted loopback server of this process.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import signal
-import socket
 import sqlite3
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from graph.schemas import HistoryEntry
+from tests.support.langgraph_dev import langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -35,13 +27,8 @@ langgraph_sdk = pytest.importorskip(
 sdk_errors = pytest.importorskip("langgraph_sdk.errors")
 pytest.importorskip("langgraph_api", reason="langgraph dev needs langgraph-cli[inmem]: pip install -e '.[server]'")
 
-REPO = Path(__file__).resolve().parents[2]
-SOURCE_DIRS = ("graph", "nodes", "tools", "prompts")
-STARTUP_TIMEOUT_S = 45.0
 ASSISTANT = "paor"
 ALL_NODES = {"intent", "select", "parameters", "act", "validate", "learn", "refine", "finalize"}
-# Settings of the developer's shell that must not leak into the server.
-_ENV_TO_DROP = ("OPENAI_BASE_URL", "PAOR_BASE_URL", "PAOR_DB", "TAVILY_API_KEY", "LANGSMITH_API_KEY")
 
 
 @dataclass
@@ -58,110 +45,21 @@ class Server:
         return {"model": "scripted", "base_url": self.llm.base_url, "max_retries": 0}
 
 
-def free_port() -> int:
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        if port != 2024:  # taken on these machines; the server would silently move elsewhere
-            return port
-
-
-def _tail(path: Path, lines: int = 40) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no output)"
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Terminate the server's whole process group: SIGTERM, then SIGKILL if it lingers."""
-    if process.poll() is not None:
-        return
-    for sig, wait_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=wait_s)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def _project(root: Path) -> Path:
-    """A throwaway project dir: the repo's langgraph.json (unchanged) plus links to the source folders."""
-    root.mkdir(parents=True, exist_ok=True)
-    shutil.copy(REPO / "langgraph.json", root / "langgraph.json")
-    for name in SOURCE_DIRS:
-        (root / name).symlink_to(REPO / name, target_is_directory=True)
-    return root
-
-
-def _wait_ready(url: str, process: subprocess.Popen[bytes], stderr: Path, stdout: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    last_error = ""
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(
-                f"langgraph dev exited with code {process.returncode} before answering /ok\n"
-                f"--- stderr ---\n{_tail(stderr)}\n--- stdout ---\n{_tail(stdout)}"
-            )
-        try:
-            if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError as exc:
-            last_error = repr(exc)
-        time.sleep(0.25)
-    pytest.fail(
-        f"langgraph dev did not answer {url}/ok within {STARTUP_TIMEOUT_S:.0f}s (last error: {last_error})\n"
-        f"--- stderr ---\n{_tail(stderr)}\n--- stdout ---\n{_tail(stdout)}"
-    )
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("langgraph-dev")
-    project = _project(tmp / "project")
     home = tmp / "paor-home"
     with ScriptedLLM() as llm:
         script_primes(llm)
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if k not in _ENV_TO_DROP and not k.startswith("PAOR_")}
-        env.update(
-            LANGGRAPH_CLI_NO_ANALYTICS="1",
-            LANGGRAPH_NO_VERSION_CHECK="true",
-            LANGSMITH_TRACING="false",
-            PAOR_HOME=str(home),
-            OPENAI_BASE_URL=llm.base_url,
-            OPENAI_API_KEY="sk-test-not-a-real-key",
-            PAOR_MODEL="scripted",
-            PAOR_MAX_RETRIES="0",
-        )
-        stdout, stderr = tmp / "server.stdout", tmp / "server.stderr"
-        command = [
-            sys.executable,
-            "-m",
-            "langgraph_cli",
-            "dev",
-            "--no-browser",
-            "--no-reload",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--config",
-            str(project / "langgraph.json"),
-        ]
-        with stdout.open("wb") as out, stderr.open("wb") as err:
-            process = subprocess.Popen(
-                command, cwd=project, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
-            )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_ready(url, process, stderr, stdout)
+        env = {
+            "PAOR_HOME": str(home),
+            "OPENAI_BASE_URL": llm.base_url,
+            "OPENAI_API_KEY": "sk-test-not-a-real-key",
+            "PAOR_MODEL": "scripted",
+            "PAOR_MAX_RETRIES": "0",
+        }
+        with langgraph_dev(tmp, env) as url:
             yield Server(url=url, home=home, llm=llm)
-        finally:
-            _stop(process)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,117 @@
+"""Start the real `langgraph dev` server on loopback for tests and benchmarks, and always stop it.
+
+The server runs in a throwaway project folder holding a byte-identical copy of the repo's langgraph.json and links
+to the source folders, so its `./.langgraph_api/` stays out of the repo and — like a fresh CI clone — there is no
+`.env` beside it (a `.env` would override the environment given here).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+SOURCE_DIRS = ("graph", "nodes", "tools", "prompts")
+STARTUP_TIMEOUT_S = 45.0
+# Settings of the developer's shell that must not leak into the server.
+_ENV_TO_DROP = ("OPENAI_BASE_URL", "TAVILY_API_KEY", "LANGSMITH_API_KEY")
+
+
+class ServerFailed(RuntimeError):
+    """The server exited or did not answer /ok in time; the message carries its output."""
+
+
+def free_port() -> int:
+    while True:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port != 2024:  # taken on these machines; the server would silently move elsewhere
+            return port
+
+
+def make_project(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "langgraph.json", root / "langgraph.json")
+    for name in SOURCE_DIRS:
+        (root / name).symlink_to(REPO / name, target_is_directory=True)
+    return root
+
+
+@contextlib.contextmanager
+def langgraph_dev(workdir: Path, env: Mapping[str, str], *, jobs_per_worker: int | None = None) -> Iterator[str]:
+    """Yield the URL of a running `langgraph dev` whose environment is the clean shell plus `env`."""
+    project = make_project(workdir / "project")
+    port = free_port()
+    full_env = {k: v for k, v in os.environ.items() if k not in _ENV_TO_DROP and not k.startswith("PAOR_")}
+    full_env.update(LANGGRAPH_CLI_NO_ANALYTICS="1", LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false")
+    full_env.update(env)
+    command = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--config", str(project / "langgraph.json")]
+    if jobs_per_worker is not None:
+        command += ["--n-jobs-per-worker", str(jobs_per_worker)]
+    stdout, stderr = workdir / "server.stdout", workdir / "server.stderr"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        process = subprocess.Popen(
+            command, cwd=project, env=full_env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, process, stdout, stderr)
+        yield url
+    finally:
+        _stop(process)
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], stdout: Path, stderr: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    last_error = ""
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ServerFailed(
+                f"langgraph dev exited with code {process.returncode} before answering /ok\n{_output(stdout, stderr)}"
+            )
+        try:
+            if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError as exc:
+            last_error = repr(exc)
+        time.sleep(0.25)
+    raise ServerFailed(
+        f"langgraph dev did not answer {url}/ok within {STARTUP_TIMEOUT_S:.0f}s (last error: {last_error})\n"
+        f"{_output(stdout, stderr)}"
+    )
+
+
+def _output(stdout: Path, stderr: Path, lines: int = 40) -> str:
+    def tail(path: Path) -> str:
+        try:
+            return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no output)"
+
+    return f"--- stderr ---\n{tail(stderr)}\n--- stdout ---\n{tail(stdout)}"
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate the server's whole process group: SIGTERM, then SIGKILL if it lingers."""
+    if process.poll() is not None:
+        return
+    for sig, wait_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait_s)
+            return
+        except subprocess.TimeoutExpired:
+            continue
