@@ -11,7 +11,7 @@ import sqlite3
 import warnings
 from pathlib import Path
 
-from bench.common import PROMPT, prepare_environment, react_script, tempdir, varied_text
+from bench.common import PROMPT, prepare_environment, print_report, react_script, tempdir, varied_text
 
 ITERATIONS = 5
 DOCUMENT_BYTES = 1_000_000
@@ -126,9 +126,7 @@ def verdicts(results: dict[str, dict[str, int]]) -> list[str]:
 
 def main() -> None:
     results = run_all()
-    print(table(results))
-    print()
-    print("\n".join(f"- {line}" for line in verdicts(results)))
+    print_report(table(results), verdicts(results))
 
 
 if __name__ == "__main__":

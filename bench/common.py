@@ -262,3 +262,10 @@ def plan_script(llm: Any, steps: int, tool_tokens: int = 3000) -> None:
         .on("text", lambda request: varied_text(next(produced), tool_tokens))
         .on("ContentJudgement", judgement)
     )
+
+
+def print_report(table: str, verdicts: Iterable[str]) -> None:
+    """What every benchmark module prints when run alone: its table, then one line per target."""
+    print(table)
+    print()
+    print("\n".join(f"- {line}" for line in verdicts))

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from bench.common import INTENT, PROMPT, prepare_environment, tempdir
+from bench.common import INTENT, PROMPT, prepare_environment, print_report, tempdir
 
 STEPS = 20
 REPEATS = 5
@@ -179,9 +179,7 @@ def verdicts(results: dict[str, float]) -> list[str]:
 
 def main() -> None:
     results = run_all()
-    print(table(results))
-    print()
-    print("\n".join(f"- {line}" for line in verdicts(results)))
+    print_report(table(results), verdicts(results))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.common import prepare_environment, tempdir
+from bench.common import prepare_environment, print_report, tempdir
 from tests.support.scenarios import DATA_PROMPT, FIRST_1000_PRIMES, PRIMES_INTENT, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
@@ -454,9 +454,7 @@ def verdicts(results: list[ScenarioResult]) -> list[str]:
 
 def main() -> None:
     results = run_all()
-    print(table(results))
-    print()
-    print("\n".join(f"- {line}" for line in verdicts(results)))
+    print_report(table(results), verdicts(results))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.common import tempdir
+from bench.common import print_report, tempdir
 
 RUNS = 50
 # `langgraph dev` runs one run at a time unless told otherwise (its --help says 10; langgraph-api passes 1).
@@ -166,9 +166,7 @@ def verdicts(results: list[LoadResult]) -> list[str]:
 
 def main() -> None:
     results = run_all()
-    print(table(results))
-    print()
-    print("\n".join(f"- {line}" for line in verdicts(results)))
+    print_report(table(results), verdicts(results))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from bench.common import (
     attribute,
     plan_script,
     prepare_environment,
+    print_report,
     prompt_tokens,
     react_script,
     tempdir,
@@ -161,9 +162,7 @@ def plot(results: dict[int, list[TokenRun]], path: Any) -> None:
 def main() -> None:
     start = time.perf_counter()
     results = run_all()
-    print(table(results))
-    print()
-    print("\n".join(f"- {line}" for line in verdicts(results)))
+    print_report(table(results), verdicts(results))
     print(f"\n(token benchmark took {time.perf_counter() - start:.1f}s)", file=sys.stderr)
 
 
