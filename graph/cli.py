@@ -32,14 +32,12 @@ from graph.builder import build_graph
 from graph.cli_view import (
     LiveView,
     export_deliverables,
-    one_line,
     print_history,
     print_result,
     print_strategies,
-    safe_file_name,
 )
 from graph.context import Context, paor_home
-from graph.errors import ConfigurationError, DocumentRejected, InvalidRequest, PaorError
+from graph.errors import ConfigurationError, InvalidRequest, PaorError
 from graph.persistence import (
     DatabaseUnavailable,
     ThreadBusy,
@@ -54,8 +52,11 @@ from graph.persistence import (
 )
 from graph.schemas import DocumentRef, HistoryEntry, Strategy
 from graph.state import InputState
+from nodes.intent import checked_request
 from nodes.strategies import NAMESPACE as STRATEGIES
-from tools.documents import DocumentStore
+from prompts.templates import clip
+from tools.documents import DocumentStore, safe_file_name
+from tools.ingest import check_sources
 
 app = typer.Typer(
     name="paor",
@@ -106,7 +107,7 @@ def _stdout() -> Console:
 
 
 def _fail(reason: str, code: int = 2) -> NoReturn:
-    _stderr().print(Text(f"paor: {one_line(reason)}", style="red"))
+    _stderr().print(Text(f"paor: {clip(reason)}", style="red"))
     raise typer.Exit(code)
 
 
@@ -148,11 +149,8 @@ def run(
 ) -> None:
     """Work on PROMPT until its criteria are met or no step can improve the result."""
     with bad_input_exits():
-        if not prompt.strip():
-            raise InvalidRequest("the prompt is empty: say what you want paor to deliver")
-        for source in doc or []:
-            if "://" not in source and not Path(source).expanduser().is_file():
-                raise DocumentRejected(f"input document {source!r} does not exist or is not a file")
+        checked_request(prompt)
+        check_sources(doc or [])
         if out is not None and out.exists() and not out.is_dir():
             raise InvalidRequest(f"--out {out} exists and is not a folder")
         if local and base_url:
@@ -376,7 +374,7 @@ def doctor(db: DbOpt = None) -> None:
         console.print(Text(f"{name:<16}{value}"))
     if problems:
         for problem in problems:
-            console.print(Text(f"✗ {one_line(problem)}", style="red"))
+            console.print(Text(f"✗ {clip(problem)}", style="red"))
         raise typer.Exit(2)
     console.print(Text("✓ ready", style="green"))
 
@@ -384,7 +382,7 @@ def doctor(db: DbOpt = None) -> None:
 def _database_state(db: str | None) -> str:
     """'ok' / 'will be created' for SQLite; for PostgreSQL a connection and `SELECT 1` (errors password-free)."""
     url = database_url(db)
-    if url and is_postgres(url):
+    if is_postgres(url):
         with database_errors(url), open_persistence(url) as (saver, _):
             saver.get_tuple({"configurable": {"thread_id": "paor-doctor", "checkpoint_ns": ""}})
         return "ok (PostgreSQL)"
@@ -399,7 +397,7 @@ def _probe(base_url: str, key: str) -> tuple[bool, str]:
     try:
         response = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=PROBE_TIMEOUT_S)
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return False, f"unreachable ({type(exc).__name__}: {one_line(exc, 120)})"
+        return False, f"unreachable ({type(exc).__name__}: {clip(exc, 120)})"
     code = response.status_code
     if code in (401, 403):
         return False, f"reachable but refusing the key (HTTP {code})"

@@ -7,7 +7,6 @@ colour and cursor codes by itself when the console is not a terminal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,16 +18,11 @@ from rich.text import Text
 
 from graph.errors import ConfigurationError, DocumentRejected
 from graph.schemas import DocumentRef, HistoryEntry, Strategy
-from tools.documents import DocumentStore
+from prompts.templates import clip
+from tools.documents import DocumentStore, safe_file_name
 
 SUMMARY_CHARS = 300
 _NODE_WIDTH = 10
-
-
-def one_line(text: object, limit: int | None = None) -> str:
-    """Collapse whitespace (model text spans lines) and cut to `limit` characters."""
-    flat = " ".join(str(text).split())
-    return flat if limit is None or len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def progress_line(event: dict[str, Any]) -> Text:
@@ -41,7 +35,7 @@ def progress_line(event: dict[str, Any]) -> Text:
     line.append(" ")
     line.append_text(_what_happened(node, event))
     if event.get("error"):
-        line.append(f"  error: {one_line(event['error'], 200)}", style="red")
+        line.append(f"  error: {clip(event['error'], 200)}", style="red")
     line.append(f"   {float(event.get('durationS', 0.0)):.2f}s", style="dim")
     tokens_in, tokens_out = int(event.get("inputTokens", 0)), int(event.get("outputTokens", 0))
     if tokens_in or tokens_out:
@@ -54,7 +48,7 @@ def _what_happened(node: str, event: dict[str, Any]) -> Text:
     if node == "intent":
         return Text("request analysed")
     if node == "select":
-        return Text(f"{action} — {one_line(event.get('objective', ''), 160)}" if action else "no action selected")
+        return Text(f"{action} — {clip(event.get('objective', ''), 160)}" if action else "no action selected")
     if node in ("act", "validate") and event.get("resultLabel"):
         text = Text(f"{action} → {event['resultLabel']}")
         if event.get("qualityScore") is not None:
@@ -64,7 +58,7 @@ def _what_happened(node: str, event: dict[str, Any]) -> Text:
         style = "green" if event["decision"] == "stop" else "yellow"
         text = Text()
         text.append(str(event["decision"]), style=f"bold {style}")
-        text.append(f" — {one_line(event.get('reason', ''), 200)}")
+        text.append(f" — {clip(event.get('reason', ''), 200)}")
         return text
     if node == "finalize":
         status = str(event.get("status", ""))
@@ -110,7 +104,7 @@ def print_result(console: Console, thread: str, values: dict[str, Any], written:
     totals = values.get("totals") or {}
     summary = Text("\n")
     summary.append(status, style="bold green" if status == "completed" else "bold yellow")
-    summary.append(f" — {one_line(values.get('stop_reason') or 'finished')}")
+    summary.append(f" — {clip(values.get('stop_reason') or 'finished')}")
     summary.append(
         f"\n{totals.get('steps', 0)} steps · {totals.get('tokens', 0)} tokens · {totals.get('seconds', 0)}s"
         f" · thread {thread}",
@@ -129,7 +123,7 @@ def print_history(console: Console, thread: str, entries: list[HistoryEntry]) ->
         line.append("✓" if entry.success else "✗", style="green" if entry.success else "red")
         line.append(f" quality {entry.qualityScore:.2f}")
         if entry.summary:
-            line.append(f"  {one_line(entry.summary, SUMMARY_CHARS)}", style="dim")
+            line.append(f"  {clip(entry.summary, SUMMARY_CHARS)}", style="dim")
         console.print(line)
 
 
@@ -143,9 +137,9 @@ def print_strategies(console: Console, strategies: list[Strategy]) -> None:
         )
         console.print(head)
         console.print(Text(f"  successful action: {strategy.successfulAction or '-'}"))
-        console.print(Text(f"  prompt style: {one_line(strategy.promptStyle or '-', SUMMARY_CHARS)}"))
+        console.print(Text(f"  prompt style: {clip(strategy.promptStyle or '-', SUMMARY_CHARS)}"))
         for avoided in strategy.avoid:
-            console.print(Text(f"  avoid: {one_line(avoided, SUMMARY_CHARS)}", style="red"))
+            console.print(Text(f"  avoid: {clip(avoided, SUMMARY_CHARS)}", style="red"))
 
 
 def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folder: Path) -> list[Path]:
@@ -165,12 +159,6 @@ def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folde
     except OSError as exc:
         raise ConfigurationError(f"cannot write the deliverables to {root}: {exc.strerror or exc}") from exc
     return written
-
-
-def safe_file_name(name: str) -> str:
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    base = re.sub(r"[\x00-\x1f\x7f:*?\"<>|]", "_", base).strip().lstrip(".")
-    return base or "document"
 
 
 def _unique(name: str, taken: set[str]) -> str:

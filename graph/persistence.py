@@ -30,7 +30,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -77,7 +77,7 @@ def database_url(url: str | os.PathLike[str] | None = None) -> str | None:
     return chosen or None
 
 
-def is_postgres(url: str | None) -> bool:
+def is_postgres(url: str | None) -> TypeGuard[str]:
     return bool(url) and str(url).startswith(POSTGRES_SCHEMES)
 
 
@@ -117,7 +117,7 @@ def mask_url(url: str) -> str:
 def describe_database(url: str | os.PathLike[str] | None = None) -> str:
     """What `doctor` and error messages show: the masked URL or the SQLite path."""
     chosen = database_url(url)
-    return mask_url(chosen) if chosen and is_postgres(chosen) else str(sqlite_path(url))
+    return mask_url(chosen) if is_postgres(chosen) else str(sqlite_path(url))
 
 
 def _secret_free(message: str, url: str | None) -> str:
@@ -149,6 +149,18 @@ def _connection_kwargs() -> dict[str, Any]:
         "row_factory": dict_row,
         "connect_timeout": max(1, round(_timeout())),
         "options": _KEEPALIVE_OPTIONS,
+    }
+
+
+def _pool_options(name: str) -> dict[str, Any]:
+    """What the sync and the async pool share; each is opened explicitly so a dead server fails fast."""
+    return {
+        "min_size": 1,
+        "max_size": _pool_size(),
+        "kwargs": _connection_kwargs(),
+        "timeout": _timeout(),
+        "open": False,
+        "name": name,
     }
 
 
@@ -314,16 +326,8 @@ def open_postgres(url: str) -> Iterator[tuple[BaseCheckpointSaver, BaseStore]]:
 
     with database_errors(url):
         _setup_postgres(url)
-        pool: ConnectionPool[Any] = ConnectionPool(
-            url,
-            min_size=1,
-            max_size=_pool_size(),
-            kwargs=_connection_kwargs(),
-            check=ConnectionPool.check_connection,  # a server restart leaves dead connections in the pool
-            timeout=_timeout(),
-            open=False,
-            name="paor",
-        )
+        # check_connection: a server restart leaves dead connections in the pool
+        pool: ConnectionPool[Any] = ConnectionPool(url, check=ConnectionPool.check_connection, **_pool_options("paor"))
         pool.open(wait=True, timeout=_timeout())
     try:
         yield PostgresSaver(pool), PostgresStore(pool)
@@ -335,7 +339,7 @@ def open_postgres(url: str) -> Iterator[tuple[BaseCheckpointSaver, BaseStore]]:
 def open_persistence(url: str | os.PathLike[str] | None = None) -> Iterator[tuple[BaseCheckpointSaver, BaseStore]]:
     """(checkpointer, store) for `url`, else `PAOR_DATABASE_URL`: PostgreSQL for postgresql:// URLs, else SQLite."""
     chosen = database_url(url)
-    if chosen and is_postgres(chosen):
+    if is_postgres(chosen):
         with open_postgres(chosen) as pair:
             yield pair
     else:
@@ -366,7 +370,7 @@ def thread_lock(url: str | os.PathLike[str] | None, thread_id: str, *, wait_s: f
     """Hold the thread's lock for the duration of a run; `ThreadBusy` if another worker still holds it after
     `wait_s` seconds."""
     chosen = database_url(url)
-    if chosen and is_postgres(chosen):
+    if is_postgres(chosen):
         with _postgres_lock(chosen, thread_id, wait_s) as lease:
             yield lease
     else:
@@ -456,14 +460,7 @@ async def _async_pool(url: str) -> AsyncIterator[Any]:
     with database_errors(url):
         await _asetup_postgres(url)
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
-            url,
-            min_size=1,
-            max_size=_pool_size(),
-            kwargs=_connection_kwargs(),
-            check=AsyncConnectionPool.check_connection,
-            timeout=_timeout(),
-            open=False,
-            name="paor-async",
+            url, check=AsyncConnectionPool.check_connection, **_pool_options("paor-async")
         )
         await pool.open(wait=True, timeout=_timeout())
     try:
@@ -476,7 +473,7 @@ async def _async_pool(url: str) -> AsyncIterator[Any]:
 async def checkpointer() -> AsyncIterator[BaseCheckpointSaver]:
     """langgraph.json `checkpointer.path` factory: AsyncPostgresSaver with PAOR_DATABASE_URL, else SQLite."""
     url = database_url()
-    if url and is_postgres(url):
+    if is_postgres(url):
         from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
         async with _async_pool(url) as pool:
@@ -493,7 +490,7 @@ async def checkpointer() -> AsyncIterator[BaseCheckpointSaver]:
 async def store() -> AsyncIterator[AsyncBatchedBaseStore]:
     """langgraph.json `store.path` factory: AsyncPostgresStore with PAOR_DATABASE_URL, else SQLite."""
     url = database_url()
-    if url and is_postgres(url):
+    if is_postgres(url):
         from langgraph.store.postgres.aio import AsyncPostgresStore
 
         async with _async_pool(url) as pool:

@@ -151,6 +151,11 @@ class DocumentRef(Protocol):
     def item_reference(self) -> str:
         return f"docItem:{self.label}/{self.name}"
 
+    @property
+    def is_text(self) -> bool:
+        """Readable as UTF-8 text (markdown, CSV, JSON, XML…) rather than a binary format (PDF, DOCX…)."""
+        return self.mime.startswith(("text/", "application/json", "application/xml"))
+
 
 class ActionResult(Protocol):
     success: bool

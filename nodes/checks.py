@@ -20,7 +20,6 @@ from sympy.ntheory.primetest import is_square
 from graph.schemas import DocumentRef, Intent
 from nodes.hints import detect_language
 
-_TEXT_MIMES = ("text/", "application/json", "application/xml")
 _CODE_LINE = re.compile(
     r"^\s*(?:def \w+\(|class \w+|import \w+|from \S+ import|for .+ in .+:|while .+:|if .+:|elif .+:|else:|"
     r"return\b|print\(|function \w*\(|const \w+ =|let \w+ =|var \w+ =|#include|public static|console\.log|"
@@ -82,9 +81,7 @@ class CheckReport:
 
 
 def text_of(documents: Sequence[tuple[DocumentRef, bytes]]) -> str:
-    return "\n".join(
-        data.decode("utf-8", errors="replace") for ref, data in documents if ref.mime.startswith(_TEXT_MIMES)
-    )
+    return "\n".join(data.decode("utf-8", errors="replace") for ref, data in documents if ref.is_text)
 
 
 def looks_like_code(text: str) -> bool:
@@ -118,7 +115,7 @@ def extract_numbers(text: str) -> list[int]:
 def run_checks(intent: Intent, documents: Sequence[tuple[DocumentRef, bytes]]) -> CheckReport:
     report = CheckReport()
     text = text_of(documents)
-    if not documents or (not text.strip() and all(r.mime.startswith(_TEXT_MIMES) for r, _ in documents)):
+    if not documents or (not text.strip() and all(r.is_text for r, _ in documents)):
         report.checks.append(Check("non-empty", False, "nothing was delivered", "Deliver the content itself."))
         return report
     _check_data_type(intent, text, report)
@@ -158,10 +155,10 @@ def _check_format(
         detail = f"a {fmt} document was {'delivered' if ok else 'not delivered'} ({', '.join(mimes)})"
         report.checks.append(Check("format", ok, detail, "" if ok else f"Create the {fmt} document."))
     elif fmt == "json":
-        ok = any(_parses_json(data) for ref, data in documents if ref.mime.startswith(_TEXT_MIMES))
+        ok = any(_parses_json(data) for ref, data in documents if ref.is_text)
         report.checks.append(Check("format", ok, "valid JSON" if ok else "no valid JSON", "Deliver valid JSON."))
     elif fmt == "csv":
-        ok = any(_parses_csv(data) for ref, data in documents if ref.mime.startswith(_TEXT_MIMES))
+        ok = any(_parses_csv(data) for ref, data in documents if ref.is_text)
         report.checks.append(Check("format", ok, "valid CSV" if ok else "no valid CSV", "Deliver valid CSV."))
     else:
         ok = bool(text.strip())

@@ -17,7 +17,6 @@ from nodes.refine import spent
 from tools.documents import DocumentStore
 
 ANSWER_CHARS = 4000
-_TEXT_MIMES = ("text/", "application/json")
 
 
 def finalize(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -59,7 +58,7 @@ def _answer(best: HistoryEntry | None, store: DocumentStore, *, met: bool, reaso
         return f"No deliverable was produced ({reason})."
     head = "" if met else f"Stopped without meeting all criteria ({reason}). Best attempt:\n\n"
     for ref in best.documents:
-        if ref.mime.startswith(_TEXT_MIMES):
+        if ref.is_text:
             try:
                 text = store.read_text(ref)
             except PaorError:

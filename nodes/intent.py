@@ -28,19 +28,7 @@ MAX_PROMPT_CHARS = 200_000
 def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Analyse the request with deterministic hints first, then the model; explicit hints win."""
     context = context_of(runtime)
-    request = (state.get("prompt") or "").strip()
-    if not request:
-        raise InvalidRequest("the prompt is empty: say what you want paor to deliver")
-    try:
-        request.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InvalidRequest(
-            f"the prompt is not valid Unicode text (character {exc.start}: {request[exc.start]!r}); check its encoding"
-        ) from None
-    if len(request) > MAX_PROMPT_CHARS:
-        raise InvalidRequest(
-            f"the prompt has {len(request)} characters (limit {MAX_PROMPT_CHARS}); pass long material as a document"
-        )
+    request = checked_request(state.get("prompt") or "")
     inputs = ingest_sources(list(state.get("documents") or []), services.documents(context), context)
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
@@ -64,6 +52,24 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         "intent": dump(merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))),
         "input_documents": [dump(ref) for ref in inputs],
     }
+
+
+def checked_request(prompt: str) -> str:
+    """The request, stripped; `InvalidRequest` for one that cannot be worked on (also used by the CLI up front)."""
+    request = prompt.strip()
+    if not request:
+        raise InvalidRequest("the prompt is empty: say what you want paor to deliver")
+    try:
+        request.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRequest(
+            f"the prompt is not valid Unicode text (character {exc.start}: {request[exc.start]!r}); check its encoding"
+        ) from None
+    if len(request) > MAX_PROMPT_CHARS:
+        raise InvalidRequest(
+            f"the prompt has {len(request)} characters (limit {MAX_PROMPT_CHARS}); pass long material as a document"
+        )
+    return request
 
 
 def _guess_language(request: str, proposed: Intent | None, hints: Hints) -> str:

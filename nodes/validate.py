@@ -34,7 +34,6 @@ from prompts.templates import clip
 log = logging.getLogger(__name__)
 
 READ_LIMIT = 8 * 1024 * 1024  # validation reads at most this much of one document
-_TEXT_MIMES = ("text/", "application/json", "application/xml")
 
 
 def validate(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -74,7 +73,7 @@ def build_observation(result: ActionResult, documents: Sequence[tuple[DocumentRe
     """At most five previews with bounded snippets: the model never sees raw payloads (spec 2)."""
     previews = []
     for ref, data in documents[:PREVIEW_LIMIT]:
-        if ref.mime.startswith(_TEXT_MIMES):
+        if ref.is_text:
             snippet = clip(data[: SNIPPET_CHARS * 8].decode("utf-8", errors="replace"), SNIPPET_CHARS)
         else:
             snippet = f"[{ref.mime}, {ref.size} bytes]"

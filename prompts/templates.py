@@ -27,6 +27,7 @@ def untrusted(text: str, source: str) -> str:
     return f'<untrusted source="{safe_source}">\n{cleaned}\n</untrusted>'
 
 
-def clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def clip(text: object, limit: int | None = None) -> str:
+    """One line (model text spans lines), cut to `limit` characters with an ellipsis."""
+    flat = " ".join(str(text).split())
+    return flat if limit is None or len(flat) <= limit else flat[: limit - 1] + "…"

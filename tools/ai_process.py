@@ -10,19 +10,18 @@ from collections.abc import Sequence
 from typing import Literal
 
 import json_repair
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
 
 from graph.errors import ToolFailed
 from graph.tokens import ENCODING, count_tokens
 from prompts.render import ai_process_messages
-from tools.base import NewDocument, ToolDeps, ToolOutput
+from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 
 OutputFormat = Literal["md", "txt", "json", "csv"]
 _MIMES = {"md": "text/markdown", "txt": "text/plain", "json": "application/json", "csv": "text/csv"}
-_TEXT_MIMES = ("text/", "application/json", "application/xml")
 _FENCED = re.compile(r"^\s*```[\w-]*\n(?P<body>.*?)\n```\s*$", re.DOTALL)
 
 
@@ -129,7 +128,7 @@ def shape_output(text: str, output_format: str) -> str:
 def _source_texts(deps: ToolDeps, references: list[str], include_metadata: bool) -> list[tuple[str, str]]:
     texts = []
     for ref, data in deps.read_documents(references):
-        if not ref.mime.startswith(_TEXT_MIMES):
+        if not ref.is_text:
             raise ToolFailed(f"{ref.name} is {ref.mime}; extract it with document.extract before ai.process")
         text = data.decode("utf-8", errors="replace")
         if include_metadata:
@@ -157,12 +156,11 @@ def make_ai_process_tool(deps: ToolDeps) -> BaseTool:
         summary = f"{len(documents)} document(s); {preview[:200]}"
         return summary, ToolOutput(documents=documents, summary=summary)
 
-    return StructuredTool.from_function(
-        func=ai_process,
+    return artifact_tool(
+        ai_process,
         name=ENTRY.tool_name,
         description="Use the language model to write, transform, analyse or compute over documents.",
         args_schema=AiProcessArgs,
-        response_format="content_and_artifact",
     )
 
 

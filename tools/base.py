@@ -7,9 +7,11 @@ label. Tools read input documents through `ToolDeps` and never see graph state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field
 
 from graph.context import Context
@@ -49,3 +51,16 @@ class ToolDeps:
 
     def read_documents(self, references: list[str]) -> list[tuple[DocumentRef, bytes]]:
         return [(ref, self.store.read_bytes(ref)) for ref in self.index.resolve_all(references)]
+
+
+def artifact_tool(
+    func: Callable[..., tuple[str, ToolOutput]], *, name: str, description: str, args_schema: type[BaseModel]
+) -> BaseTool:
+    """A LangChain tool answering (short text any agent can read, `ToolOutput` artifact that `act` stores)."""
+    return StructuredTool.from_function(
+        func=func,
+        name=name,
+        description=description,
+        args_schema=args_schema,
+        response_format="content_and_artifact",
+    )

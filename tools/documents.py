@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import mimetypes
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -35,7 +36,7 @@ class DocumentStore:
                 handle.write(data)
             os.replace(tmp, path)
         mime = mime or mimetypes.guess_type(name)[0] or "application/octet-stream"
-        return DocumentRef(label=label, name=_safe_name(name), mime=mime, size=len(data), sha256=digest)
+        return DocumentRef(label=label, name=safe_file_name(name), mime=mime, size=len(data), sha256=digest)
 
     def put_text(self, text: str, *, label: str, name: str, mime: str = "text/markdown") -> DocumentRef:
         return self.put(text.encode("utf-8"), label=label, name=name, mime=mime)
@@ -57,10 +58,11 @@ class DocumentStore:
         return self.root / digest[:2] / digest[2:4] / digest
 
 
-def _safe_name(name: str) -> str:
-    """Keep a display name free of path parts so exporting it cannot escape a folder."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1].strip() or "document"
-    return base.lstrip(".") or "document"
+def safe_file_name(name: str) -> str:
+    """A name free of path parts, control and reserved characters, so writing it cannot escape a folder."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = re.sub(r"[\x00-\x1f\x7f:*?\"<>|]", "_", base).strip().lstrip(".")
+    return base or "document"
 
 
 class DocumentIndex:

@@ -31,10 +31,22 @@ def _is_url(source: str) -> bool:
     return "://" in source
 
 
-def _ingest_path(source: str, store: DocumentStore) -> DocumentRef:
+def check_sources(sources: list[str]) -> None:
+    """Refuse missing input files before anything runs (the CLI calls this up front)."""
+    for source in sources:
+        if not _is_url(source):
+            _local_file(source)
+
+
+def _local_file(source: str) -> Path:
     path = Path(source).expanduser()
     if not path.is_file():
         raise DocumentRejected(f"input document {source!r} does not exist or is not a file")
+    return path
+
+
+def _ingest_path(source: str, store: DocumentStore) -> DocumentRef:
+    path = _local_file(source)
     size = path.stat().st_size
     if size > MAX_INPUT_BYTES:
         raise DocumentRejected(f"input document {source!r} is {size} bytes; the limit is {MAX_INPUT_BYTES}")

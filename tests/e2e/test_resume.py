@@ -9,7 +9,11 @@ import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+import tools.ai_process
 from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import open_sqlite
@@ -56,7 +60,7 @@ def test_process_killed_during_act_of_step_2_resumes_without_rerunning_step_1(
     child[0].wait(timeout=120)
     assert killed.is_set() and child[0].returncode == -signal.SIGKILL
 
-    tool_calls = [r for r in scripted_llm.requests_for("text")]
+    tool_calls = scripted_llm.requests_for("text")
     assert [CODE_PROMPT in r.text for r in tool_calls] == [True, False]
 
     with open_sqlite(db) as (saver, store):
@@ -72,30 +76,24 @@ def test_process_killed_during_act_of_step_2_resumes_without_rerunning_step_1(
 
 
 def test_interrupt_inside_a_tool_leaves_a_resumable_checkpoint(
-    scripted_llm: ScriptedLLM, context: Context, checkpointer: object, store: object, monkeypatch: object
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script_primes(scripted_llm)
-    graph = build_graph(checkpointer=checkpointer, store=store)  # type: ignore[arg-type]
-    config = {"configurable": {"thread_id": "ctrl-c"}}
-    import tools.ai_process as module
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    config: Any = {"configurable": {"thread_id": "ctrl-c"}}
+    real_ask = tools.ai_process._ask
 
-    real_ask = module._ask
-
-    def ctrl_c_on_step_2(*args: object, **kwargs: object) -> str:
-        if DATA_PROMPT in str(args[1]):
+    def ctrl_c_on_step_2(deps: Any, task: str, *rest: Any) -> str:
+        if DATA_PROMPT in task:
             raise KeyboardInterrupt
-        return real_ask(*args, **kwargs)  # type: ignore[arg-type]
+        return real_ask(deps, task, *rest)
 
-    monkeypatch.setattr(module, "_ask", ctrl_c_on_step_2)  # type: ignore[attr-defined]
-    try:
+    monkeypatch.setattr(tools.ai_process, "_ask", ctrl_c_on_step_2)
+    with pytest.raises(KeyboardInterrupt):
         graph.invoke({"prompt": PRIMES_PROMPT}, config, context=context)
-    except KeyboardInterrupt:
-        pass
-    else:  # pragma: no cover - the interrupt must escape the graph
-        raise AssertionError("KeyboardInterrupt was swallowed")
     assert graph.get_state(config).next == ("act",)
 
-    monkeypatch.undo()  # type: ignore[attr-defined]
+    monkeypatch.undo()
     out = graph.invoke(None, config, context=context)
     assert out["status"] == "completed"
     prompts = [DATA_PROMPT in r.text for r in scripted_llm.requests_for("text")]

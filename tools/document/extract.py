@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 from pathlib import PurePath
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from graph.errors import DocumentRejected, ToolFailed
-from tools.base import NewDocument, ToolDeps, ToolOutput
+from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.document.detect import SUPPORTED_TYPES
 from tools.document.inputs import iter_inputs, unique_name
@@ -119,13 +119,7 @@ def make_document_extract_tool(deps: ToolDeps) -> BaseTool:
     def document_extract(documentList: list[str] | None = None, aiPrompt: str | None = None) -> tuple[str, ToolOutput]:
         return run_extract(deps, list(documentList or []), aiPrompt)
 
-    return StructuredTool.from_function(
-        func=document_extract,
-        name=TOOL_NAME,
-        description=DESCRIPTION,
-        args_schema=DocumentExtractArgs,
-        response_format="content_and_artifact",
-    )
+    return artifact_tool(document_extract, name=TOOL_NAME, description=DESCRIPTION, args_schema=DocumentExtractArgs)
 
 
 ENTRY = register(

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from pathlib import PurePath
 from typing import Literal
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from graph.errors import DocumentRejected, ToolFailed
-from tools.base import NewDocument, ToolDeps, ToolOutput
+from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.document.detect import DOCX_MIME
 from tools.document.inputs import InputDocument, iter_inputs
@@ -151,12 +151,8 @@ def make_document_generate_report_tool(deps: ToolDeps) -> BaseTool:
     ) -> tuple[str, ToolOutput]:
         return run_generate_report(deps, list(documentList or []), title, formats)
 
-    return StructuredTool.from_function(
-        func=document_generate_report,
-        name=TOOL_NAME,
-        description=DESCRIPTION,
-        args_schema=DocumentGenerateReportArgs,
-        response_format="content_and_artifact",
+    return artifact_tool(
+        document_generate_report, name=TOOL_NAME, description=DESCRIPTION, args_schema=DocumentGenerateReportArgs
     )
 
 

@@ -12,12 +12,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from graph.errors import ToolFailed
 from graph.schemas import DocumentRef
-from tools.base import NewDocument, ToolDeps, ToolOutput
+from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.html import TextFormat
 from tools.web.fetch import GuardedFetcher
@@ -86,12 +86,9 @@ def make_web_crawl_tool(deps: ToolDeps, *, fetcher: GuardedFetcher | None = None
         if len(urls) > limit:
             notes.append(f"crawled the first {limit} of {len(urls)} URLs (extractDepth {args.extractDepth})")
             urls = urls[:limit]
-        own = fetcher or GuardedFetcher(deps.context)
-        try:
-            pages = fetch_pages(own, urls, depth=args.extractDepth, output_format=args.format)
-        finally:
-            if fetcher is None:
-                own.close()
+        pages = fetch_pages(
+            urls, context=deps.context, fetcher=fetcher, depth=args.extractDepth, output_format=args.format
+        )
         documents, failures = page_documents(pages, args.format)
         if not documents:
             raise ToolFailed(f"no page could be fetched: {'; '.join(failures)}")
@@ -103,13 +100,7 @@ def make_web_crawl_tool(deps: ToolDeps, *, fetcher: GuardedFetcher | None = None
         )
         return text, output
 
-    return StructuredTool.from_function(
-        func=web_crawl,
-        name="web_crawl",
-        description=DESCRIPTION,
-        args_schema=CrawlArgs,
-        response_format="content_and_artifact",
-    )
+    return artifact_tool(web_crawl, name="web_crawl", description=DESCRIPTION, args_schema=CrawlArgs)
 
 
 def _index_document(sources: list[str], pages: list[PageResult]) -> NewDocument:

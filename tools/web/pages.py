@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
+from graph.context import Context
 from graph.errors import FetchRefused, ToolFailed
 from tools.base import NewDocument
 from tools.html import TextFormat, html_title, html_to_text
@@ -44,13 +45,23 @@ class PageResult:
 
 
 def fetch_pages(
-    fetcher: GuardedFetcher, urls: Sequence[str], *, depth: ExtractDepth, output_format: TextFormat
+    urls: Sequence[str],
+    *,
+    context: Context,
+    fetcher: GuardedFetcher | None = None,
+    depth: ExtractDepth,
+    output_format: TextFormat,
 ) -> list[PageResult]:
-    """Fetch and extract every URL (a few in parallel), in the given order."""
+    """Fetch and extract every URL (a few in parallel), in the given order. Without `fetcher` a guarded one is
+    made from `context` and closed afterwards; a given one stays open (its owner closes it)."""
+    if fetcher is None:
+        with GuardedFetcher(context) as own:
+            return fetch_pages(urls, context=context, fetcher=own, depth=depth, output_format=output_format)
+    guard = fetcher
     max_bytes, max_chars, _ = DEPTH_LIMITS[depth]
 
     def one(url: str) -> PageResult:
-        return _fetch_one(fetcher, url, max_bytes=max_bytes, max_chars=max_chars, output_format=output_format)
+        return _fetch_one(guard, url, max_bytes=max_bytes, max_chars=max_chars, output_format=output_format)
 
     if len(urls) <= 1:
         return [one(u) for u in urls]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 from pydantic import Field
 
-from tools.base import ToolDeps, ToolOutput
+from tools.base import ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.html import TextFormat
 from tools.web.fetch import GuardedFetcher
@@ -39,14 +39,10 @@ def make_web_scrape_tool(
         args = ScrapeArgs.model_validate(kwargs)
         request = SearchRequest.model_validate(args.model_dump())
         response = (backend or backend_for(deps.context)).search(request)
-        own = fetcher or GuardedFetcher(deps.context)
-        try:
-            pages = fetch_pages(
-                own, [r.url for r in response.results], depth=args.extractDepth, output_format=args.format
-            )
-        finally:
-            if fetcher is None:
-                own.close()
+        urls = [r.url for r in response.results]
+        pages = fetch_pages(
+            urls, context=deps.context, fetcher=fetcher, depth=args.extractDepth, output_format=args.format
+        )
         notes = list(response.notes)
         for page, result in zip(pages, response.results, strict=True):
             if not page.ok and not page.refused and result.rawContent and result.rawContent.strip():
@@ -63,13 +59,7 @@ def make_web_scrape_tool(
         )
         return text, output
 
-    return StructuredTool.from_function(
-        func=web_scrape,
-        name="web_scrape",
-        description=DESCRIPTION,
-        args_schema=ScrapeArgs,
-        response_format="content_and_artifact",
-    )
+    return artifact_tool(web_scrape, name="web_scrape", description=DESCRIPTION, args_schema=ScrapeArgs)
 
 
 ENTRY = register(

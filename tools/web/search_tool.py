@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool
 
-from tools.base import ToolDeps, ToolOutput
+from tools.base import ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.web.pages import PageResult, page_document
 from tools.web.results import results_document, summary_text
@@ -39,13 +39,7 @@ def make_web_search_tool(deps: ToolDeps, *, backend: SearchBackend | None = None
         text = summary_text(request.query, response, f"{len(response.results)} results for {request.query!r}")
         return text, ToolOutput(documents=documents, summary=text, notes=list(response.notes))
 
-    return StructuredTool.from_function(
-        func=web_search,
-        name="web_search",
-        description=DESCRIPTION,
-        args_schema=SearchRequest,
-        response_format="content_and_artifact",
-    )
+    return artifact_tool(web_search, name="web_search", description=DESCRIPTION, args_schema=SearchRequest)
 
 
 ENTRY = register(
