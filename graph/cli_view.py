@@ -19,7 +19,7 @@ from rich.text import Text
 from graph.errors import ConfigurationError, DocumentRejected
 from graph.schemas import DocumentRef, HistoryEntry, Strategy
 from prompts.templates import clip
-from tools.documents import DocumentStore, safe_file_name
+from tools.documents import DocumentStore, safe_file_name, unique_name
 
 SUMMARY_CHARS = 300
 _NODE_WIDTH = 10
@@ -146,10 +146,11 @@ def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folde
     """Write each deliverable under its own name into `folder`; no name can reach outside it."""
     root = folder.expanduser().resolve()
     written: list[Path] = []
+    taken: set[str] = set()
     try:
         root.mkdir(parents=True, exist_ok=True)
         for ref in refs:
-            target = root / _unique(safe_file_name(ref.name), {p.name for p in written})
+            target = root / unique_name(safe_file_name(ref.name), taken)
             if target.parent != root:  # pragma: no cover - safe_file_name already keeps names flat
                 raise DocumentRejected(f"deliverable name {ref.name!r} would leave {root}")
             if target.is_symlink():  # never write through a link someone placed in the folder
@@ -159,12 +160,3 @@ def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folde
     except OSError as exc:
         raise ConfigurationError(f"cannot write the deliverables to {root}: {exc.strerror or exc}") from exc
     return written
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    stem, dot, suffix = name.rpartition(".") if "." in name else (name, "", "")
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{stem}-{n}{dot}{suffix}"
-    return candidate

@@ -12,7 +12,7 @@ import os
 import re
 import tempfile
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from graph.errors import DocumentRejected, UnknownDocumentReference
 from graph.schemas import DocumentRef
@@ -63,6 +63,17 @@ def safe_file_name(name: str) -> str:
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     base = re.sub(r"[\x00-\x1f\x7f:*?\"<>|]", "_", base).strip().lstrip(".")
     return base or "document"
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or `stem-2.ext`, `stem-3.ext`…: the document index keys on names, so outputs must differ."""
+    path = PurePath(name)
+    candidate, counter = name, 1
+    while candidate in taken:
+        counter += 1
+        candidate = f"{path.stem}-{counter}{path.suffix}"
+    taken.add(candidate)
+    return candidate
 
 
 class DocumentIndex:

@@ -11,19 +11,18 @@ from pathlib import Path
 from graph.context import Context
 from graph.errors import DocumentRejected
 from graph.schemas import DocumentRef
-from tools.documents import INPUT_LABEL, DocumentStore
+from tools.documents import INPUT_LABEL, DocumentStore, unique_name
 
 MAX_INPUT_BYTES = 100 * 1024 * 1024
 
 
 def ingest_sources(sources: list[str], store: DocumentStore, context: Context) -> list[DocumentRef]:
     refs: list[DocumentRef] = []
+    taken: set[str] = set()
     for source in sources:
         ref = _ingest_url(source, store, context) if _is_url(source) else _ingest_path(source, store)
-        if all(r.name != ref.name for r in refs):
-            refs.append(ref)
-        else:  # two inputs with one file name: keep both addressable
-            refs.append(ref.model_copy(update={"name": f"{len(refs) + 1}-{ref.name}"}))
+        # two inputs with one file name (a/report.pdf, b/report.pdf) must both stay addressable
+        refs.append(ref.model_copy(update={"name": unique_name(ref.name, taken)}))
     return refs
 
 

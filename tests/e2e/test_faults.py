@@ -52,3 +52,22 @@ def test_missing_input_document_is_a_typed_error(context: Context, checkpointer:
             {"configurable": {"thread_id": "missing"}},
             context=context,
         )
+
+
+def test_two_input_documents_with_one_name_both_stay_addressable(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, tmp_path: Any
+) -> None:
+    script_primes(scripted_llm)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "notes.txt").write_text(f"notes from {folder}", encoding="utf-8")
+    graph = build_graph(checkpointer=checkpointer)
+    config = {"configurable": {"thread_id": "same-name"}}
+    graph.invoke(
+        {"prompt": PRIMES_PROMPT, "documents": [str(tmp_path / "a" / "notes.txt"), str(tmp_path / "b" / "notes.txt")]},
+        config,
+        context=context,
+    )
+    names = [d["name"] for d in graph.get_state(config).values["input_documents"]]
+    assert names == ["notes.txt", "notes-2.txt"]
+    assert "docItem:input/notes-2.txt" in scripted_llm.requests_for("ActionSelection")[0].text

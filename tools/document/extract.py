@@ -14,8 +14,9 @@ from graph.errors import DocumentRejected, ToolFailed
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.document.detect import SUPPORTED_TYPES
-from tools.document.inputs import iter_inputs, unique_name
+from tools.document.inputs import iter_inputs
 from tools.document.readers import extract_text
+from tools.documents import unique_name
 
 TOOL_NAME = "document_extract"
 DISPLAY_NAME = "document.extract"

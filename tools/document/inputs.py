@@ -7,7 +7,6 @@ from __future__ import annotations
 import mimetypes
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import PurePath
 
 from graph.errors import DocumentRejected, UnknownDocumentReference
 from tools.base import ToolDeps
@@ -45,17 +44,6 @@ def iter_inputs(deps: ToolDeps, document_list: list[str]) -> Iterator[InputDocum
             if document.source not in seen:
                 seen.add(document.source)
                 yield document
-
-
-def unique_name(name: str, taken: set[str]) -> str:
-    """`name`, or `stem-2.ext`, `stem-3.ext`…: the document index keys on names, so outputs must differ."""
-    path = PurePath(name)
-    candidate, counter = name, 1
-    while candidate in taken:
-        counter += 1
-        candidate = f"{path.stem}-{counter}{path.suffix}"
-    taken.add(candidate)
-    return candidate
 
 
 def _load_references(deps: ToolDeps, reference: str) -> list[InputDocument]:
