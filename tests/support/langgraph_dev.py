@@ -10,8 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +17,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
+
+from graph.processes import free_port, stop_process_group
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("graph", "nodes", "tools", "prompts")
@@ -29,15 +29,6 @@ _ENV_TO_DROP = ("OPENAI_BASE_URL", "TAVILY_API_KEY", "LANGSMITH_API_KEY")
 
 class ServerFailed(RuntimeError):
     """The server exited or did not answer /ok in time; the message carries its output."""
-
-
-def free_port() -> int:
-    while True:
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = int(sock.getsockname()[1])
-        if port != 2024:  # taken on these machines; the server would silently move elsewhere
-            return port
 
 
 def make_project(root: Path) -> Path:
@@ -70,7 +61,7 @@ def langgraph_dev(workdir: Path, env: Mapping[str, str], *, jobs_per_worker: int
         _wait_ready(url, process, stdout, stderr)
         yield url
     finally:
-        _stop(process)
+        stop_process_group(process)
 
 
 def _wait_ready(url: str, process: subprocess.Popen[bytes], stdout: Path, stderr: Path) -> None:
@@ -101,17 +92,3 @@ def _output(stdout: Path, stderr: Path, lines: int = 40) -> str:
             return "(no output)"
 
     return f"--- stderr ---\n{tail(stderr)}\n--- stdout ---\n{tail(stdout)}"
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Terminate the server's whole process group: SIGTERM, then SIGKILL if it lingers."""
-    if process.poll() is not None:
-        return
-    for sig, wait_s in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, sig)
-        try:
-            process.wait(timeout=wait_s)
-            return
-        except subprocess.TimeoutExpired:
-            continue
