@@ -11,7 +11,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.errors import ModelOutputInvalid, ParametersInvalid, SelectionRejected, StepFailed
+from graph.errors import ModelOutputInvalid, PaorError, ParametersInvalid, SelectionRejected, StepFailed
 from graph.instrument import context_of
 from graph.llm import ask_json
 from graph.schemas import ActionPlan, ActionSelection, HistoryEntry, PlannedAction, dump
@@ -74,7 +74,7 @@ def plan_step(state: State, runtime: Runtime[Context], services: Services) -> di
             raise ParametersInvalid(f"action {planned.action} is not registered")
         document_index(state).resolve_all(planned.requiredInputDocuments)
         arguments = prepare_arguments(entry, planned.parameters, selection, intent_of(state), context)
-    except Exception as exc:  # a bad planned action fails its step; the plan goes on, as the legacy mode did
+    except PaorError as exc:  # a bad planned action fails its step; the plan goes on, as the legacy mode did
         failure = HistoryEntry(
             round=int(state.get("round") or 1),
             step=step,
