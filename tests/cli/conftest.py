@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from graph.cli import app
+from cli.app import app
 from tests.support.scripted_llm import ScriptedLLM
 
 Invoke = Callable[..., Result]

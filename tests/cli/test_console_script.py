@@ -24,7 +24,7 @@ from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 def start_paor(cwd: Path, base_url: str, *args: str) -> subprocess.Popen[str]:
     script = Path(sys.executable).with_name("paor")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "graph.cli"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "cli"]
     env = {**os.environ, "OPENAI_BASE_URL": base_url, "PAOR_MODEL": "scripted", "PAOR_MAX_RETRIES": "0"}
     return subprocess.Popen(
         [*command, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

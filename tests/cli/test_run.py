@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from graph.cli import Mode, _context, _options
-from graph.cli_view import export_deliverables
+from cli.app import Mode, _context, _options
+from cli.view import export_deliverables
 from graph.schemas import DocumentRef
 from tests.cli.conftest import Invoke
 from tests.support.scenarios import FIRST_1000_PRIMES, PRIMES_PROMPT, script_primes
@@ -160,7 +160,7 @@ def test_options_set_only_the_context_fields_the_user_gave(monkeypatch: pytest.M
 def test_local_runs_against_the_server_serve_local_starts(
     scripted_llm: ScriptedLLM, paor: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import graph.local_model as local_model
+    import cli.local_model as local_model
 
     started: list[str] = []
 

@@ -1,4 +1,4 @@
-"""graph.local_model without the extra: finding the GGUF file, clear errors, the server command line."""
+"""cli.local_model without the extra: finding the GGUF file, clear errors, the server command line."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import graph.local_model as local_model
+import cli.local_model as local_model
 from graph.errors import ConfigurationError
 
 

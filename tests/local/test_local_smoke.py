@@ -39,7 +39,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def local_url() -> Iterator[str]:
-    from graph.local_model import serve_local
+    from cli.local_model import serve_local
 
     with serve_local() as url:
         yield url
@@ -47,7 +47,7 @@ def local_url() -> Iterator[str]:
 
 @pytest.fixture
 def local_context(local_url: str, tmp_path: Path) -> Context:
-    from graph.local_model import LOCAL_MODEL_NAME
+    from cli.local_model import LOCAL_MODEL_NAME
 
     return Context(
         model=LOCAL_MODEL_NAME,
@@ -63,7 +63,7 @@ def local_context(local_url: str, tmp_path: Path) -> Context:
 
 
 def test_the_server_lists_the_bundled_model(local_url: str) -> None:
-    from graph.local_model import LOCAL_MODEL_NAME, local_model_path
+    from cli.local_model import LOCAL_MODEL_NAME, local_model_path
 
     assert local_model_path().suffix == ".gguf"
     models = httpx.get(f"{local_url}/models", timeout=10).json()

@@ -36,7 +36,7 @@ def test_advisory_lock_refuses_a_second_run_of_the_same_thread(
         )
         assert report["outcome"] == "busy"
         env = {**os.environ, "OPENAI_BASE_URL": scripted_llm.base_url, "PAOR_MODEL": "scripted"}
-        command = [sys.executable, "-m", "graph.cli", "run", PRIMES_PROMPT, "--thread", "busy", "--db", pg_url]
+        command = [sys.executable, "-m", "cli", "run", PRIMES_PROMPT, "--thread", "busy", "--db", pg_url]
         refused = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
         assert refused.returncode == 75 and "being run by another worker" in refused.stderr, refused.stderr
         assert not scripted_llm.requests_for("Intent")

@@ -113,7 +113,7 @@ def test_cli_runs_shows_history_and_strategies_with_db_option(
     env.pop("PAOR_DATABASE_URL", None)
 
     def paor(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "graph.cli", *args]
+        command = [sys.executable, "-m", "cli", *args]
         return subprocess.run(
             command, cwd=tmp_path, env={**env, **extra_env}, capture_output=True, text=True, timeout=120
         )

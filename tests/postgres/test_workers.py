@@ -97,14 +97,14 @@ def test_thread_killed_in_worker_a_resumes_in_worker_b(
         "PAOR_STORE_DIR": str(context.store_path),
         "PAOR_DATABASE_URL": pg_url,
     }
-    command = [sys.executable, "-m", "graph.cli", "resume", "crash", "--model", "scripted"]
+    command = [sys.executable, "-m", "cli", "resume", "crash", "--model", "scripted"]
     command += ["--base-url", scripted_llm.base_url, "--json", "--out", str(tmp_path / "out")]
     worker_b = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert worker_b.returncode == 0, worker_b.stderr
 
     prompts = [(CODE_PROMPT in r.text, DATA_PROMPT in r.text) for r in scripted_llm.requests_for("text")]
     assert prompts == [(True, False), (False, True), (False, True)]  # step 1 not repeated; step 2's act redone
-    history_command = [sys.executable, "-m", "graph.cli", "history", "crash", "--db", pg_url]
+    history_command = [sys.executable, "-m", "cli", "history", "crash", "--db", pg_url]
     shown = subprocess.run(history_command, cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and "2 steps" in shown.stdout, shown.stderr
     assert (tmp_path / "out").is_dir() and any((tmp_path / "out").iterdir())

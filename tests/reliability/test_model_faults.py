@@ -95,7 +95,7 @@ def test_cli_reports_an_unreachable_endpoint_in_one_line_with_exit_2(
 ) -> None:
     from typer.testing import CliRunner
 
-    from graph.cli import app
+    from cli.app import app
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PAOR_MAX_RETRIES", "0")

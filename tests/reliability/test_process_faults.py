@@ -239,7 +239,7 @@ def test_a_corrupt_database_file_is_a_clear_error_and_stays_byte_identical(tmp_p
 def test_cli_names_the_unusable_database_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 
-    from graph.cli import app
+    from cli.app import app
 
     db = tmp_path / "garbage.sqlite"
     db.write_bytes(os.urandom(2048))

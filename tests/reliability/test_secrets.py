@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from cli.app import app
 from graph.builder import build_graph
-from graph.cli import app
 from graph.context import Context
 from graph.persistence import open_sqlite
 from tests.reliability.conftest import DIRECT_PARAMETERS, DIRECT_SELECTION, script_direct

@@ -12,51 +12,25 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 from urllib.parse import urlsplit
 
-import httpx
-import openai
 import typer
-from langgraph.store.base import BaseStore
-from rich.console import Console
-from rich.text import Text
 
-from graph.builder import build_graph
-from graph.cli_view import (
-    LiveView,
-    export_deliverables,
-    print_history,
-    print_result,
-    print_strategies,
-)
-from graph.context import Context, paor_home
 from graph.errors import ConfigurationError, InvalidRequest, PaorError
-from graph.persistence import (
-    DatabaseUnavailable,
-    ThreadBusy,
-    check_database,
-    database_errors,
-    database_url,
-    describe_database,
-    is_postgres,
-    locked_persistence,
-    open_persistence,
-    sqlite_path,
-)
-from graph.schemas import DocumentRef, HistoryEntry, Strategy
-from graph.state import InputState
-from nodes.intent import checked_request
-from nodes.strategies import NAMESPACE as STRATEGIES
-from prompts.templates import clip
-from tools.documents import DocumentStore, safe_file_name
-from tools.ingest import check_sources
+
+if TYPE_CHECKING:  # the agent itself (LangGraph, LangChain, tools) is imported only by the commands that run it
+    from langgraph.store.base import BaseStore
+    from rich.console import Console
+    from rich.text import Text
+
+    from graph.context import Context
+    from graph.state import InputState
 
 app = typer.Typer(
     name="paor",
@@ -64,6 +38,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: rendering it with rich costs more start-up time than the rest of the CLI
 )
 
 #: Store namespace where `run` remembers the options a thread was started with, so `resume` reuses them.
@@ -99,15 +74,27 @@ LocalOpt = Annotated[bool, typer.Option("--local", help="Run against the bundled
 
 
 def _stderr() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _stdout() -> Console:
+    from rich.console import Console
+
     return Console(highlight=False, soft_wrap=True)
 
 
+def _text(line: str, style: str = "") -> Text:
+    from rich.text import Text
+
+    return Text(line, style=style)
+
+
 def _fail(reason: str, code: int = 2) -> NoReturn:
-    _stderr().print(Text(f"paor: {clip(reason)}", style="red"))
+    from prompts.templates import clip
+
+    _stderr().print(_text(f"paor: {clip(reason)}", style="red"))
     raise typer.Exit(code)
 
 
@@ -116,18 +103,33 @@ def bad_input_exits() -> Iterator[None]:
     """Expected failures (input, configuration, endpoint) end with exit 2 and one line; never with a traceback."""
     try:
         yield
-    except (ThreadBusy, DatabaseUnavailable) as exc:
-        _fail(str(exc), EXIT_TEMPORARY)
     except PaorError as exc:
-        _fail(str(exc))
-    except openai.AuthenticationError as exc:  # its message may quote part of the key: never print it
-        _fail(f"the model endpoint rejected OPENAI_API_KEY (HTTP {exc.status_code}); check the key")
-    except (openai.PermissionDeniedError, openai.NotFoundError) as exc:
-        _fail(f"the model endpoint refused the request (HTTP {exc.status_code}); check --model and the key")
-    except openai.APIConnectionError as exc:
-        _fail(f"cannot reach the model endpoint ({exc}); check --base-url / OPENAI_BASE_URL or run `paor doctor`")
-    except httpx.HTTPError as exc:
-        _fail(f"network error: {exc}")
+        from graph.persistence import DatabaseUnavailable, ThreadBusy
+
+        _fail(str(exc), EXIT_TEMPORARY if isinstance(exc, ThreadBusy | DatabaseUnavailable) else 2)
+    except Exception as exc:
+        reason = _endpoint_failure(exc)
+        if reason is None:
+            raise
+        _fail(reason)
+
+
+def _endpoint_failure(exc: Exception) -> str | None:
+    """A one-line reason for an expected endpoint failure; None for anything else (a bug: let it surface).
+
+    openai and httpx are imported here, not at start-up: an exception of theirs means they are loaded already."""
+    import httpx
+    import openai
+
+    if isinstance(exc, openai.AuthenticationError):  # its message may quote part of the key: never print it
+        return f"the model endpoint rejected OPENAI_API_KEY (HTTP {exc.status_code}); check the key"
+    if isinstance(exc, openai.PermissionDeniedError | openai.NotFoundError):
+        return f"the model endpoint refused the request (HTTP {exc.status_code}); check --model and the key"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"cannot reach the model endpoint ({exc}); check --base-url / OPENAI_BASE_URL or run `paor doctor`"
+    if isinstance(exc, httpx.HTTPError):
+        return f"network error: {exc}"
+    return None
 
 
 # --- run / resume -----------------------------------------------------------------------------------------------
@@ -148,6 +150,10 @@ def run(
     db: DbOpt = None,
 ) -> None:
     """Work on PROMPT until its criteria are met or no step can improve the result."""
+    from graph.state import InputState
+    from nodes.intent import checked_request
+    from tools.ingest import check_sources
+
     with bad_input_exits():
         checked_request(prompt)
         check_sources(doc or [])
@@ -158,7 +164,7 @@ def run(
         documents = [s if "://" in s else str(Path(s).expanduser().resolve()) for s in doc or []]
         options = _options(model, base_url, max_steps, mode, local)
         request = InputState(prompt=prompt, documents=documents)
-        _execute(thread or uuid.uuid4().hex[:12], request, options, out, as_json, db)
+        _execute(thread or _new_thread_id(), request, options, out, as_json, db)
 
 
 @app.command()
@@ -175,6 +181,12 @@ def resume(
     """Continue an interrupted thread from its last checkpoint, with the options it was started with."""
     with bad_input_exits():
         _execute(thread, None, _options(model, base_url, max_steps, None, local), out, as_json, db)
+
+
+def _new_thread_id() -> str:
+    import uuid
+
+    return uuid.uuid4().hex[:12]
 
 
 def _options(
@@ -199,6 +211,10 @@ def _execute(
     The thread's lock is held from the first look at its state to the last checkpoint, so two workers never run
     it at once (`ThreadBusy`, exit 75); a database lost mid-run ends the run with `DatabaseUnavailable` (exit 75)
     and the thread resumes from its last checkpoint."""
+    from cli.view import LiveView
+    from graph.builder import build_graph
+    from graph.persistence import locked_persistence
+
     err = _stderr()
     config: Any = {"configurable": {"thread_id": thread}}
     with locked_persistence(thread, db) as (saver, store):
@@ -210,7 +226,7 @@ def _execute(
             options = _resumed_options(store, thread, options)
             if not snapshot.tasks:  # `next` omits a node whose writes were saved before the interrupt
                 err.print(
-                    Text(f"thread {thread} already finished ({snapshot.values.get('status')}); nothing to resume")
+                    _text(f"thread {thread} already finished ({snapshot.values.get('status')}); nothing to resume")
                 )
                 _finish(thread, snapshot.values, _context(options).store_path, out, as_json)
         elif snapshot.tasks:
@@ -228,7 +244,7 @@ def _execute(
                     elif mode == "values" and isinstance(chunk, dict):
                         values = dict(chunk)
         except KeyboardInterrupt:
-            err.print(Text(f"interrupted; resume with: paor resume {thread}", style="yellow"))
+            err.print(_text(f"interrupted; resume with: paor resume {thread}", style="yellow"))
             raise typer.Exit(EXIT_INTERRUPTED) from None
     _finish(thread, values, store_path, out, as_json)
 
@@ -242,6 +258,8 @@ def _resumed_options(store: BaseStore, thread: str, given: dict[str, Any]) -> di
 
 
 def _context(options: dict[str, Any]) -> Context:
+    from graph.context import Context
+
     try:
         return Context.from_env(**{key: value for key, value in options.items() if key != "local"})
     except ValueError as exc:  # an env var of the wrong type
@@ -264,13 +282,17 @@ def _endpoint(options: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def _local_model() -> ModuleType:
     try:
-        import graph.local_model as local
+        import cli.local_model as local
     except ImportError as exc:
         raise ConfigurationError(f"local model support is not available ({exc}); install paor[local]") from exc
     return local
 
 
 def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | None, as_json: bool) -> NoReturn:
+    from cli.view import export_deliverables, print_result
+    from graph.schemas import DocumentRef
+    from tools.documents import DocumentStore, safe_file_name
+
     refs = [DocumentRef.model_validate(d) for d in values.get("deliverables") or []]
     folder = out if out is not None else Path("paor-out") / safe_file_name(thread)
     written = export_deliverables(refs, DocumentStore(store_path), folder) if refs else []
@@ -299,14 +321,27 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
 def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt = None) -> None:
     """The steps of a thread, newest first, with their outcome and summary."""
     with bad_input_exits():
-        if not _database_exists(db):
-            raise InvalidRequest(f"unknown thread {thread!r}")
-        with database_errors(db), open_persistence(db) as (saver, store):
-            values = build_graph(checkpointer=saver, store=store).get_state({"configurable": {"thread_id": thread}})
-        if not values.values:
-            raise InvalidRequest(f"unknown thread {thread!r}")
-        entries = [HistoryEntry.model_validate(h) for h in values.values.get("history") or []]
+        values = _thread_values(thread, db)
+        from cli.view import print_history
+        from graph.schemas import HistoryEntry
+
+        entries = [HistoryEntry.model_validate(h) for h in values.get("history") or []]
     print_history(_stdout(), thread, entries)
+
+
+def _thread_values(thread: str, db: str | None) -> dict[str, Any]:
+    """The thread's state as its last checkpoint holds it, read through the checkpointer alone: building the graph
+    would import every node and tool for a read-only look."""
+    from graph.persistence import database_errors, open_persistence
+
+    if not _database_exists(db):
+        raise InvalidRequest(f"unknown thread {thread!r}")
+    with database_errors(db), open_persistence(db) as (saver, _):
+        saved = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
+    values = saved.checkpoint.get("channel_values") if saved else None
+    if not values:
+        raise InvalidRequest(f"unknown thread {thread!r}")
+    return dict(values)
 
 
 @app.command()
@@ -315,6 +350,11 @@ def strategies(
     db: DbOpt = None,
 ) -> None:
     """What paor has learned: per intent pattern, what worked and what to avoid."""
+    from cli.view import print_strategies
+    from graph.persistence import database_errors, open_persistence
+    from graph.schemas import Strategy
+    from nodes.strategies import NAMESPACE as STRATEGIES
+
     learned: list[Strategy] = []
     with bad_input_exits():
         if _database_exists(db):
@@ -324,13 +364,15 @@ def strategies(
     learned = [s for s in learned if pattern is None or pattern in s.pattern]
     learned.sort(key=lambda s: (s.successRate, s.attempts), reverse=True)
     if not learned:
-        _stdout().print(Text("no strategies learned yet" + (f" for {pattern!r}" if pattern else "")))
+        _stdout().print(_text("no strategies learned yet" + (f" for {pattern!r}" if pattern else "")))
         return
     print_strategies(_stdout(), learned)
 
 
 def _database_exists(db: str | None) -> bool:
     """A PostgreSQL database always exists (setup creates the tables); an SQLite file only once written."""
+    from graph.persistence import database_url, is_postgres, sqlite_path
+
     return is_postgres(database_url(db)) or sqlite_path(db).exists()
 
 
@@ -340,6 +382,10 @@ def _database_exists(db: str | None) -> bool:
 @app.command()
 def doctor(db: DbOpt = None) -> None:
     """Show the configuration and check that the model endpoint answers; exit 0 when paor can run."""
+    from graph.context import paor_home
+    from graph.persistence import DatabaseUnavailable, describe_database
+    from prompts.templates import clip
+
     with bad_input_exits():
         context = _context({})
         database = describe_database(db)
@@ -371,16 +417,25 @@ def doctor(db: DbOpt = None) -> None:
     ]
     console = _stdout()
     for name, value in rows:
-        console.print(Text(f"{name:<16}{value}"))
+        console.print(_text(f"{name:<16}{value}"))
     if problems:
         for problem in problems:
-            console.print(Text(f"✗ {clip(problem)}", style="red"))
+            console.print(_text(f"✗ {clip(problem)}", style="red"))
         raise typer.Exit(2)
-    console.print(Text("✓ ready", style="green"))
+    console.print(_text("✓ ready", style="green"))
 
 
 def _database_state(db: str | None) -> str:
     """'ok' / 'will be created' for SQLite; for PostgreSQL a connection and `SELECT 1` (errors password-free)."""
+    from graph.persistence import (
+        check_database,
+        database_errors,
+        database_url,
+        is_postgres,
+        open_persistence,
+        sqlite_path,
+    )
+
     url = database_url(db)
     if is_postgres(url):
         with database_errors(url), open_persistence(url) as (saver, _):
@@ -393,6 +448,10 @@ def _database_state(db: str | None) -> str:
 
 def _probe(base_url: str, key: str) -> tuple[bool, str]:
     """GET {base_url}/models: the cheapest request every OpenAI-compatible server answers."""
+    import httpx
+
+    from prompts.templates import clip
+
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
         response = httpx.get(f"{base_url.rstrip('/')}/models", headers=headers, timeout=PROBE_TIMEOUT_S)
