@@ -307,6 +307,7 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
                 {**ref.model_dump(mode="json"), "path": str(p)} for ref, p in zip(refs, written, strict=True)
             ],
             "totals": values.get("totals", {}),
+            "notes": values.get("notes", []),
         }
         typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
     else:
@@ -385,10 +386,12 @@ def doctor(db: DbOpt = None) -> None:
     from graph.context import paor_home
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
+    from tools.catalog import catalog, unavailable_notes
 
     with bad_input_exits():
         context = _context({})
         database = describe_database(db)
+    warnings = unavailable_notes()
     openai_key = os.environ.get("OPENAI_API_KEY", "")
     problems: list[str] = []
     try:
@@ -414,10 +417,13 @@ def doctor(db: DbOpt = None) -> None:
         ("OPENAI_API_KEY", "set" if openai_key else "missing"),
         ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
         ("endpoint", endpoint_state),
+        ("actions", f"{len(catalog())} available" + (f", {len(warnings)} unavailable" if warnings else "")),
     ]
     console = _stdout()
     for name, value in rows:
         console.print(_text(f"{name:<16}{value}"))
+    for warning in warnings:  # the other actions still work: a warning, not a problem
+        console.print(_text(f"! {clip(warning)}", style="yellow"))
     if problems:
         for problem in problems:
             console.print(_text(f"✗ {clip(problem)}", style="red"))
