@@ -67,7 +67,7 @@ def test_a_broken_web_backend_leaves_web_actions_out_and_the_primes_run_complete
     for request in scripted_llm.requests_for("ActionSelection"):
         assert "web.scrape" not in request.text
         assert "ai.process" in request.text
-        assert "web.search" not in json.dumps(request.body.get("response_format") or request.body.get("tools"))
+        assert "web.search" not in json.dumps(request.body.get("response_format"))
 
 
 def test_doctor_names_the_unavailable_actions_and_the_reason_but_still_reports_ready(

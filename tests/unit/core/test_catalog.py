@@ -39,7 +39,7 @@ def test_an_allow_list_drops_the_unavailable_action_and_keeps_the_rest(scrape_wi
 
 
 def test_an_allow_list_of_which_nothing_can_run_is_a_configuration_error(scrape_withdrawn: None) -> None:
-    with pytest.raises(ConfigurationError, match="none of the allowed actions .* is available here"):
+    with pytest.raises(ConfigurationError, match=r"none of the allowed actions .* is available here"):
         allowed_entries(["web.scrape"])
 
 
