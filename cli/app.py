@@ -276,8 +276,9 @@ def _endpoint(options: dict[str, Any]) -> Iterator[dict[str, Any]]:
         raise InvalidRequest("--local and --base-url exclude each other")
     local = _local_model()
     model = options.get("model") or local.LOCAL_MODEL_NAME  # the alias the local server answers to
+    fitting = {k: v for k, v in local.LOCAL_SETTINGS.items() if f"PAOR_{k.upper()}" not in os.environ}
     with local.serve_local() as base_url:
-        yield {**options, "base_url": base_url, "model": model}
+        yield {**fitting, **options, "base_url": base_url, "model": model}
 
 
 def _local_model() -> ModuleType:
@@ -485,8 +486,10 @@ def serve_local(
     """Serve the bundled local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
     with bad_input_exits():
         local = _local_model()
+        from graph.context import paor_home
+
         try:
-            local.run_local_server(port)
+            local.run_local_server(port, log=paor_home() / "logs" / "llama-server.log")
         except KeyboardInterrupt:
             _stderr().print("local model server stopped")
 

@@ -137,10 +137,10 @@ def ask_json(
                 raise ModelOutputInvalid(f"the answer has {len(raw_text)} characters; answer with the JSON object only")
             if payload is None:
                 raise ModelOutputInvalid(f"the answer is not a JSON object: {raw_text[:200]!r}")
-            return parse(without_nulls(payload))
+            answer = parse(without_nulls(payload))
         except (ValidationError, ModelOutputInvalid) as exc:
             reason = explain(exc)
-            log.info("%s answer rejected (attempt %d): %s", what, attempt, reason)
+            log.info("%s answer rejected (attempt %d): %s", what, attempt, reason, extra={"protocol": (what, False)})
             conversation += [
                 AIMessage(content=raw_text[:4000] or "(empty answer)"),
                 HumanMessage(
@@ -148,6 +148,9 @@ def ask_json(
                     f"Answer again with one corrected JSON object of schema `{shape.name}`."
                 ),
             ]
+        else:
+            log.debug("%s answer accepted (attempt %d)", what, attempt, extra={"protocol": (what, True)})
+            return answer
     raise StepFailed(f"{what} failed twice; last reason: {reason}")
 
 
