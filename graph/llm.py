@@ -211,7 +211,12 @@ def _request(
                 raise StepFailed(
                     f"the model endpoint answered HTTP {exc.status_code} after the client's retries"
                 ) from exc
-            log.info("endpoint refused %s structured output (HTTP %s); falling back", method, exc.status_code)
+            log.info(
+                "endpoint refused %s structured output (HTTP %s); falling back",
+                method,
+                exc.status_code,
+                extra={"refused": method},
+            )
             memory.refuse(key, method, exc.status_code)
             last_error = exc
             continue
