@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from graph.builder import build_graph
-from graph.context import Context
 from graph.capabilities import Capabilities, endpoint_key
+from graph.context import Context
 from graph.llm import Models
 from graph.schemas import HistoryEntry
 
