@@ -44,6 +44,8 @@ class CatalogEntry:
     factory: Callable[[ToolDeps], BaseTool]
     purpose: Literal["analysis", "lookup", "output"]
     summary: str
+    #: The action works on documents named in requiredInputDocuments (and cannot run without one).
+    requires_documents: bool = False
 
     @property
     def parameter_names(self) -> list[str]:
