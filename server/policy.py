@@ -1,0 +1,59 @@
+"""What a run started through the LangGraph server may name as input, and which settings only the operator sets.
+
+A server client is remote: the host's files are not theirs to give. Its input documents are upload references,
+http(s) URLs (fetched through the guard like every web tool), or files inside the folder the operator opened with
+PAOR_SERVER_DOCUMENTS_DIR (unset: no paths at all). The policy is fixed when the server's graph is built, so no
+run configuration can widen it; for the same reason the context fields that decide where files are read, stored
+or fetched from are the operator's environment, whatever a client sends.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from graph.errors import DocumentRejected
+from graph.services import Services
+from server.uploads import UPLOAD_PREFIX, find_upload
+from server.urls import UPLOAD_PATH, document_url
+from tools.document.paths import resolve_in_documents_dir
+from tools.documents import DocumentStore
+from tools.ingest import Admitted, FetchUrl, ReadFile, Stored, is_url
+
+DOCUMENTS_DIR_ENV = "PAOR_SERVER_DOCUMENTS_DIR"
+RULE = f"a server run takes upload references (POST {UPLOAD_PATH}), http(s) URLs, or files inside {DOCUMENTS_DIR_ENV}"
+#: Context fields a server client cannot set: where tools read files, where documents are stored, what may be
+#: fetched beyond the public internet.
+OPERATOR_FIELDS = ("documents_dir", "store_dir", "fetch_allowlist")
+
+
+@dataclass(frozen=True)
+class ServerInputs:
+    """The server's input policy; `documents_dir` None means no path is accepted."""
+
+    documents_dir: Path | None = None
+
+    @classmethod
+    def from_env(cls) -> ServerInputs:
+        folder = os.environ.get(DOCUMENTS_DIR_ENV, "").strip()
+        return cls(Path(folder) if folder else None)
+
+    def admit(self, source: str, store: DocumentStore) -> Admitted:
+        if source.startswith(UPLOAD_PREFIX):
+            return Stored(find_upload(source, store))
+        if is_url(source):
+            if source.split("://", 1)[0].lower() not in ("http", "https"):
+                raise DocumentRejected(f"input document {source!r} refused: {RULE}; other URL schemes are not")
+            return FetchUrl(source)
+        if self.documents_dir is None:
+            raise DocumentRejected(f"input document {source!r} refused: {RULE}, and {DOCUMENTS_DIR_ENV} is not set")
+        try:
+            return ReadFile(resolve_in_documents_dir(source, self.documents_dir), source)
+        except DocumentRejected as exc:
+            raise DocumentRejected(f"input document {source!r} refused: {RULE} ({exc})") from None
+
+
+def server_services() -> Services:
+    """The collaborators of the graph the LangGraph server loads."""
+    return Services(inputs=ServerInputs.from_env(), links=document_url, operator_fields=OPERATOR_FIELDS)
