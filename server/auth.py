@@ -49,7 +49,11 @@ def _owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterTyp
     if not configured_keys():
         return None
     if ctx.action in ("create", "create_run", "update") and isinstance(value, dict):
-        value["metadata"] = {**(value.get("metadata") or {}), "owner": ctx.user.identity}
+        metadata = value.get("metadata")
+        if isinstance(metadata, dict):
+            metadata["owner"] = ctx.user.identity  # in place: the server keeps its own reference to this dict
+        else:
+            value["metadata"] = {"owner": ctx.user.identity}
     return {"owner": ctx.user.identity}
 
 

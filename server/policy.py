@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from graph.errors import DocumentRejected
+from graph.errors import DocumentRejected, InputRefused
 from graph.services import Services
 from server.uploads import UPLOAD_PREFIX, find_upload
 from server.urls import UPLOAD_PATH, document_url
@@ -44,14 +44,14 @@ class ServerInputs:
             return Stored(find_upload(source, store))
         if is_url(source):
             if source.split("://", 1)[0].lower() not in ("http", "https"):
-                raise DocumentRejected(f"input document {source!r} refused: {RULE}; other URL schemes are not")
+                raise InputRefused(f"input document {source!r} refused: {RULE}; other URL schemes are not")
             return FetchUrl(source)
         if self.documents_dir is None:
-            raise DocumentRejected(f"input document {source!r} refused: {RULE}, and {DOCUMENTS_DIR_ENV} is not set")
+            raise InputRefused(f"input document {source!r} refused: {RULE}, and {DOCUMENTS_DIR_ENV} is not set")
         try:
             return ReadFile(resolve_in_documents_dir(source, self.documents_dir), source)
         except DocumentRejected as exc:
-            raise DocumentRejected(f"input document {source!r} refused: {RULE} ({exc})") from None
+            raise InputRefused(f"input document {source!r} refused: {RULE} ({exc})") from None
 
 
 def server_services() -> Services:

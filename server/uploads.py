@@ -14,7 +14,7 @@ import secrets
 import tempfile
 from dataclasses import dataclass
 
-from graph.errors import DocumentRejected
+from graph.errors import DocumentRejected, InputRefused
 from graph.schemas import DocumentRef, dump
 from tools.document.detect import MIME_OF_KIND, sniff_kind
 from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name
@@ -56,7 +56,7 @@ def find_upload(reference: str, store: DocumentStore) -> DocumentRef:
     token = reference.removeprefix(UPLOAD_PREFIX)
     record = store.root / _RECORDS / f"{token}.json"
     if not _TOKEN.match(token) or not record.is_file():
-        raise DocumentRejected(
+        raise InputRefused(
             f"input document {reference!r} refused: no upload has this reference (upload the file with "
             "POST /paor/documents and pass the reference it returns)"
         )
