@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 from typing import Any
 
 from langgraph_sdk import Auth
 
-API_KEY_ENV = "PAOR_SERVER_API_KEY"
+from server.settings import API_KEY_ENV, api_keys
+
 ANONYMOUS = "anonymous"
 
 auth = Auth()
-
-
-def configured_keys() -> list[str]:
-    return [key.strip() for key in os.environ.get(API_KEY_ENV, "").split(",") if key.strip()]
 
 
 def identity_of(key: str) -> str:
@@ -34,7 +30,7 @@ def identity_of(key: str) -> str:
 
 @auth.authenticate
 async def authenticate(headers: dict[bytes, bytes]) -> Auth.types.MinimalUserDict:
-    keys = configured_keys()
+    keys = api_keys()
     if not keys:
         return {"identity": ANONYMOUS, "is_authenticated": False}
     given = headers.get(b"x-api-key", b"").decode("utf-8", errors="replace").strip()
@@ -46,7 +42,7 @@ async def authenticate(headers: dict[bytes, bytes]) -> Auth.types.MinimalUserDic
 
 def _owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
     """Stamp what the caller creates with their identity and show them only what carries it."""
-    if not configured_keys():
+    if not api_keys():
         return None
     if ctx.action in ("create", "create_run", "update") and isinstance(value, dict):
         metadata = value.get("metadata")
@@ -85,7 +81,7 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
 
 @auth.on.store()
 async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> bool | None:
-    if not configured_keys():
+    if not api_keys():
         return None
     namespace = tuple(value.get("namespace") or ())
     if not namespace or namespace[0] != ctx.user.identity:
@@ -98,4 +94,4 @@ async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> bool | None
 @auth.on
 async def refuse_the_rest(ctx: Auth.types.AuthContext, value: Any) -> bool | None:
     """Anything no handler above covers is refused while auth is on."""
-    return None if not configured_keys() else False
+    return None if not api_keys() else False

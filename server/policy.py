@@ -9,19 +9,18 @@ or fetched from are the operator's environment, whatever a client sends.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from graph.errors import DocumentRejected, InputRefused
 from graph.services import Services
+from server.settings import DOCUMENTS_DIR_ENV, documents_dir
 from server.uploads import UPLOAD_PREFIX, find_upload
 from server.urls import UPLOAD_PATH, document_url
 from tools.document.paths import resolve_in_documents_dir
 from tools.documents import DocumentStore
 from tools.ingest import Admitted, FetchUrl, ReadFile, Stored, is_url
 
-DOCUMENTS_DIR_ENV = "PAOR_SERVER_DOCUMENTS_DIR"
 RULE = f"a server run takes upload references (POST {UPLOAD_PATH}), http(s) URLs, or files inside {DOCUMENTS_DIR_ENV}"
 #: Context fields a server client cannot set: where tools read files, where documents are stored, what may be
 #: fetched beyond the public internet.
@@ -36,8 +35,7 @@ class ServerInputs:
 
     @classmethod
     def from_env(cls) -> ServerInputs:
-        folder = os.environ.get(DOCUMENTS_DIR_ENV, "").strip()
-        return cls(Path(folder) if folder else None)
+        return cls(documents_dir())
 
     def admit(self, source: str, store: DocumentStore) -> Admitted:
         if source.startswith(UPLOAD_PREFIX):

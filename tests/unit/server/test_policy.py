@@ -9,7 +9,8 @@ import pytest
 
 from graph.context import Context
 from graph.errors import InputRefused
-from server.policy import DOCUMENTS_DIR_ENV, ServerInputs
+from server.policy import ServerInputs
+from server.settings import DOCUMENTS_DIR_ENV
 from server.uploads import store_upload
 from tools.documents import DocumentStore
 from tools.ingest import FetchUrl, ReadFile, Stored, ingest_sources
