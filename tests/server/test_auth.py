@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.langgraph_dev import langgraph_dev
+from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -29,14 +29,7 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("auth")
     with ScriptedLLM() as llm:
         script_primes(llm)
-        env = {
-            "PAOR_HOME": str(root / "paor-home"),
-            "OPENAI_BASE_URL": llm.base_url,
-            "OPENAI_API_KEY": "sk-test-not-a-real-key",
-            "PAOR_MODEL": "scripted",
-            "PAOR_MAX_RETRIES": "0",
-            "PAOR_SERVER_API_KEY": f"{KEY_A}, {KEY_B}",
-        }
+        env = scripted_env(llm.base_url, root / "paor-home", PAOR_SERVER_API_KEY=f"{KEY_A}, {KEY_B}")
         with langgraph_dev(root, env) as server_url:
             yield server_url
 

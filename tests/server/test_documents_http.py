@@ -20,7 +20,7 @@ import pytest
 
 from graph.schemas import DocumentRef
 from tests.support import scenarios
-from tests.support.langgraph_dev import langgraph_dev
+from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT
 from tests.support.scripted_llm import RecordedRequest, Response, ScriptedLLM
 from tests.unit.documents.builders import docx_bytes, pdf_bytes
@@ -107,16 +107,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     (root / "home" / ".ssh" / "id_rsa").write_bytes(SECRET + b" (home)")
     with ScriptedLLM() as llm:
         _script(llm)
-        env = {
-            "PAOR_HOME": str(home),
-            "HOME": str(root / "home"),
-            "OPENAI_BASE_URL": llm.base_url,
-            "OPENAI_API_KEY": "sk-test-not-a-real-key",
-            "PAOR_MODEL": "scripted",
-            "PAOR_MAX_RETRIES": "0",
-            "PAOR_MAX_DOCUMENT_MB": "1",
-            "PAOR_SERVER_DOCUMENTS_DIR": str(allowed),
-        }
+        env = scripted_env(
+            llm.base_url,
+            home,
+            HOME=str(root / "home"),
+            PAOR_MAX_DOCUMENT_MB="1",
+            PAOR_SERVER_DOCUMENTS_DIR=str(allowed),
+        )
         with langgraph_dev(root, env) as url:
             yield Server(url=url, home=home, root=root)
 

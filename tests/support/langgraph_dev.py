@@ -31,6 +31,18 @@ class ServerFailed(RuntimeError):
     """The server exited or did not answer /ok in time; the message carries its output."""
 
 
+def scripted_env(model_url: str, home: Path, **extra: str) -> dict[str, str]:
+    """The server environment for the scripted loopback model at `model_url`, with paor's data under `home`."""
+    return {
+        "PAOR_HOME": str(home),
+        "OPENAI_BASE_URL": model_url,
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        "PAOR_MODEL": "scripted",
+        "PAOR_MAX_RETRIES": "0",
+        **extra,
+    }
+
+
 def make_project(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "langgraph.json", root / "langgraph.json")
