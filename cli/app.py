@@ -307,6 +307,7 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
                 {**ref.model_dump(mode="json"), "path": str(p)} for ref, p in zip(refs, written, strict=True)
             ],
             "totals": values.get("totals", {}),
+            "notes": values.get("notes", []),
         }
         typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
     else:
@@ -392,10 +393,12 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
     from server import settings
+    from tools.catalog import catalog, unavailable_notes
 
     with bad_input_exits():
         context = _context({})
         database = describe_database(db)
+    warnings = unavailable_notes()
     openai_key = os.environ.get("OPENAI_API_KEY", "")
     problems: list[str] = []
     try:
@@ -421,6 +424,7 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
         ("OPENAI_API_KEY", "set" if openai_key else "missing"),
         ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
         ("endpoint", endpoint_state),
+        ("actions", f"{len(catalog())} available" + (f", {len(warnings)} unavailable" if warnings else "")),
         (
             "server auth",
             f"on ({settings.API_KEY_ENV})" if settings.api_keys() else f"off ({settings.API_KEY_ENV} unset)",
@@ -430,6 +434,8 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
     console = _stdout()
     for name, value in rows:
         console.print(_text(f"{name:<16}{value}"))
+    for warning in warnings:  # the other actions still work: a warning, not a problem
+        console.print(_text(f"! {clip(warning)}", style="yellow"))
     if not settings.api_keys() and not settings.is_loopback(server_host):
         console.print(
             _text(
