@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from langchain_core.callbacks import get_usage_metadata_callback
@@ -36,19 +35,11 @@ def context_of(runtime: Runtime[Context]) -> Context:
     return Context()
 
 
-def with_operator_fields(runtime: Runtime[Context], names: tuple[str, ...]) -> Runtime[Context]:
-    """The runtime with `names` of its Context reset to the operator's env values, whatever the caller sent."""
-    if not names:
-        return runtime
-    operator = Context()
-    pinned = replace(context_of(runtime), **{name: getattr(operator, name) for name in names})
-    return runtime.override(context=pinned)
-
-
 def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
     def node(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         started = time.perf_counter()
-        runtime = with_operator_fields(runtime, services.operator_fields)
+        if services.pin is not None:
+            runtime = runtime.override(context=services.pin(context_of(runtime)))
         with get_usage_metadata_callback() as usage:
             update = fn(state, runtime, services)
         record = TelemetryRecord(

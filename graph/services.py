@@ -22,14 +22,16 @@ class Services:
     """Injected once per compiled graph; `build_graph(llm=...)` puts a caller's model here.
 
     The trust zone is fixed here, when the graph is built, never by run configuration: `inputs` decides which
-    input documents a caller may name, `links` (server only) gives deliverables a download URL, and
-    `operator_fields` are the Context fields a caller cannot set (they keep the operator's env value).
+    input documents a caller may name, `pin` turns the caller's Context into the one the run gets (the server
+    keeps what only its operator decides), `tool_paths` says whether tools may read files by path at all
+    (inside `documents_dir`), and `links` (server only) gives deliverables a download URL.
     """
 
     models: Models = field(default_factory=Models)
     inputs: InputPolicy = field(default_factory=LocalInputs)
+    pin: Callable[[Context], Context] | None = None
+    tool_paths: bool = True
     links: DocumentLinks | None = None
-    operator_fields: tuple[str, ...] = ()
 
     def llm(self, context: Context) -> BaseChatModel:
         return self.models.for_context(context)

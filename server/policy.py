@@ -9,9 +9,10 @@ or fetched from are the operator's environment, whatever a client sends.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from graph.context import Context
 from graph.errors import DocumentRejected, InputRefused
 from graph.services import Services
 from server.settings import DOCUMENTS_DIR_ENV, documents_dir
@@ -22,9 +23,6 @@ from tools.documents import DocumentStore
 from tools.ingest import Admitted, FetchUrl, ReadFile, Stored, is_url
 
 RULE = f"a server run takes upload references (POST {UPLOAD_PATH}), http(s) URLs, or files inside {DOCUMENTS_DIR_ENV}"
-#: Context fields a server client cannot set: where tools read files, where documents are stored, what may be
-#: fetched beyond the public internet.
-OPERATOR_FIELDS = ("documents_dir", "store_dir", "fetch_allowlist")
 
 
 @dataclass(frozen=True)
@@ -52,6 +50,24 @@ class ServerInputs:
             raise InputRefused(f"input document {source!r} refused: {RULE} ({exc})") from None
 
 
+def operator_context(context: Context) -> Context:
+    """A server run's Context: where tools read files (the operator's folder), where documents are stored and what
+    may be fetched beyond the public internet are the operator's settings, whatever the client sent."""
+    operator = Context()
+    folder = documents_dir()
+    return replace(
+        context,
+        documents_dir=str(folder) if folder else "",
+        store_dir=operator.store_dir,
+        fetch_allowlist=operator.fetch_allowlist,
+    )
+
+
 def server_services() -> Services:
     """The collaborators of the graph the LangGraph server loads."""
-    return Services(inputs=ServerInputs.from_env(), links=document_url, operator_fields=OPERATOR_FIELDS)
+    return Services(
+        inputs=ServerInputs.from_env(),
+        pin=operator_context,
+        tool_paths=documents_dir() is not None,
+        links=document_url,
+    )

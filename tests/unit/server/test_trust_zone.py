@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,16 @@ from graph.instrument import context_of, instrumented
 from graph.services import Services
 from server.policy import server_services
 from tests.unit.core.factories import runtime, state
+from tools.base import ToolDeps
+from tools.document.inputs import InputDocument, iter_inputs
+from tools.documents import DocumentStore
 
 
 def test_context_fields_that_open_files_or_addresses_keep_the_operators_values(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PAOR_STORE_DIR", str(tmp_path / "operator-store"))
+    monkeypatch.setenv("PAOR_SERVER_DOCUMENTS_DIR", str(tmp_path / "operator-folder"))
     caller = Context(
         model="caller-model",
         max_steps=3,
@@ -41,9 +46,29 @@ def test_context_fields_that_open_files_or_addresses_keep_the_operators_values(
     instrumented("select", spy, server_services())(state(), runtime(caller))
 
     [effective] = seen
-    assert (effective.documents_dir, effective.fetch_allowlist) == ("", "")
+    assert (effective.documents_dir, effective.fetch_allowlist) == (str(tmp_path / "operator-folder"), "")
     assert effective.store_dir == str(tmp_path / "operator-store")
     assert (effective.model, effective.max_steps) == ("caller-model", 3), "the rest is the caller's to choose"
+
+
+def test_without_an_operator_folder_server_tools_read_no_file_by_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "secret.txt").write_text("in the server's working directory", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PAOR_SERVER_DOCUMENTS_DIR", raising=False)
+    services = server_services()
+    context = services.pin(Context(documents_dir=str(tmp_path))) if services.pin else Context()
+    deps = ToolDeps(llm=None, store=DocumentStore(tmp_path / "store"), context=context, paths=services.tool_paths)  # type: ignore[arg-type]
+
+    [refused] = iter_inputs(deps, ["secret.txt"])
+    [read] = iter_inputs(replace(deps, paths=True), ["secret.txt"])
+
+    assert refused == (
+        "secret.txt is a file path, and this server reads no files by path: name documents by docList:/docItem: "
+        "reference"
+    )
+    assert isinstance(read, InputDocument) and read.data == b"in the server's working directory", "local zone reads"
 
 
 def test_the_server_graph_refuses_host_paths_and_build_graph_accepts_them(tmp_path: Path) -> None:
