@@ -101,7 +101,12 @@ def referenced(values: dict[str, Any]) -> list[DocumentRef]:
 
 
 async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | None:
-    """The thread's state values as the caller may see them through the server's API; None if they may not."""
+    """The thread's state values as the caller may see them through the server's API; None if they may not.
+
+    The request goes to this very app in-process, with the caller's key, so the server's auth filters it exactly
+    as a client's own request. (`langgraph_sdk.get_client(url=None)` would not do: its loopback transport skips
+    auth, and so would reading the checkpointer directly: both would show any owner's thread.)
+    """
     try:
         uuid.UUID(thread_id)
     except ValueError:
