@@ -6,8 +6,8 @@ API, `/mcp` and paor's own routes, see `http.enable_custom_route_auth`) needs `x
 Each key is its own owner: threads, runs and crons are stamped with it and filtered by it, so a client sees only
 its own threads (another's is 404, as if it did not exist). Assistants are shared for reading (paor's own has no
 owner); one a client creates can be changed or deleted by that client only. The store API is confined to
-namespaces that start with the client's identity: paor's own learning memory is the graph's, not the clients'. Identities are derived
-from the key by hashing, so no key is ever stored in metadata or logs.
+namespaces that start with the client's identity: paor's own learning memory is the graph's, not the clients'.
+Identities are derived from the key by hashing, so no key is ever stored in metadata or logs.
 """
 
 from __future__ import annotations
