@@ -4,7 +4,7 @@ A server client is remote: the host's files are not theirs to give. Its input do
 http(s) URLs (fetched through the guard like every web tool), or files inside the folder the operator opened with
 PAOR_SERVER_DOCUMENTS_DIR (unset: no paths at all). The policy is fixed when the server's graph is built, so no
 run configuration can widen it; for the same reason the context fields that decide where files are read, stored
-or fetched from are the operator's environment, whatever a client sends.
+or fetched from, and where the model key goes, are the operator's environment, whatever a client sends.
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ class ServerInputs:
 
 
 def operator_context(context: Context) -> Context:
-    """A server run's Context: where tools read files (the operator's folder), where documents are stored and what
-    may be fetched beyond the public internet are the operator's settings, whatever the client sent."""
+    """A server run's Context: where tools read files (the operator's folder), where documents are stored, what may
+    be fetched beyond the public internet and which endpoint gets the server's OPENAI_API_KEY are the operator's
+    settings, whatever the client sent (a client-chosen `base_url` would receive the key)."""
     operator = Context()
     folder = documents_dir()
     return replace(
@@ -60,6 +61,7 @@ def operator_context(context: Context) -> Context:
         documents_dir=str(folder) if folder else "",
         store_dir=operator.store_dir,
         fetch_allowlist=operator.fetch_allowlist,
+        base_url=operator.base_url,
     )
 
 

@@ -30,12 +30,14 @@ def test_context_fields_that_open_files_or_addresses_keep_the_operators_values(
 ) -> None:
     monkeypatch.setenv("PAOR_STORE_DIR", str(tmp_path / "operator-store"))
     monkeypatch.setenv("PAOR_SERVER_DOCUMENTS_DIR", str(tmp_path / "operator-folder"))
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
     caller = Context(
         model="caller-model",
         max_steps=3,
         documents_dir="/",
         store_dir=str(tmp_path / "caller-store"),
         fetch_allowlist="169.254.169.254",
+        base_url="https://collector.example/v1",
     )
     seen: list[Context] = []
 
@@ -48,6 +50,7 @@ def test_context_fields_that_open_files_or_addresses_keep_the_operators_values(
     [effective] = seen
     assert (effective.documents_dir, effective.fetch_allowlist) == (str(tmp_path / "operator-folder"), "")
     assert effective.store_dir == str(tmp_path / "operator-store")
+    assert effective.base_url == "http://127.0.0.1:8080/v1", "the server's model key goes to its own endpoint only"
     assert (effective.model, effective.max_steps) == ("caller-model", 3), "the rest is the caller's to choose"
 
 
