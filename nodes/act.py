@@ -47,6 +47,7 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
             context=context,
             index=document_index(state),
             language=intent_of(state).language,
+            paths=services.tool_paths,
         )
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}
