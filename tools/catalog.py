@@ -24,6 +24,7 @@ BUILTIN_MODULES = (
     "tools.web.crawl_tool",
     "tools.document.extract",
     "tools.document.generate_report",
+    "tools.code.execute",
 )
 _OPENAI_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -36,6 +37,7 @@ class CatalogEntry:
     factory: Callable[[ToolDeps], BaseTool]
     purpose: Literal["analysis", "lookup", "output"]
     summary: str
+    unavailable: Callable[[], str | None] = lambda: None  # why the action cannot run on this machine, or None
 
     @property
     def parameter_names(self) -> list[str]:
@@ -61,7 +63,7 @@ def catalog() -> dict[str, CatalogEntry]:
         for module in BUILTIN_MODULES:
             importlib.import_module(module)
         _loaded = True
-    return dict(_REGISTRY)
+    return {name: entry for name, entry in _REGISTRY.items() if entry.unavailable() is None}
 
 
 def lookup(name: str) -> CatalogEntry | None:

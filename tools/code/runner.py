@@ -1,0 +1,131 @@
+"""One sandboxed run: program in, stdout, stderr, written files and — when it failed — the reason out.
+
+The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found; on wall-time
+timeout the whole process group is killed (and with it, through the PID namespace, everything the program
+started). stdout and stderr go to files the file-size limit also bounds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.code import environment, isolation
+from tools.code.child import BOOT, EXIT_GATE
+from tools.code.limits import MB, Limits
+
+STDERR_CHARS = 4000
+
+
+@dataclass
+class RunResult:
+    exit_code: int
+    stdout: bytes
+    stderr: str
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reason: str | None = None  # why the run failed; None when it succeeded
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+
+def run_program(
+    source: str,
+    inputs: Sequence[tuple[str, bytes]] = (),
+    limits: Limits | None = None,
+    *,
+    kind: isolation.Kind | None = None,
+    gate: bool = True,
+) -> RunResult:
+    """Run `source` with read-only copies of `inputs` in its working folder. `gate=False` exists for tests that
+    prove the isolation holds by itself."""
+    limits = limits or Limits()
+    kind = kind or isolation.detect().kind
+    owner = isolation.SANDBOX_UID if os.geteuid() == 0 else None
+    if owner is None:
+        limits = Limits(**{**limits.as_dict(), "process_base": _own_tasks()})  # type: ignore[arg-type]
+    spec = {"gate": gate, "limits": limits.as_dict(), "user": owner}
+    with environment.workspace(inputs, owner) as space:
+        python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
+        out_path, err_path = space.logs / "stdout", space.logs / "stderr"
+        with out_path.open("wb") as out, err_path.open("wb") as err:
+            process = subprocess.Popen(
+                isolation.command(kind, space.folder, python_args),
+                cwd=space.folder,
+                env=environment.SANDBOX_ENV,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            timed_out = _feed_and_wait(process, source, limits.wall_s)
+        max_bytes = limits.file_mb * MB
+        stdout = environment.read_capped(out_path, max_bytes)
+        stderr = environment.read_capped(err_path, max_bytes).decode("utf-8", errors="replace")[-STDERR_CHARS:]
+        files, notes = environment.collect_outputs(space, max_bytes)
+    code = process.returncode
+    return RunResult(code, stdout, stderr, files, notes, _reason(code, stderr, timed_out, limits))
+
+
+def _feed_and_wait(process: subprocess.Popen[bytes], source: str, wall_s: float) -> bool:
+    """Send the program on stdin and wait; True when the wall-time limit ran out and the group was killed."""
+    try:
+        assert process.stdin is not None
+        process.stdin.write(source.encode("utf-8"))
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    try:
+        process.wait(timeout=wall_s)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    _kill_group(process.pid)  # also whatever the program left behind when it exited itself
+    process.wait()
+    return timed_out
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _reason(code: int, stderr: str, timed_out: bool, limits: Limits) -> str | None:
+    last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+    if timed_out:
+        return f"wall-time limit: the program ran longer than {limits.wall_s:g}s and was killed"
+    if code == 0:
+        return None
+    if code == EXIT_GATE:
+        return last
+    signalled = -code if code < 0 else code - 128 if code > 128 else 0
+    if signalled == signal.SIGXCPU or (signalled == signal.SIGKILL and not last):
+        return f"CPU-time limit: the program used more than {limits.cpu_s}s of CPU and was killed"
+    if "MemoryError" in last:
+        return f"memory limit: the program needed more than {limits.memory_mb} MB"
+    if "File too large" in stderr:
+        return f"file-size limit: the program wrote more than {limits.file_mb} MB to one file"
+    if signalled:
+        return f"the program was killed by {signal.Signals(signalled).name}"
+    return last or f"the program exited with status {code}"
+
+
+def _own_tasks() -> int:
+    """How many processes and threads paor's user has now: RLIMIT_NPROC counts them all, not only the sandbox's."""
+    uid, count = str(os.getuid()), 0
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if fields.get("Uid", "").split()[:1] == [uid]:
+            count += int(fields.get("Threads", "1").strip() or 1)
+    return count
