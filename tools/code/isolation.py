@@ -63,7 +63,7 @@ def detect() -> Isolation:
     """The strongest isolation that works here; probed once per process."""
     failures = []
     for kind in ("bubblewrap", "unshare"):
-        problem = _probe(kind)
+        problem = probe(kind)
         if problem is None:
             return Isolation(kind, _DETAILS[kind])
         failures.append(f"{kind}: {problem}")
@@ -169,7 +169,7 @@ def _which(tool: str) -> str:
     return found
 
 
-def _probe(kind: Kind) -> str | None:
+def probe(kind: Kind) -> str | None:
     """None when Python really runs inside `kind` here, else what went wrong."""
     if shutil.which("bwrap" if kind == "bubblewrap" else "unshare") is None:
         return "not installed"

@@ -21,6 +21,7 @@ from tools.code.child import BOOT, EXIT_GATE
 from tools.code.limits import MB, Limits
 
 STDERR_CHARS = 4000
+REAP_TIMEOUT_S = 10.0
 
 
 @dataclass
@@ -66,7 +67,7 @@ def run_program(
                 stderr=err,
                 start_new_session=True,
             )
-            timed_out = _feed_and_wait(process, source, limits.wall_s)
+            timed_out = _feed_and_wait(process, source, limits.wall_s, namespaced=kind != "none")
         max_bytes = limits.file_mb * MB
         stdout = environment.read_capped(out_path, max_bytes)
         stderr = environment.read_capped(err_path, max_bytes).decode("utf-8", errors="replace")[-STDERR_CHARS:]
@@ -75,7 +76,7 @@ def run_program(
     return RunResult(code, stdout, stderr, files, notes, _reason(code, stderr, timed_out, limits))
 
 
-def _feed_and_wait(process: subprocess.Popen[bytes], source: str, wall_s: float) -> bool:
+def _feed_and_wait(process: subprocess.Popen[bytes], source: str, wall_s: float, *, namespaced: bool) -> bool:
     """Send the program on stdin and wait; True when the wall-time limit ran out and the group was killed."""
     try:
         assert process.stdin is not None
@@ -88,14 +89,24 @@ def _feed_and_wait(process: subprocess.Popen[bytes], source: str, wall_s: float)
         timed_out = False
     except subprocess.TimeoutExpired:
         timed_out = True
-    _kill_group(process.pid)  # also whatever the program left behind when it exited itself
+        if namespaced:
+            _stop(process)
+    with contextlib.suppress(ProcessLookupError):  # whatever a program without a PID namespace left behind
+        os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     return timed_out
 
 
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGKILL)
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill the sandbox from the inside out: the namespace's first process first — the kernel then kills every
+    process in the PID namespace before that one is reaped — then the wrapper, which exits once it has reaped it."""
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    with contextlib.suppress(OSError):
+        for pid in children.read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=REAP_TIMEOUT_S)
 
 
 def _reason(code: int, stderr: str, timed_out: bool, limits: Limits) -> str | None:
