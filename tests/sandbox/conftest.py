@@ -1,10 +1,6 @@
-"""Tight limits so hostile programs are stopped in about a second, and a loopback server that counts visitors."""
+"""Tight limits so hostile programs are stopped within seconds, and a canary secret in paor's environment."""
 
 from __future__ import annotations
-
-import socket
-import threading
-from collections.abc import Iterator
 
 import pytest
 
@@ -13,40 +9,6 @@ from tools.code.limits import Limits
 
 #: Small enough that a fork bomb, a loop or a flood ends fast; large enough for Python plus sympy.
 TIGHT = Limits(cpu_s=1, wall_s=2.5, memory_mb=512, file_mb=4, open_files=32, processes=4)
-
-
-class LoopbackServer:
-    """A TCP server on 127.0.0.1 that records every connection it accepts."""
-
-    def __init__(self) -> None:
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.socket.settimeout(0.1)
-        self.port = self.socket.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.socket.accept()
-            except TimeoutError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.socket.close()
-
-
-@pytest.fixture
-def loopback_server() -> Iterator[LoopbackServer]:
-    server = LoopbackServer()
-    yield server
-    server.close()
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import KINDS, TIGHT, LoopbackServer
+from tests.sandbox.conftest import KINDS, TIGHT
+from tests.support.loopback import LoopbackServer
 from tools.code import isolation
 from tools.code.runner import run_program
 
