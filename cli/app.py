@@ -385,6 +385,7 @@ def doctor(db: DbOpt = None) -> None:
     from graph.context import paor_home
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
+    from tools.code.isolation import status as code_execution_status
 
     with bad_input_exits():
         context = _context({})
@@ -414,6 +415,7 @@ def doctor(db: DbOpt = None) -> None:
         ("OPENAI_API_KEY", "set" if openai_key else "missing"),
         ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
         ("endpoint", endpoint_state),
+        ("code.execute", code_execution_status()),
     ]
     console = _stdout()
     for name, value in rows:

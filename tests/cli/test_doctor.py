@@ -40,3 +40,15 @@ def test_doctor_exits_2_when_the_endpoint_is_unreachable(paor: Invoke, monkeypat
     assert result.exit_code == 2, result.output
     assert "endpoint        unreachable" in result.stdout
     assert "TAVILY_API_KEY  missing" in result.stdout
+
+
+def test_doctor_shows_which_isolation_code_execute_runs_under(paor: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools.code import isolation
+
+    assert f"code.execute    sandboxed by {isolation.detect().kind}" in paor("doctor").stdout
+
+    monkeypatch.setattr(isolation, "detect", lambda: isolation.Isolation("none", "bwrap: not installed"))
+    monkeypatch.delenv(isolation.OPT_IN_VARIABLE, raising=False)
+    assert "code.execute    off: no network isolation here (bwrap: not installed)" in paor("doctor").stdout
+    monkeypatch.setenv(isolation.OPT_IN_VARIABLE, isolation.OPT_IN_VALUE)
+    assert "code.execute    on WITHOUT isolation" in paor("doctor").stdout

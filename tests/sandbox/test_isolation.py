@@ -22,7 +22,7 @@ def test_this_machine_offers_network_isolation() -> None:
     assert isolation.detect().kind in ("bubblewrap", "unshare"), isolation.detect().detail
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", [*KINDS, "none"])
 def test_environment_is_empty_so_the_canary_never_reaches_the_program(canary: str, kind: isolation.Kind) -> None:
     program = (
         "import os\n"

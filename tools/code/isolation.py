@@ -58,6 +58,17 @@ def unavailable_reason() -> str | None:
     )
 
 
+def status() -> str:
+    """One line for `paor doctor`: which isolation code.execute runs under, or why it is off."""
+    reason = unavailable_reason()
+    if reason is not None:
+        return f"off: {reason}"
+    found = detect()
+    if found.kind == "none":
+        return f"on WITHOUT isolation ({OPT_IN_VARIABLE}={OPT_IN_VALUE}): programs can reach the network"
+    return f"sandboxed by {found.describe()}"
+
+
 @functools.cache
 def detect() -> Isolation:
     """The strongest isolation that works here; probed once per process."""
