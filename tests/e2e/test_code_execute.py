@@ -69,6 +69,8 @@ def test_primes_are_computed_by_a_program_and_delivered_exactly(
     assert [int(n) for n in text.split(",")] == FIRST_1000_PRIMES
     assert "primerange" not in text  # the data, not the program
     assert scripted_llm.requests_for("text") == []  # no model typed a single prime
+    stage1 = scripted_llm.requests_for("ActionSelection")[0].text
+    assert "code.execute(code,documentList)" in stage1 and "Computed answers" in stage1
     learned = Strategy.model_validate(store.get((*NAMESPACE, "numbers-raw_data-prime"), KEY).value)
     assert learned.successfulAction == "code.execute" and learned.successes == 1
 
@@ -78,12 +80,21 @@ def test_a_csv_input_is_summed_by_a_program(
 ) -> None:
     sales = tmp_path / "sales.csv"
     sales.write_text(SALES, encoding="utf-8")
-    script_code(scripted_llm, SUM_PROGRAM, intent=SUM_INTENT, objective="Sum the amounts", documents=["docList:input"])
+    script_code(
+        scripted_llm,
+        SUM_PROGRAM,
+        intent=SUM_INTENT,
+        objective="Sum the amounts",
+        documents=["docList:input"],
+        schema=False,  # Stage 2 gets the tool's own args schema
+    )
     out = _run(code_context, checkpointer, store, "What is the total amount in sales.csv?", documents=[str(sales)])
 
     assert out["status"] == "completed", out["stop_reason"]
     step = _only_step(out)
     assert step.parameters["documentList"] == ["docList:input"]
+    schema = scripted_llm.requests_for("ParametersAnswer")[0].text.split("PARAMETERS SCHEMA:")[1]
+    assert "code" in schema and "Allowed imports" in schema and "documentList" not in schema  # the tool's own
     deliverable = DocumentRef.model_validate(out["deliverables"][0])
     assert DocumentStore(code_context.store_path).read_text(deliverable).strip() == "300.00"
     assert sales.read_text(encoding="utf-8") == SALES

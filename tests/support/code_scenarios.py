@@ -16,7 +16,8 @@ PRIMES_PROGRAM = (
 CODE_FIELD = {"name": "code", "type": "string", "required": True, "description": "the Python program"}
 
 
-def code_selection(objective: str, documents: list[str] | None = None) -> dict[str, Any]:
+def code_selection(objective: str, documents: list[str] | None = None, *, schema: bool = True) -> dict[str, Any]:
+    """Stage 1 choosing code.execute; without `schema`, Stage 2 sees the tool's own args schema."""
     return {
         "action": "code.execute",
         "actionObjective": objective,
@@ -24,7 +25,7 @@ def code_selection(objective: str, documents: list[str] | None = None) -> dict[s
         "requiredInputDocuments": documents or [],
         "requiredConnection": None,
         "parametersContext": "Compute the answer with a program that prints the data.",
-        "parametersSchema": {"fields": [CODE_FIELD]},
+        "parametersSchema": {"fields": [CODE_FIELD] if schema else []},
     }
 
 
@@ -35,11 +36,12 @@ def script_code(
     intent: dict[str, Any] | None = None,
     objective: str = "Compute and print the first 1000 prime numbers",
     documents: list[str] | None = None,
+    schema: bool = True,
 ) -> ScriptedLLM:
     """One program per step: Stage 2 always answers `program`."""
     return (
         llm.on("Intent", json.dumps(intent or PRIMES_INTENT))
-        .on("ActionSelection", code_selection(objective, documents))
+        .on("ActionSelection", code_selection(objective, documents, schema=schema))
         .on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"code": program}})
         .on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
         .on("RefinementDecision", {"decision": "stop", "reason": "the program failed", "progress": 0})

@@ -39,13 +39,13 @@ class Isolation:
     kind: Kind
     detail: str
 
-    @property
-    def drops_to(self) -> int | None:
-        """The user the launcher becomes: nobody when paor runs as root, else paor's own (unprivileged) user."""
-        return SANDBOX_UID if os.geteuid() == 0 else None
-
     def describe(self) -> str:
         return f"{self.kind} ({self.detail})"
+
+
+def sandbox_user() -> int | None:
+    """The user the launcher becomes: nobody when paor runs as root; None keeps paor's own, unprivileged user."""
+    return SANDBOX_UID if os.geteuid() == 0 else None
 
 
 def unavailable_reason() -> str | None:
@@ -87,7 +87,7 @@ def command(kind: Kind, folder: Path, python_args: list[str]) -> list[str]:
     if kind == "bubblewrap":
         return [*_bwrap(folder), "--", *python]
     if kind == "unshare":
-        user = ["--user"] if os.geteuid() != 0 else []
+        user = ["--user"] if sandbox_user() is None else []
         return [_which("unshare"), *user, "--net", "--pid", "--fork", "--kill-child", "--", *python]
     return python
 
@@ -118,7 +118,7 @@ def _bwrap(folder: Path) -> list[str]:
         "--unshare-uts",
         "--unshare-cgroup-try",
     ]
-    if os.geteuid() != 0:
+    if sandbox_user() is None:
         args.append("--unshare-user")
     args += ["--proc", "/proc", "--dev", "/dev"]
     for top in ("bin", "sbin", "lib", "lib32", "lib64"):

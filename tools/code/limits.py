@@ -14,16 +14,15 @@ MB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Limits:
-    """What one program may use. `processes` counts processes of the sandbox's user, so the runner adds the
-    processes that user already has (`process_base`) when it is not a user of its own."""
+    """What one program may use. `processes` counts the sandbox user's processes: inside the user namespace
+    when paor is not root (the launcher and its namespace's init included), else all of `nobody`'s."""
 
-    cpu_s: int = 20
+    cpu_s: int = 30
     wall_s: float = 30.0
     memory_mb: int = 1024
     file_mb: int = 64
     open_files: int = 64
     processes: int = 8
-    process_base: int = 0
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)
@@ -37,7 +36,7 @@ def apply(limits: Limits) -> None:
         (resource.RLIMIT_AS, limits.memory_mb * MB),
         (resource.RLIMIT_FSIZE, limits.file_mb * MB),
         (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_NPROC, limits.process_base + limits.processes),
+        (resource.RLIMIT_NPROC, limits.processes),
         (resource.RLIMIT_CORE, 0),
     ):
         resource.setrlimit(kind, (int(value), int(value)))

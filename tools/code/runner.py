@@ -50,9 +50,7 @@ def run_program(
     prove the isolation holds by itself."""
     limits = limits or Limits()
     kind = kind or isolation.detect().kind
-    owner = isolation.SANDBOX_UID if os.geteuid() == 0 else None
-    if owner is None:
-        limits = Limits(**{**limits.as_dict(), "process_base": _own_tasks()})  # type: ignore[arg-type]
+    owner = isolation.sandbox_user()
     spec = {"gate": gate, "limits": limits.as_dict(), "user": owner}
     with environment.workspace(inputs, owner) as space:
         python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
@@ -118,8 +116,10 @@ def _reason(code: int, stderr: str, timed_out: bool, limits: Limits) -> str | No
     if code == EXIT_GATE:
         return last
     signalled = -code if code < 0 else code - 128 if code > 128 else 0
-    if signalled == signal.SIGXCPU or (signalled == signal.SIGKILL and not last):
+    if signalled == signal.SIGXCPU:
         return f"CPU-time limit: the program used more than {limits.cpu_s}s of CPU and was killed"
+    if signalled == signal.SIGKILL and not last:
+        return f"killed: the CPU-time limit ({limits.cpu_s}s) or the memory ran out"
     if "MemoryError" in last:
         return f"memory limit: the program needed more than {limits.memory_mb} MB"
     if "File too large" in stderr:
@@ -127,16 +127,3 @@ def _reason(code: int, stderr: str, timed_out: bool, limits: Limits) -> str | No
     if signalled:
         return f"the program was killed by {signal.Signals(signalled).name}"
     return last or f"the program exited with status {code}"
-
-
-def _own_tasks() -> int:
-    """How many processes and threads paor's user has now: RLIMIT_NPROC counts them all, not only the sandbox's."""
-    uid, count = str(os.getuid()), 0
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        if fields.get("Uid", "").split()[:1] == [uid]:
-            count += int(fields.get("Threads", "1").strip() or 1)
-    return count
