@@ -8,7 +8,7 @@ from tools.code import isolation
 from tools.code.limits import Limits
 
 #: Small enough that a fork bomb, a loop or a flood ends fast; large enough for Python plus sympy.
-TIGHT = Limits(cpu_s=1, wall_s=2.5, memory_mb=512, file_mb=4, open_files=32, processes=4)
+TIGHT = Limits(cpu_s=1, wall_s=2.5, memory_mb=512, file_mb=4, folder_mb=16, open_files=32, processes=4)
 
 
 @pytest.fixture

@@ -101,6 +101,18 @@ def test_writing_a_1_gb_file_stops_at_the_file_size_limit() -> None:
     assert all(len(data) <= TIGHT.file_mb * 1024 * 1024 for _, data in result.files)
 
 
+def test_many_files_stop_at_the_folder_limit() -> None:
+    program = (
+        "import time\n"
+        "for i in range(10_000):\n"
+        "    with open(f'part{i}.bin', 'wb') as f:\n"
+        "        f.write(b'x' * 1024 * 1024)\n"
+        "    time.sleep(0.01)\n"
+    )
+    result = run_program(program, limits=TIGHT, gate=False)
+    assert result.reason is not None and "disk limit" in result.reason
+
+
 def test_program_runs_in_its_own_folder_with_read_only_input_copies() -> None:
     program = (
         "import os\n"

@@ -4,6 +4,7 @@ the files it leaves there collected afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -69,6 +70,18 @@ def collect_outputs(space: Workspace, max_bytes: int) -> tuple[list[tuple[str, b
             continue
         files.append((path.name, data))
     return files, notes
+
+
+def folder_bytes(folder: Path, stop_at: int) -> int:
+    """Bytes under `folder`, counting no further than `stop_at` (a program may create many small files fast)."""
+    total = 0
+    for root, dirs, names in os.walk(folder):
+        for name in names + dirs:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512 + 512
+            if total > stop_at:
+                return total
+    return total
 
 
 def read_capped(path: Path, max_bytes: int) -> bytes:

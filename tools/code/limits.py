@@ -21,6 +21,7 @@ class Limits:
     wall_s: float = 30.0
     memory_mb: int = 1024
     file_mb: int = 64
+    folder_mb: int = 256  # watched by the runner: rlimits cannot bound the number of files
     open_files: int = 64
     processes: int = 8
 

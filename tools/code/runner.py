@@ -1,8 +1,9 @@
 """One sandboxed run: program in, stdout, stderr, written files and — when it failed — the reason out.
 
-The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found; on wall-time
-timeout the whole process group is killed (and with it, through the PID namespace, everything the program
-started). stdout and stderr go to files the file-size limit also bounds.
+The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found. The runner
+watches the wall time and the size of the working folder (rlimits bound each file, not how many there are);
+past either, the sandbox is killed, and with it, through the PID namespace, everything the program started.
+stdout and stderr go to files the file-size limit also bounds.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +24,7 @@ from tools.code.limits import MB, Limits
 
 STDERR_CHARS = 4000
 REAP_TIMEOUT_S = 10.0
+WATCH_INTERVAL_S = 0.1
 
 
 @dataclass
@@ -65,34 +68,44 @@ def run_program(
                 stderr=err,
                 start_new_session=True,
             )
-            timed_out = _feed_and_wait(process, source, limits.wall_s, namespaced=kind != "none")
+            killed = _feed_and_wait(process, source, limits, space.folder, namespaced=kind != "none")
         max_bytes = limits.file_mb * MB
         stdout = environment.read_capped(out_path, max_bytes)
         stderr = environment.read_capped(err_path, max_bytes).decode("utf-8", errors="replace")[-STDERR_CHARS:]
         files, notes = environment.collect_outputs(space, max_bytes)
     code = process.returncode
-    return RunResult(code, stdout, stderr, files, notes, _reason(code, stderr, timed_out, limits))
+    return RunResult(code, stdout, stderr, files, notes, killed or _reason(code, stderr, limits))
 
 
-def _feed_and_wait(process: subprocess.Popen[bytes], source: str, wall_s: float, *, namespaced: bool) -> bool:
-    """Send the program on stdin and wait; True when the wall-time limit ran out and the group was killed."""
+def _feed_and_wait(
+    process: subprocess.Popen[bytes], source: str, limits: Limits, folder: Path, *, namespaced: bool
+) -> str | None:
+    """Send the program on stdin and wait, watching the clock and the folder's size; the reason it was killed,
+    or None when it ended by itself."""
     try:
         assert process.stdin is not None
         process.stdin.write(source.encode("utf-8"))
         process.stdin.close()
     except BrokenPipeError:
         pass
-    try:
-        process.wait(timeout=wall_s)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        if namespaced:
-            _stop(process)
+    deadline = time.monotonic() + limits.wall_s
+    killed = None
+    while process.poll() is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            killed = f"wall-time limit: the program ran longer than {limits.wall_s:g}s and was killed"
+        elif environment.folder_bytes(folder, limits.folder_mb * MB) > limits.folder_mb * MB:
+            killed = f"disk limit: the program wrote more than {limits.folder_mb} MB into its folder"
+        if killed:
+            if namespaced:
+                _stop(process)
+            break
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=min(WATCH_INTERVAL_S, remaining))
     with contextlib.suppress(ProcessLookupError):  # whatever a program without a PID namespace left behind
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    return timed_out
+    return killed
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -107,10 +120,8 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=REAP_TIMEOUT_S)
 
 
-def _reason(code: int, stderr: str, timed_out: bool, limits: Limits) -> str | None:
+def _reason(code: int, stderr: str, limits: Limits) -> str | None:
     last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
-    if timed_out:
-        return f"wall-time limit: the program ran longer than {limits.wall_s:g}s and was killed"
     if code == 0:
         return None
     if code == EXIT_GATE:
