@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,32 @@ def _processes_of(uid: int | None) -> list[str]:
         if any(line.startswith("Uid:") and line.split()[1] == str(uid) for line in text.splitlines()):
             left.append(status.parent.name)
     return left
+
+
+def test_a_program_slipping_past_the_gate_still_meets_the_isolation(
+    canary: str, loopback_server: LoopbackServer, tmp_path: Path
+) -> None:
+    """sympy's sympify evaluates strings with Python's eval and full builtins: a known way around the gate."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret", encoding="utf-8")
+    program = (
+        "import sympy\n"
+        "def escape(expression):\n"
+        "    try:\n"
+        "        return 'ok ' + str(sympy.parse_expr(expression))\n"
+        "    except Exception as exc:\n"
+        "        return 'refused ' + str(exc)\n"
+        "print('uid', escape(\"__import__('os').getuid()\"))\n"
+        "print('env', escape(\"__import__('os').environ.get('OPENAI_API_KEY', 'absent')\"))\n"
+        f"print('file', escape(\"open({str(secret)!r}).read()\"))\n"
+        f"print('net', escape(\"__import__('socket').create_connection(('127.0.0.1', {loopback_server.port}), 1)\"))\n"
+    )
+    result = run_program(program, limits=replace(TIGHT, cpu_s=10, wall_s=20))
+    out = result.stdout.decode()
+    assert result.reason is None, result.stderr
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    assert lines["uid"].startswith("ok")  # the gate was bypassed: only the isolation stands
+    assert lines["env"] == "ok absent"
+    assert lines["file"].startswith("refused") and lines["net"].startswith("refused")
+    assert "top secret" not in out
+    assert loopback_server.connections == 0
