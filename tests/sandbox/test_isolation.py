@@ -155,16 +155,18 @@ def test_a_program_slipping_past_the_gate_still_meets_the_isolation(
     secret = tmp_path / "secret.txt"
     secret.write_text("top secret", encoding="utf-8")
     program = (
+        f"PORT = {loopback_server.port}\n"
         "import sympy\n"
         "def escape(expression):\n"
         "    try:\n"
-        "        return 'ok ' + str(sympy.parse_expr(expression))\n"
+        "        return 'ok ' + str(sympy.parse_expr(expression, transformations=()))\n"
         "    except Exception as exc:\n"
         "        return 'refused ' + str(exc)\n"
         "print('uid', escape(\"__import__('os').getuid()\"))\n"
         "print('env', escape(\"__import__('os').environ.get('OPENAI_API_KEY', 'absent')\"))\n"
         f"print('file', escape(\"open({str(secret)!r}).read()\"))\n"
-        f"print('net', escape(\"__import__('socket').create_connection(('127.0.0.1', {loopback_server.port}), 1)\"))\n"
+        "print('net', escape(\"__import__('socket').create_connection(('127.0.0.1', PORT), 1).close() "
+        "or 'connected'\".replace('PORT', str(PORT))))\n"
     )
     result = run_program(program, limits=replace(TIGHT, cpu_s=10, wall_s=20))
     out = result.stdout.decode()
