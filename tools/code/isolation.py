@@ -97,10 +97,6 @@ def launcher_root(kind: Kind) -> str:
     return SANDBOX_CODE if kind == "bubblewrap" else str(PACKAGE_ROOT)
 
 
-def working_directory(kind: Kind, folder: Path) -> str:
-    return SANDBOX_HOME if kind == "bubblewrap" else str(folder)
-
-
 _DETAILS = {
     "bubblewrap": "bwrap: no network, own PID namespace, file system limited to Python and the working folder",
     "unshare": "unshare: no network, own PID namespace; host file system guarded by user and import gate",
@@ -166,7 +162,7 @@ def _parents(path: str, made: set[str]) -> list[str]:
     args: list[str] = []
     for parent in reversed(Path(path).parents):
         name = str(parent)
-        if name == "/" or name in made or name in ("/usr",):
+        if name == "/" or name in made:
             continue
         made.add(name)
         args += ["--perms", "0755", "--dir", name]
