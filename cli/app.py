@@ -276,8 +276,9 @@ def _endpoint(options: dict[str, Any]) -> Iterator[dict[str, Any]]:
         raise InvalidRequest("--local and --base-url exclude each other")
     local = _local_model()
     model = options.get("model") or local.LOCAL_MODEL_NAME  # the alias the local server answers to
+    fitting = {k: v for k, v in local.LOCAL_SETTINGS.items() if f"PAOR_{k.upper()}" not in os.environ}
     with local.serve_local() as base_url:
-        yield {**options, "base_url": base_url, "model": model}
+        yield {**fitting, **options, "base_url": base_url, "model": model}
 
 
 def _local_model() -> ModuleType:
@@ -307,6 +308,7 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
                 {**ref.model_dump(mode="json"), "path": str(p)} for ref, p in zip(refs, written, strict=True)
             ],
             "totals": values.get("totals", {}),
+            "notes": values.get("notes", []),
         }
         typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
     else:
@@ -385,11 +387,13 @@ def doctor(db: DbOpt = None) -> None:
     from graph.context import paor_home
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
+    from tools.catalog import catalog, unavailable_notes
     from tools.code.isolation import status as code_execution_status
 
     with bad_input_exits():
         context = _context({})
         database = describe_database(db)
+    warnings = unavailable_notes()
     openai_key = os.environ.get("OPENAI_API_KEY", "")
     problems: list[str] = []
     try:
@@ -415,11 +419,14 @@ def doctor(db: DbOpt = None) -> None:
         ("OPENAI_API_KEY", "set" if openai_key else "missing"),
         ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
         ("endpoint", endpoint_state),
+        ("actions", f"{len(catalog())} available" + (f", {len(warnings)} unavailable" if warnings else "")),
         ("code.execute", code_execution_status()),
     ]
     console = _stdout()
     for name, value in rows:
         console.print(_text(f"{name:<16}{value}"))
+    for warning in warnings:  # the other actions still work: a warning, not a problem
+        console.print(_text(f"! {clip(warning)}", style="yellow"))
     if problems:
         for problem in problems:
             console.print(_text(f"✗ {clip(problem)}", style="red"))
@@ -481,8 +488,10 @@ def serve_local(
     """Serve the bundled local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
     with bad_input_exits():
         local = _local_model()
+        from graph.context import paor_home
+
         try:
-            local.run_local_server(port)
+            local.run_local_server(port, log=paor_home() / "logs" / "llama-server.log")
         except KeyboardInterrupt:
             _stderr().print("local model server stopped")
 

@@ -30,6 +30,9 @@ SERVER_MODULE = "llama_cpp.server"
 LOCAL_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_N_CTX = 8192  # SmolLM2's trained context; paor's Stage-1 prompt alone is ~2k tokens
 STARTUP_TIMEOUT_S = 120.0
+#: Per-call settings that fit a small model on a CPU: every answer is bounded by its `max_tokens`, so a call that
+#: takes longer than this is stuck, and one retry is enough for a loopback server.
+LOCAL_SETTINGS = {"request_timeout_s": 90.0, "max_retries": 1}
 
 INSTALL_HINT = (
     "install the local model extra:\n"
@@ -68,7 +71,9 @@ def _require_server() -> None:
         raise ConfigurationError(f"llama-cpp-python is not installed; {INSTALL_HINT}")
 
 
-def server_command(port: int, *, n_ctx: int = DEFAULT_N_CTX, model: Path | None = None) -> list[str]:
+def server_command(
+    port: int, *, n_ctx: int = DEFAULT_N_CTX, model: Path | None = None, alias: str = LOCAL_MODEL_NAME
+) -> list[str]:
     """`python -m llama_cpp.server …` for the bundled model on loopback."""
     return [
         sys.executable,
@@ -77,7 +82,7 @@ def server_command(port: int, *, n_ctx: int = DEFAULT_N_CTX, model: Path | None 
         "--model",
         str(model or local_model_path()),
         "--model_alias",
-        LOCAL_MODEL_NAME,
+        alias,
         "--host",
         HOST,
         "--port",
@@ -119,13 +124,17 @@ def _wait_ready(base_url: str, process: subprocess.Popen[bytes], log: Path, time
 
 @contextmanager
 def serve_local(
-    port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX, startup_timeout_s: float = STARTUP_TIMEOUT_S
+    port: int | None = None,
+    *,
+    n_ctx: int = DEFAULT_N_CTX,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    model: Path | None = None,
+    alias: str = LOCAL_MODEL_NAME,
 ) -> Iterator[str]:
-    """Run llama.cpp's OpenAI-compatible server with the bundled model; yields `http://127.0.0.1:PORT/v1`.
-
-    The server lives in its own process group and is stopped when the block ends, however it ends.
-    """
-    model = local_model_path()
+    """Run llama.cpp's OpenAI-compatible server with the bundled model (or another GGUF file, answering to
+    `alias`); yields `http://127.0.0.1:PORT/v1`. The server lives in its own process group and is stopped when the
+    block ends, however it ends; its output goes to a temporary log, shown only if it fails to start."""
+    model = model or local_model_path()
     _require_server()
     port = port or free_port()
     base_url = f"http://{HOST}:{port}/v1"
@@ -133,7 +142,7 @@ def serve_local(
         log = Path(tmp) / "server.log"
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                server_command(port, n_ctx=n_ctx, model=model),
+                server_command(port, n_ctx=n_ctx, model=model, alias=alias),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
@@ -146,26 +155,38 @@ def serve_local(
             stop_process_group(process)
 
 
-def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX) -> None:
-    """`paor serve-local`: the server in the foreground on loopback until it exits, Ctrl-C or SIGTERM.
+def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX, log: Path) -> None:
+    """`paor serve-local`: the server on loopback until it exits, Ctrl-C or SIGTERM.
 
-    Ctrl-C reaches the server too (same process group) and propagates here as KeyboardInterrupt; SIGTERM is turned
-    into SystemExit so the server is stopped with us instead of being orphaned.
+    llama.cpp's own output (model loading, per-request timings, tracebacks of refused requests) goes to `log`,
+    not the user's terminal; one line says when the server answers and how to use it. Ctrl-C reaches the server
+    too (same process group) and propagates here as KeyboardInterrupt; SIGTERM is turned into SystemExit so the
+    server is stopped with us instead of being orphaned.
     """
     model = local_model_path()
     _require_server()
     port = port or free_port()
-    print(
-        f"serving {LOCAL_MODEL_NAME} on http://{HOST}:{port}/v1 — use OPENAI_BASE_URL=http://{HOST}:{port}/v1 "
-        f"PAOR_MODEL={LOCAL_MODEL_NAME}",
-        file=sys.stderr,
-        flush=True,
-    )
+    base_url = f"http://{HOST}:{port}/v1"
+    log.parent.mkdir(parents=True, exist_ok=True)
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _exit_on_sigterm) if on_main_thread else None
     try:
-        process = subprocess.Popen(server_command(port, n_ctx=n_ctx, model=model), stdin=subprocess.DEVNULL)
+        with log.open("ab") as sink:
+            process = subprocess.Popen(
+                server_command(port, n_ctx=n_ctx, model=model),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+            )
         try:
+            _wait_ready(base_url, process, log, STARTUP_TIMEOUT_S)
+            settings = " ".join(f"PAOR_{k.upper()}={v:g}" for k, v in LOCAL_SETTINGS.items())
+            print(
+                f"{LOCAL_MODEL_NAME} ready at {base_url} (log: {log}); use OPENAI_BASE_URL={base_url} "
+                f"PAOR_MODEL={LOCAL_MODEL_NAME} {settings}",
+                file=sys.stderr,
+                flush=True,
+            )
             code = process.wait()
         finally:
             if process.poll() is None:
@@ -179,7 +200,7 @@ def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX) -> 
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
     if code != 0:
-        raise ConfigurationError(f"the local model server exited with code {code}")
+        raise ConfigurationError(f"the local model server exited with code {code}; see {log}")
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:

@@ -101,6 +101,8 @@ def print_result(console: Console, thread: str, values: dict[str, Any], written:
         console.print(Text("\ndeliverables:", style="bold"))
         for path in paths:
             console.print(Text(f"  {path}"))
+    for note in values.get("notes") or []:
+        console.print(Text(f"note: {clip(note)}", style="yellow"))
     totals = values.get("totals") or {}
     summary = Text("\n")
     summary.append(status, style="bold green" if status == "completed" else "bold yellow")

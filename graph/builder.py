@@ -11,7 +11,6 @@ from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
-from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -34,12 +33,25 @@ from nodes.validate import validate
 
 # Each step passes six nodes; refine stops at max_steps, so this limit is never what ends a run.
 RECURSION_LIMIT = 6 * MAX_STEPS_LIMIT + 10
+
+
+def durability_key() -> str:
+    """The config key under which a compiled graph keeps its default durability.
+
+    LangGraph offers `durability=` per call but no public way to bind a default to a compiled graph, so this is
+    the one place that reaches into its internals; tests/e2e/test_durability.py fails loudly when LangGraph moves
+    or ignores the key."""
+    from langgraph._internal._constants import CONFIG_KEY_DURABILITY
+
+    return str(CONFIG_KEY_DURABILITY)
+
+
 # Write each checkpoint before the next node starts (LangGraph's default writes them in the background), so a
 # killed process resumes exactly after its last finished node and never repeats a finished action.
 # A caller's `durability=` argument still overrides this.
 CRASH_SAFE_CONFIG: RunnableConfig = {
     "recursion_limit": RECURSION_LIMIT,
-    "configurable": {CONFIG_KEY_DURABILITY: "sync"},
+    "configurable": {durability_key(): "sync"},
 }
 
 

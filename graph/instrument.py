@@ -58,6 +58,15 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
     return node
 
 
+def _step_error(node: str, state: dict[str, Any], result: dict[str, Any]) -> str | None:
+    """What went wrong in this node: a failed selection or parameters, or a tool call that failed (act)."""
+    if node in ("select", "parameters"):
+        return state.get("step_error")
+    if node == "act" and result and not result.get("success"):
+        return str(result.get("error") or "the action failed")
+    return None
+
+
 def progress_event(record: TelemetryRecord, state: dict[str, Any]) -> dict[str, Any]:
     """The custom stream event: which node ran, for which step and action, and what it decided."""
     selection = state.get("selection") or {}
@@ -75,7 +84,7 @@ def progress_event(record: TelemetryRecord, state: dict[str, Any]) -> dict[str, 
         "qualityScore": validation.get("qualityScore") if record.node == "validate" else None,
         "decision": decision.get("decision") if record.node == "refine" else None,
         "reason": decision.get("reason") if record.node == "refine" else None,
-        "error": state.get("step_error") if record.node in ("select", "parameters") else None,
+        "error": _step_error(record.node, state, result),
         "status": state.get("status") if record.node == "finalize" else None,
         "durationS": record.durationS,
         "inputTokens": record.inputTokens,

@@ -1,11 +1,15 @@
 """Chat model access: build `ChatOpenAI` from Context, and get validated JSON out of any endpoint.
 
-Local OpenAI-compatible servers differ in what structured output they accept (llama.cpp answers HTTP 500 to
-`response_format: json_schema`), so `ask_json` walks json_schema → function calling → JSON mode → plain text with
-JSON repair, remembers per endpoint the first method that was accepted, and always validates with the caller's
-parser. A rejected answer is retried once with the reason, then the step fails with a typed error; so does an
-HTTP error or timeout that outlasted the client's own retries. Connection and key errors are raised as they are:
-they are configuration problems that no further step can fix.
+Each protocol answer is constrained by the endpoint itself wherever it can be: OpenAI's `json_schema` with
+`strict: true`, llama.cpp's `json_object` + `schema` (enforced by a grammar), vLLM's `guided_json`; function
+calling, JSON mode and plain text with repair are only fallbacks. What an endpoint accepted and refused is kept in
+the LangGraph store (`graph.capabilities`), so a refused method costs its requests once per endpoint, not once per
+run; a method not yet known to work is tried without client retries. Every call carries a `max_tokens` sized to
+its answer, so a runaway generation ends early and is retried, not waited out.
+
+Whatever the path, the caller's parser validates the answer; a rejected answer is retried once with the reason,
+then the step fails with a typed error, as does an HTTP error or timeout that outlasted the client's own retries.
+Connection and key errors are raised as they are: configuration problems that no further step can fix.
 """
 
 from __future__ import annotations
@@ -16,24 +20,25 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import json_repair
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
+from langgraph.config import get_store
+from langgraph.store.base import BaseStore
 from pydantic import BaseModel, ValidationError
 
+from graph.answer_shapes import AnswerShape, shape_of
+from graph.capabilities import METHODS, Method, capabilities_of, endpoint_key
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Method = Literal["json_schema", "function_calling", "json_mode", "text"]
-METHODS: tuple[Method, ...] = ("json_schema", "function_calling", "json_mode", "text")
 # Status codes with which endpoints say "I do not support this request shape" (not "try again later").
 _UNSUPPORTED_STATUS = frozenset({400, 404, 405, 415, 422, 500, 501})
 # A protocol answer is a few hundred characters; anything this long is a runaway generation, not JSON to repair.
@@ -84,62 +89,76 @@ def chat_openai(context: Context) -> ChatOpenAI:
     )
 
 
-_accepted_method: dict[tuple[str, str, str], Method] = {}
-# Refusals per (endpoint, method). A method is skipped only after refusing twice in a row, so one transient
-# HTTP 500 does not move an endpoint off json_schema for good, while llama.cpp's steady 500 costs two requests.
-_strikes: dict[tuple[tuple[str, str, str], Method], int] = {}
-STRIKES_TO_SKIP = 2
+_no_retry_models: dict[int, BaseChatModel] = {}
 
 
-def _endpoint_key(llm: BaseChatModel) -> tuple[str, str, str]:
-    return (
-        type(llm).__name__,
-        str(getattr(llm, "model_name", "") or getattr(llm, "model", "")),
-        str(getattr(llm, "openai_api_base", "") or ""),
-    )
+def without_client_retries(llm: BaseChatModel) -> BaseChatModel:
+    """The same model whose HTTP client does not retry: a capability probe must not pay three refusals."""
+    if not isinstance(llm, ChatOpenAI) or llm.max_retries == 0 or llm.root_client is None:
+        return llm
+    cached = _no_retry_models.get(id(llm))
+    if cached is None:
+        root = llm.root_client.with_options(max_retries=0)
+        cached = llm.model_copy(update={"max_retries": 0, "root_client": root, "client": root.chat.completions})
+        _no_retry_models[id(llm)] = cached
+    return cached
 
 
-@cache
-def _schema_text(schema: type[BaseModel]) -> str:
-    """pydantic rebuilds model_json_schema() on every call (about 1 ms each); protocol classes never change."""
-    return json.dumps(schema.model_json_schema(), separators=(",", ":"))
-
-
-def schema_instruction(schema: type[BaseModel]) -> str:
-    """The sentence (plus schema) that JSON-mode and plain-text fallbacks rely on."""
-    return f"Answer with one JSON object of schema `{schema.__name__}` and nothing else:\n{_schema_text(schema)}"
+def schema_instruction(shape: AnswerShape, *, with_schema: bool = True) -> str:
+    """The sentence (plus, where nothing enforces it, the schema) that unconstrained fallbacks rely on."""
+    sentence = f"Answer with one JSON object of schema `{shape.name}` and nothing else"
+    return f"{sentence}:\n{shape.schema_text}" if with_schema else f"{sentence}."
 
 
 def ask_json(
     llm: BaseChatModel,
     messages: Sequence[BaseMessage],
-    schema: type[BaseModel],
+    schema: type[BaseModel] | AnswerShape,
     parse: Callable[[dict[str, Any]], T],
     *,
     what: str,
+    store: BaseStore | None = None,
 ) -> T:
-    """Ask for JSON shaped like `schema`, validated by `parse`; one retry with the reason, then `StepFailed`."""
+    """Ask for JSON shaped like `schema`, validated by `parse`; one retry with the reason, then `StepFailed`.
+
+    `store` keeps what the endpoint accepts (default: the running graph's LangGraph store, if any)."""
+    shape = schema if isinstance(schema, AnswerShape) else shape_of(schema)
+    store = store if store is not None else _running_store()
     conversation = list(messages)
     reason = ""
     for attempt in (1, 2):
-        raw_text, payload = _request(llm, conversation, schema)
+        raw_text, payload, cut = _request(llm, conversation, shape, store)
         try:
+            if cut:
+                raise ModelOutputInvalid(
+                    f"the answer was cut off at {shape.max_tokens} tokens; answer with a shorter JSON object"
+                )
             if len(raw_text) > MAX_ANSWER_CHARS:
                 raise ModelOutputInvalid(f"the answer has {len(raw_text)} characters; answer with the JSON object only")
             if payload is None:
                 raise ModelOutputInvalid(f"the answer is not a JSON object: {raw_text[:200]!r}")
-            return parse(payload)
+            answer = parse(without_nulls(payload))
         except (ValidationError, ModelOutputInvalid) as exc:
             reason = explain(exc)
-            log.info("%s answer rejected (attempt %d): %s", what, attempt, reason)
+            log.info("%s answer rejected (attempt %d): %s", what, attempt, reason, extra={"protocol": (what, False)})
             conversation += [
                 AIMessage(content=raw_text[:4000] or "(empty answer)"),
                 HumanMessage(
                     content=f"Your answer was rejected: {reason}\n"
-                    f"Answer again with one corrected JSON object of schema `{schema.__name__}`."
+                    f"Answer again with one corrected JSON object of schema `{shape.name}`."
                 ),
             ]
+        else:
+            log.debug("%s answer accepted (attempt %d)", what, attempt, extra={"protocol": (what, True)})
+            return answer
     raise StepFailed(f"{what} failed twice; last reason: {reason}")
+
+
+def _running_store() -> BaseStore | None:
+    try:
+        return get_store()
+    except RuntimeError:  # called outside a graph run
+        return None
 
 
 def explain(exc: Exception) -> str:
@@ -153,15 +172,27 @@ def explain(exc: Exception) -> str:
     return str(exc)
 
 
+def without_nulls(value: Any) -> Any:
+    """Drop null members: strict schemas make every optional field required-but-nullable, and a null there means
+    "not given" — the protocol models then apply their own defaults."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value
+
+
 def _request(
-    llm: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel]
-) -> tuple[str, dict[str, Any] | None]:
-    key = _endpoint_key(llm)
-    candidates = [m for m in METHODS if _strikes.get((key, m), 0) < STRIKES_TO_SKIP] or ["text"]
+    llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape, store: BaseStore | None
+) -> tuple[str, dict[str, Any] | None, bool]:
+    """The answer's text, its JSON object (None if there is none) and whether it was cut at max_tokens."""
+    memory = capabilities_of(store)
+    key = endpoint_key(llm)
     last_error: Exception | None = None
-    for method in candidates:
+    for method in memory.candidates(key, _supported_methods(llm)):
+        probe = method != "text" and memory.accepted(key) != method  # plain text is no capability: retry it
         try:
-            message = _invoke(llm, messages, schema, method)
+            message = _invoke(without_client_retries(llm) if probe else llm, messages, shape, method)
         except NotImplementedError as exc:
             last_error = exc
             continue
@@ -169,6 +200,9 @@ def _request(
             raise  # a wrong key is configuration, not a flaky step
         except openai.APITimeoutError as exc:
             raise StepFailed(f"the model call timed out after the client's retries: {exc}") from exc
+        except openai.LengthFinishReasonError:  # the client's parse() refuses an answer cut at max_tokens
+            memory.accept(key, method)
+            return "", None, True
         except (AttributeError, TypeError, KeyError, ValueError, openai.APIResponseValidationError) as exc:
             # An HTTP 200 whose body is empty, truncated or not a chat completion: a broken answer, not a crash.
             raise StepFailed(f"the model endpoint sent a malformed response ({type(exc).__name__}: {exc})") from exc
@@ -177,29 +211,56 @@ def _request(
                 raise StepFailed(
                     f"the model endpoint answered HTTP {exc.status_code} after the client's retries"
                 ) from exc
-            log.info("endpoint refused %s structured output (HTTP %s); falling back", method, exc.status_code)
-            _strikes[(key, method)] = _strikes.get((key, method), 0) + 1
+            log.info(
+                "endpoint refused %s structured output (HTTP %s); falling back",
+                method,
+                exc.status_code,
+                extra={"refused": method},
+            )
+            memory.refuse(key, method, exc.status_code)
             last_error = exc
             continue
-        _strikes[(key, method)] = 0
-        _accepted_method[key] = method
-        return _payload(message)
+        memory.accept(key, method)
+        text, payload = _payload(message)
+        return text, payload, message.response_metadata.get("finish_reason") == "length"
     raise ModelOutputInvalid(f"no structured-output method worked for this endpoint: {last_error}")
 
 
-def _invoke(llm: BaseChatModel, messages: list[BaseMessage], schema: type[BaseModel], method: Method) -> AIMessage:
-    if method in ("json_mode", "text"):
-        messages = [SystemMessage(content=schema_instruction(schema)), *messages]
-    if method == "text":
-        reply = llm.invoke(messages)
-    else:
-        # A dict schema, not the pydantic class: with the class, the client validates the answer itself and a
-        # ValidationError would escape before our parser could explain it to the model and retry.
-        structured = llm.with_structured_output(json.loads(_schema_text(schema)), method=method, include_raw=True)
+def _supported_methods(llm: BaseChatModel) -> tuple[Method, ...]:
+    """OpenAI-compatible clients can send every request shape; any other LangChain model only its own."""
+    if isinstance(llm, ChatOpenAI):
+        return METHODS
+    return ("generic_json_schema", "function_calling", "json_mode", "text")
+
+
+def _invoke(llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape, method: Method) -> AIMessage:
+    limit: dict[str, Any] = {"max_tokens": shape.max_tokens}
+    if method == "json_schema":
+        strict = {"name": shape.name, "schema": shape.strict_schema, "strict": True}
+        reply = llm.invoke(messages, response_format={"type": "json_schema", "json_schema": strict}, **limit)
+    elif method == "json_object_schema":  # llama.cpp: a grammar built from the schema constrains every token
+        instructed = [SystemMessage(content=schema_instruction(shape, with_schema=False)), *messages]
+        reply = llm.invoke(instructed, response_format={"type": "json_object", "schema": shape.schema}, **limit)
+    elif method == "guided_json":  # vLLM / SGLang
+        instructed = [SystemMessage(content=schema_instruction(shape, with_schema=False)), *messages]
+        reply = llm.invoke(instructed, extra_body={"guided_json": shape.schema}, **limit)
+    elif method == "function_calling":
+        reply = llm.bind_tools([shape.as_tool()], tool_choice=shape.name).invoke(messages, **limit)
+    elif method == "generic_json_schema":  # a non-OpenAI LangChain model: its own structured-output support
+        structured = llm.with_structured_output(shape.as_tool(), method="json_schema", include_raw=True)
         reply = structured.invoke(messages)["raw"]  # type: ignore[index]
+    elif method == "json_mode":
+        instructed = [SystemMessage(content=schema_instruction(shape)), *messages]
+        reply = llm.invoke(instructed, response_format={"type": "json_object"}, **limit)
+    else:
+        reply = llm.invoke([SystemMessage(content=schema_instruction(shape)), *messages], **limit)
     if not isinstance(reply, AIMessage):
         raise ModelOutputInvalid(f"unexpected reply type {type(reply).__name__}")
     return reply
+
+
+def _text_of(message: AIMessage) -> str:
+    return message.text if isinstance(message.text, str) else str(message.content)
 
 
 def _payload(message: AIMessage) -> tuple[str, dict[str, Any] | None]:
@@ -210,7 +271,7 @@ def _payload(message: AIMessage) -> tuple[str, dict[str, Any] | None]:
     for bad in message.invalid_tool_calls:
         text = bad.get("args") or ""
         return text, _as_object(text)
-    text = message.text if isinstance(message.text, str) else str(message.content)
+    text = _text_of(message)
     return text, _as_object(text)
 
 

@@ -261,11 +261,23 @@ def open_sqlite(path: Path | str | None = None) -> Iterator[tuple[SqliteSaver, S
         saver = SqliteSaver(saver_conn)
         saver.setup()
         store = ImmediateSqliteStore(store_conn)
-        store.setup()
+        _setup_store(store)
         yield saver, store
     finally:
         saver_conn.close()
         store_conn.close()
+
+
+def _setup_store(store: SqliteStore) -> None:
+    """Two processes opening a new file at once both run the store's migrations; the slower one's INSERT of the
+    migration row fails on its UNIQUE key although the migration itself is done. Setting up again then finds it."""
+    for attempt in range(3):
+        try:
+            store.setup()
+            return
+        except sqlite3.IntegrityError:
+            if attempt == 2:
+                raise
 
 
 # --- PostgreSQL -------------------------------------------------------------------------------------------------

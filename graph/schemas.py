@@ -7,7 +7,7 @@ format the model sees.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -40,6 +40,15 @@ class Protocol(BaseModel):
     """Base for wire objects: unknown keys are ignored, names stay as the spec spells them."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    #: Upper bound of a model's answer of this shape (`max_tokens` of the call): a runaway generation is cut here.
+    answer_tokens: ClassVar[int] = 1024
+
+
+def _ratio(value: Any) -> Any:
+    """A ratio given as a percentage (95 for 0.95) is read as one; anything else is left to the bounds check."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and 1 < value <= 100:
+        return value / 100
+    return value
 
 
 # --- Step 1: intent ---------------------------------------------------------------------------------------------
@@ -49,6 +58,8 @@ class QualityRequirements(Protocol):
     accuracy: float = Field(0.9, ge=0, le=1, description="Required correctness, 0..1.")
     completeness: float = Field(0.9, ge=0, le=1, description="Required coverage of the request, 0..1.")
 
+    _percent_as_ratio = field_validator("accuracy", "completeness", mode="before")(_ratio)
+
 
 DataType = Literal["numbers", "list", "table", "text", "document", "report", "analysis", "code", "answer"]
 ExpectedFormat = Literal["raw_data", "markdown", "json", "csv", "html", "docx", "pdf", "xlsx", "code", "text"]
@@ -56,6 +67,8 @@ ExpectedFormat = Literal["raw_data", "markdown", "json", "csv", "html", "docx", 
 
 class Intent(Protocol):
     """What the user really wants (spec 5, step 1)."""
+
+    answer_tokens: ClassVar[int] = 512
 
     dataType: DataType = Field(description="Kind of deliverable the user wants.")
     expectedFormat: ExpectedFormat = Field(description="Shape of the deliverable.")
@@ -102,6 +115,8 @@ class ParametersSchema(Protocol):
 
 class ActionSelection(Protocol):
     """Stage 1: exactly one action, its objective and references — never parameter values."""
+
+    answer_tokens: ClassVar[int] = 768
 
     action: str = Field(description="Compound name method.action from the catalog, e.g. ai.process.")
     actionObjective: str = Field(min_length=1, description="What this one action must achieve.")
@@ -197,8 +212,12 @@ class ContentValidation(Protocol):
 class ContentJudgement(Protocol):
     """The model's verdict on what deterministic checks could not decide."""
 
+    answer_tokens: ClassVar[int] = 512
+
     criteriaMet: list[bool] = Field(description="One verdict per listed criterion, in order.")
     qualityScore: float = Field(ge=0, le=1)
+
+    _percent_as_ratio = field_validator("qualityScore", mode="before")(_ratio)
     issues: list[str] = Field(default_factory=list)
     improvementSuggestions: list[str] = Field(default_factory=list)
 
@@ -220,6 +239,8 @@ class Strategy(Protocol):
 
 
 class RefinementDecision(Protocol):
+    answer_tokens: ClassVar[int] = 256
+
     decision: Literal["continue", "stop"]
     reason: str = Field(min_length=1)
     progress: int = Field(0, ge=0, le=100)
@@ -276,6 +297,8 @@ class PlannedAction(Protocol):
 
 
 class ActionPlan(Protocol):
+    answer_tokens: ClassVar[int] = 2048
+
     actions: list[PlannedAction] = Field(min_length=1)
 
 

@@ -29,6 +29,7 @@ class OutputState(TypedDict, total=False):
     status: Literal["completed", "incomplete"]
     stop_reason: str
     totals: Json
+    notes: list[str]  # what the caller should know about this round (e.g. actions unavailable here, and why)
     round: int
     history: Annotated[list[Json], operator.add]
 

@@ -17,6 +17,7 @@ from graph.state import State
 from nodes.common import ROUND_RESET
 from nodes.hints import Hints, read_hints
 from prompts.render import intent_messages
+from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex
 from tools.ingest import ingest_sources
 
@@ -29,6 +30,7 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     """Analyse the request with deterministic hints first, then the model; explicit hints win."""
     context = context_of(runtime)
     request = checked_request(state.get("prompt") or "")
+    allowed_entries(context.allowed_method_names)  # a misconfigured allow-list fails before any model call
     inputs = ingest_sources(list(state.get("documents") or []), services.documents(context), context)
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
@@ -51,6 +53,7 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         "plan": [],
         "intent": dump(merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))),
         "input_documents": [dump(ref) for ref in inputs],
+        "notes": unavailable_notes(context.allowed_method_names),
     }
 
 

@@ -15,6 +15,7 @@ from graph.services import Services
 from graph.state import State
 from nodes.arguments import prepare_arguments, stage2_fields
 from nodes.common import fingerprint, intent_of, round_history
+from nodes.shapes import parameters_shape
 from prompts.render import parameters_messages
 from tools.catalog import lookup
 
@@ -28,17 +29,18 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
         return _failed(state, selection, f"action {selection.action} is no longer registered")
     intent = intent_of(state)
     failed = {fingerprint(e.action, e.parameters) for e in round_history(state) if e.action and e.outcome == "failed"}
+    fields = stage2_fields(selection, entry)
     messages = parameters_messages(
         action=selection.action,
         objective=selection.actionObjective,
         context=selection.parametersContext,
-        fields=stage2_fields(selection, entry),
+        fields=fields,
     )
     try:
         arguments = ask_json(
             services.llm(context),
             messages,
-            ParametersAnswer,
+            parameters_shape(entry, fields),
             lambda payload: prepare_arguments(
                 entry, ParametersAnswer.model_validate(payload).parameters, selection, intent, context, failed
             ),

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from langgraph.runtime import Runtime
-from pydantic import Field, create_model
 
 from graph.context import Context
 from graph.errors import ModelOutputInvalid, SelectionRejected, StepFailed, UnknownDocumentReference
@@ -16,6 +14,7 @@ from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from graph.services import Services
 from graph.state import State
 from nodes.common import STEP_RESET, document_index, history_of, intent_of
+from nodes.shapes import selection_shape
 from nodes.strategies import pattern_of, recall
 from prompts.history import render_history
 from prompts.render import selection_messages
@@ -48,7 +47,7 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         selection = ask_json(
             services.llm(context),
             messages,
-            selection_schema(entries),
+            selection_shape(entries, index.choices()),
             lambda payload: parse_selection(payload, entries, index),
             what="Stage 1 selection",
         )
@@ -57,21 +56,6 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         return {**STEP_RESET, "step": step, "step_error": str(exc), "history": [dump(failure)]}
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
     return {**STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
-
-
-def selection_schema(entries: list[CatalogEntry]) -> type[ActionSelection]:
-    """ActionSelection with `action` as an enum of the allowed names: grammar-constrained servers (llama.cpp)
-    then cannot invent an action, and every endpoint sees the exact choices in the schema."""
-    return _selection_schema(tuple(sorted(e.display_name for e in entries)))
-
-
-@cache
-def _selection_schema(names: tuple[str, ...]) -> type[ActionSelection]:
-    field = ActionSelection.model_fields["action"]
-    choices: Any = Literal[names]
-    return create_model(
-        "ActionSelection", __base__=ActionSelection, action=(choices, Field(description=field.description))
-    )
 
 
 def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index: DocumentIndex) -> ActionSelection:
@@ -84,6 +68,10 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
     if isinstance(action, dict):  # spec 3's older shape {"method": "web", "name": "scrape"}
         payload = {**payload, "action": f"{action.get('method')}.{action.get('name')}"}
     selection = ActionSelection.model_validate(payload)
+    if _copied_description(selection.actionObjective, "actionObjective"):
+        raise SelectionRejected(
+            "actionObjective repeats the schema's description: say what this one action must achieve"
+        )
     allowed = {e.display_name for e in entries}
     entry = lookup(selection.action)
     if entry is None or entry.display_name not in allowed:
@@ -100,6 +88,13 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
     except UnknownDocumentReference as exc:
         raise SelectionRejected(str(exc)) from exc
     return selection.model_copy(update={"action": entry.display_name})
+
+
+def _copied_description(text: str, field: str) -> bool:
+    """A small model sometimes answers with the schema's own words or a placeholder instead of content."""
+    described = ActionSelection.model_fields[field].description or ""
+    stripped = text.strip()
+    return stripped == described.strip() or (stripped.startswith("<") and stripped.endswith(">"))
 
 
 def with_learned_hint(selection: ActionSelection, strategies: list[Strategy]) -> ActionSelection:

@@ -1,12 +1,15 @@
 """The action catalog: dotted display names (`ai.process`) mapped to LangChain tools (`ai_process`).
 
 A tool module registers a `CatalogEntry` when imported; `catalog()` imports the built-in modules once. Other
-packages can `register()` their own actions the same way.
+packages can `register()` their own actions the same way. A module that cannot be imported (a broken upstream
+release, a missing system library) takes only its own actions down: they are listed by `unavailable()` with the
+reason, left out of every prompt and schema, and every other action still works.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -15,17 +18,22 @@ from typing import Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
+from graph.errors import ConfigurationError
 from tools.base import ToolDeps
 
-BUILTIN_MODULES = (
-    "tools.ai_process",
-    "tools.web.search_tool",
-    "tools.web.scrape_tool",
-    "tools.web.crawl_tool",
-    "tools.document.extract",
-    "tools.document.generate_report",
-    "tools.code.execute",
-)
+log = logging.getLogger(__name__)
+
+#: Each built-in tool module and the actions it registers (named here so a module that fails to import can
+#: still say which actions it took down).
+BUILTIN_MODULES: dict[str, tuple[str, ...]] = {
+    "tools.ai_process": ("ai.process",),
+    "tools.web.search_tool": ("web.search",),
+    "tools.web.scrape_tool": ("web.scrape",),
+    "tools.web.crawl_tool": ("web.crawl",),
+    "tools.document.extract": ("document.extract",),
+    "tools.document.generate_report": ("document.generateReport",),
+    "tools.code.execute": ("code.execute",),
+}
 _OPENAI_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
@@ -37,7 +45,6 @@ class CatalogEntry:
     factory: Callable[[ToolDeps], BaseTool]
     purpose: Literal["analysis", "lookup", "output"]
     summary: str
-    unavailable: Callable[[], str | None] = lambda: None  # why the action cannot run on this machine, or None
 
     @property
     def parameter_names(self) -> list[str]:
@@ -45,6 +52,7 @@ class CatalogEntry:
 
 
 _REGISTRY: dict[str, CatalogEntry] = {}
+_UNAVAILABLE: dict[str, str] = {}
 _loaded = False
 
 
@@ -57,13 +65,37 @@ def register(entry: CatalogEntry) -> CatalogEntry:
     return entry
 
 
-def catalog() -> dict[str, CatalogEntry]:
+def mark_unavailable(display_name: str, reason: str) -> None:
+    """Withdraw an action with the reason (a tool module may call this when its backend is missing)."""
+    _REGISTRY.pop(display_name, None)
+    _UNAVAILABLE[display_name] = reason
+
+
+def _load_builtins() -> None:
     global _loaded
-    if not _loaded:
-        for module in BUILTIN_MODULES:
+    if _loaded:
+        return
+    _loaded = True
+    for module, actions in BUILTIN_MODULES.items():
+        try:
             importlib.import_module(module)
-        _loaded = True
-    return {name: entry for name, entry in _REGISTRY.items() if entry.unavailable() is None}
+        except Exception as exc:  # any import-time failure of one backend must leave the others working
+            reason = f"{module} cannot be imported ({type(exc).__name__}: {exc})"
+            log.warning("%s unavailable: %s", ", ".join(actions), reason)
+            for action in actions:
+                mark_unavailable(action, reason)
+
+
+def catalog() -> dict[str, CatalogEntry]:
+    """Every action that can run here."""
+    _load_builtins()
+    return dict(_REGISTRY)
+
+
+def unavailable() -> dict[str, str]:
+    """Actions that cannot run here, each with its reason (`paor doctor` and a run's notes show them)."""
+    _load_builtins()
+    return dict(_UNAVAILABLE)
 
 
 def lookup(name: str) -> CatalogEntry | None:
@@ -75,15 +107,33 @@ def lookup(name: str) -> CatalogEntry | None:
 
 
 def allowed_entries(allowed: Iterable[str] = ()) -> list[CatalogEntry]:
-    """Entries the model may pick; an empty allow-list means every registered action."""
+    """Entries the model may pick; an empty allow-list means every available action.
+
+    An allowed action that is unavailable here is left out (`unavailable_notes` says why); naming an action that
+    does not exist at all is a configuration error, and so is an allow-list of which nothing can run."""
     entries = catalog()
+    missing = unavailable()
     names = [n for n in allowed if n]
     if not names:
         return list(entries.values())
-    unknown = [n for n in names if lookup(n) is None]
+    unknown = [n for n in names if lookup(n) is None and n not in missing]
     if unknown:
-        raise ValueError(f"allowed_methods names unknown actions {unknown}; known: {sorted(entries)}")
-    return [e for e in (lookup(n) for n in names) if e is not None]
+        known = sorted([*entries, *missing])
+        raise ConfigurationError(f"allowed_methods names unknown actions {unknown}; known: {known}")
+    chosen = [e for e in (lookup(n) for n in names) if e is not None]
+    if not chosen:
+        raise ConfigurationError(f"none of the allowed actions {names} is available here: {unavailable_notes(names)}")
+    return chosen
+
+
+def unavailable_notes(allowed: Iterable[str] = ()) -> list[str]:
+    """One line per action the run would have been allowed but cannot use here, with the reason."""
+    names = {n for n in allowed if n}
+    return [
+        f"{action} is unavailable: {reason}"
+        for action, reason in sorted(unavailable().items())
+        if not names or action in names
+    ]
 
 
 def render_tiny_catalog(entries: Iterable[CatalogEntry]) -> str:

@@ -111,6 +111,12 @@ class DocumentIndex:
     def references(self) -> list[str]:
         return [f"docList:{label}" for label in self._by_label]
 
+    def choices(self) -> list[str]:
+        """Every reference Stage 1 may name, newest lists first: each docList, then each docItem."""
+        labels = list(reversed(self._by_label))
+        lists = [f"docList:{label}" for label in labels]
+        return lists + [ref.item_reference for label in labels for ref in self._by_label[label]]
+
     def render(self, max_items_per_list: int = 5, max_lists: int = 6) -> str:
         """Compact listing for the Stage-1 prompt: labels, names, types and sizes — never content.
 

@@ -124,7 +124,8 @@ def test_progress_events_stream_for_every_node(
 def test_checkpoints_hold_references_not_document_bytes(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any, sqlite_path: Any
 ) -> None:
-    huge_answer = "1, " * 350_000  # ~1 MB deliverable
+    huge_answer = "1, " * 350_000  # ~1 MB deliverable, from a server that ignores max_tokens
+    scripted_llm.obey_max_tokens = False
     script_primes(scripted_llm, tool_answer=lambda request: huge_answer)
     graph = build_graph(checkpointer=checkpointer, store=store)
     out = graph.invoke(

@@ -1,7 +1,7 @@
 """Smoke test against a real model server: llama.cpp serving SmolLM2-135M-Instruct (extra `paor[local]`).
 
-The model is weak, so this checks the protocol and the HTTP path — structured-output fallback from json_schema
-(which llama.cpp answers with HTTP 500) to function calling / JSON mode — never the answer's content.
+The model is weak, so this checks the protocol and the HTTP path — llama.cpp answers `json_schema` with HTTP 500,
+so every answer comes through its schema grammar (`json_object` + `schema`) — never the answer's content.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from graph.builder import build_graph
+from graph.capabilities import Capabilities, endpoint_key
 from graph.context import Context
-from graph.llm import _accepted_method
+from graph.llm import Models
 from graph.schemas import HistoryEntry
 
 
@@ -83,7 +84,8 @@ def test_whole_graph_runs_against_llama_cpp(local_context: Context, checkpointer
     assert len(history) <= local_context.max_steps
     assert isinstance(out.get("answer", ""), str)
     assert graph.get_state(config).next == ()  # the run ended at END, not mid-graph
-    # llama.cpp answers json_schema with HTTP 500: paor fell back to another method instead of failing the run.
-    methods = {method for (_, _, url), method in _accepted_method.items() if url == local_context.base_url}
-    assert methods and methods <= {"function_calling", "json_mode", "text"}, methods
+    # llama.cpp answers json_schema with HTTP 500: its schema grammar took over, and the database remembers it.
+    key = endpoint_key(Models().for_context(local_context))
+    assert Capabilities(store).accepted(key) == "json_object_schema"
+    assert store.get(("paor", "endpoints"), key).value["accepted"] == "json_object_schema"
     print(f"local smoke: {out['status']} after {elapsed:.1f}s, {len(history)} step(s): {out['stop_reason']}")

@@ -136,6 +136,7 @@ def test_huge_tool_output_is_capped_and_the_checkpoint_stays_small(
     scripted_llm: ScriptedLLM, rctx: Context, graph: Any, db_path: Path
 ) -> None:
     huge = DATA_ANSWER + "\n\n" + ("padding " * 700_000)  # ≈ 5.6 MB answer from the model inside ai.process
+    scripted_llm.obey_max_tokens = False  # a server that ignores max_tokens: the document cap must still hold
     script_direct(scripted_llm, text=[huge])
     rctx.max_document_mb = 1
     out = invoke(graph, rctx, "huge")

@@ -75,6 +75,16 @@ class RecordedRequest:
         return messages if isinstance(messages, list) else []
 
     @property
+    def schema_grammar(self) -> bool:
+        """The request carries its schema as llama.cpp's grammar (`json_object` + `schema`)."""
+        response_format = self.body.get("response_format")
+        return (
+            isinstance(response_format, dict)
+            and response_format.get("type") == "json_object"
+            and "schema" in response_format
+        )
+
+    @property
     def text(self) -> str:
         """All message contents joined with newlines: a cheap haystack for ``in`` assertions."""
         return "\n".join(
@@ -150,10 +160,21 @@ class ScriptedLLM:
     a message naming the route and the configured routes, so a failing test explains itself.
     """
 
-    def __init__(self, *, reject_response_formats: Iterable[str] = ()) -> None:
-        """``reject_response_formats``: ``response_format.type`` values answered with HTTP 500
-        (simulates servers such as llama.cpp that do not support structured outputs)."""
+    def __init__(
+        self,
+        *,
+        reject_response_formats: Iterable[str] = (),
+        reject_body_keys: Iterable[str] = (),
+        obey_max_tokens: bool = True,
+    ) -> None:
+        """``reject_response_formats``: ``response_format.type`` values answered with HTTP 500 (simulates servers
+        such as llama.cpp that do not support ``json_schema``); ``reject_body_keys``: request keys answered with
+        HTTP 400 (``tools`` for a server without function calling, ``guided_json`` for one without guided
+        decoding). Like a real server, an answer longer than the request's ``max_tokens`` is cut there, with
+        ``finish_reason: length`` (``obey_max_tokens=False``: a server that ignores the limit)."""
+        self.obey_max_tokens = obey_max_tokens
         self.reject_response_formats: frozenset[str] = frozenset(reject_response_formats)
+        self.reject_body_keys: frozenset[str] = frozenset(reject_body_keys)
         self.requests: list[RecordedRequest] = []
         self._queues: dict[str, list[Response]] = {}
         self._lock = threading.Lock()
@@ -276,6 +297,9 @@ class ScriptedLLM:
         format_type = response_format.get("type") if isinstance(response_format, dict) else None
         if format_type in self.reject_response_formats:
             return route, as_tool_call, request, _json_error(500, "response_format not supported")
+        rejected = sorted(self.reject_body_keys & body.keys())
+        if rejected:
+            return route, as_tool_call, request, _json_error(400, f"unsupported request field {rejected[0]!r}")
         response = self._next_response(route)
         if response is None:
             message = (
@@ -293,6 +317,10 @@ class ScriptedLLM:
 
         completion_id = f"chatcmpl-scripted-{next(self._completion_ids)}"
         model = str(body.get("model") or MODEL_ID)
+        limit = body.get("max_tokens") or body.get("max_completion_tokens")
+        cut = self.obey_max_tokens and isinstance(limit, int) and _tokens(answer) > limit
+        if cut:
+            answer = answer[: 4 * int(limit)]
         usage = {"prompt_tokens": _tokens(request.text), "completion_tokens": _tokens(answer)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         if as_tool_call:
@@ -302,10 +330,10 @@ class ScriptedLLM:
                 "function": {"name": route, "arguments": answer},
             }
             message: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [tool_call]}
-            finish_reason = "tool_calls"
+            finish_reason = "length" if cut else "tool_calls"
         else:
             message = {"role": "assistant", "content": answer}
-            finish_reason = "stop"
+            finish_reason = "length" if cut else "stop"
         envelope = {"id": completion_id, "created": CREATED, "model": model, "system_fingerprint": None}
 
         if not body.get("stream"):

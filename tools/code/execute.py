@@ -1,6 +1,7 @@
 """`code.execute` (tool `code_execute`): run a model-written Python program in the sandbox and deliver what it
-printed and the files it wrote — the data, never the program. Importing this module registers the action; it is
-listed only where `isolation` finds network isolation or the operator opted in to running without it.
+printed and the files it wrote — the data, never the program. Importing this module registers the action where
+`isolation` finds network isolation or the operator opted in to running without it; elsewhere it is listed as
+unavailable, with the reason.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from graph.errors import ToolFailed
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
-from tools.catalog import CatalogEntry, register
+from tools.catalog import CatalogEntry, mark_unavailable, register
 from tools.code.gate import ALLOWED_MODULES
 from tools.code.isolation import unavailable_reason
 from tools.code.limits import Limits
@@ -81,14 +82,23 @@ def make_code_execute_tool(deps: ToolDeps) -> BaseTool:
     return artifact_tool(code_execute, name=ENTRY.tool_name, description=DESCRIPTION, args_schema=CodeExecuteArgs)
 
 
-ENTRY = register(
-    CatalogEntry(
-        display_name="code.execute",
-        tool_name="code_execute",
-        args_schema=CodeExecuteArgs,
-        factory=make_code_execute_tool,
-        purpose="analysis",
-        summary="run a Python program in a sandbox; its printed output and files are the data delivered",
-        unavailable=unavailable_reason,
-    )
+ENTRY = CatalogEntry(
+    display_name="code.execute",
+    tool_name="code_execute",
+    args_schema=CodeExecuteArgs,
+    factory=make_code_execute_tool,
+    purpose="analysis",
+    summary="run a Python program in a sandbox; its printed output and files are the data delivered",
 )
+
+
+def publish() -> None:
+    """List code.execute, or withdraw it with the reason where programs cannot be isolated (and no opt-in)."""
+    reason = unavailable_reason()
+    if reason is None:
+        register(ENTRY)
+    else:
+        mark_unavailable(ENTRY.display_name, reason)
+
+
+publish()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
-import graph.llm
+from graph.capabilities import forget_all
 from graph.context import Context
 from graph.llm import Models
 from graph.services import Services
@@ -20,10 +20,9 @@ from tools import catalog as catalog_module
 @pytest.fixture(autouse=True)
 def fresh_method_cache() -> Iterator[None]:
     """`ask_json` remembers per endpoint which structured-output method worked; no test may inherit that."""
-    graph.llm._accepted_method.clear()
-    graph.llm._strikes.clear()
+    forget_all()
     yield
-    graph.llm._accepted_method.clear()
+    forget_all()
 
 
 @pytest.fixture

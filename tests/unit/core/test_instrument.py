@@ -7,6 +7,7 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
+from cli.view import progress_line
 from graph.context import Context
 from graph.instrument import context_of, instrumented
 from graph.schemas import TelemetryRecord
@@ -75,3 +76,23 @@ def test_runtime_without_context_gets_env_filled_defaults(monkeypatch: Any) -> N
     monkeypatch.setenv("PAOR_MAX_STEPS", "7")
     assert context_of(Runtime(context=None)).max_steps == 7
     assert context_of(Runtime(context={"max_steps": 3})).max_steps == 3
+
+
+def test_a_failed_tool_call_shows_its_error_on_the_act_event_and_line(services: Services, context: Context) -> None:
+    events: list[dict[str, Any]] = []
+    failed = {"success": False, "resultLabel": "round1_task1_action1_process", "error": "documentList is empty"}
+    instrumented("act", lambda s, r, v: {"result": failed}, services)(
+        state(selection={"action": "ai.process"}), runtime(context, writer=events.append)
+    )
+    [event] = events
+    assert event["error"] == "documentList is empty"
+    assert "error: documentList is empty" in progress_line(event).plain
+
+
+def test_a_successful_tool_call_shows_no_error(services: Services, context: Context) -> None:
+    events: list[dict[str, Any]] = []
+    done = {"success": True, "resultLabel": "round1_task1_action1_process"}
+    instrumented("act", lambda s, r, v: {"result": done}, services)(
+        state(selection={"action": "ai.process"}), runtime(context, writer=events.append)
+    )
+    assert "error" not in events[0]

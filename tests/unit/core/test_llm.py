@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.store.memory import InMemoryStore
 
-import graph.llm
+import graph.capabilities
+from graph.capabilities import forget_all
 from graph.context import Context
 from graph.errors import StepFailed
 from graph.llm import Models, ask_json
@@ -29,62 +31,117 @@ def _format(request: RecordedRequest) -> str | None:
     return response_format.get("type") if isinstance(response_format, dict) else None
 
 
-def _refuse_tools(answer: str) -> Any:
-    """A route answer that behaves like a server without function calling."""
-    return lambda request: HTTPError(500, "tools not supported") if "tools" in request.body else answer
+def _schema_in(request: RecordedRequest) -> bool:
+    response_format = request.body.get("response_format")
+    return isinstance(response_format, dict) and "schema" in response_format
 
 
-def test_json_schema_structured_output_is_used_first() -> None:
+def test_strict_json_schema_bounded_by_max_tokens_is_used_first() -> None:
     with ScriptedLLM() as llm:
         llm.on("Intent", INTENT)
         intent = _ask(llm.model())
         assert intent.dataType == "numbers" and intent.successCriteria == ["first 1000"]
         [request] = llm.requests
         assert _format(request) == "json_schema"
+        sent = request.body["response_format"]["json_schema"]
+        assert sent["strict"] is True
+        assert sent["schema"]["additionalProperties"] is False
+        assert set(sent["schema"]["required"]) == set(Intent.model_fields)  # optional ones as nullable
+        assert request.body["max_completion_tokens"] == Intent.answer_tokens
 
 
-def test_endpoint_refusing_json_schema_falls_back_to_function_calling_and_remembers_it() -> None:
+def test_a_server_refusing_json_schema_gets_its_schema_as_a_json_object_grammar_and_remembers_it() -> None:
+    """llama.cpp: HTTP 500 to json_schema; `json_object` + `schema` is enforced by its grammar."""
     with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
         llm.on("Intent", INTENT)
-        model = llm.model()
+        model = llm.model()  # the client would retry a 500 twice: a capability probe must not
 
         assert _ask(model).dataType == "numbers"
         first, second = llm.requests
         assert _format(first) == "json_schema"
-        assert second.body["tools"][0]["function"]["name"] == "Intent"
+        assert second.body["response_format"]["type"] == "json_object"
+        assert second.body["response_format"]["schema"]["properties"]["dataType"]["enum"][0] == "numbers"
 
         assert _ask(model).dataType == "numbers"  # a second refusal: now the endpoint is known not to support it
         assert _ask(model).dataType == "numbers"
-        assert len(llm.requests) == 5, "after two refusals, calls go straight to function calling"
-        assert "tools" in llm.requests[4].body and _format(llm.requests[4]) is None
+        assert [_format(r) for r in llm.requests] == ["json_schema", "json_object"] * 2 + ["json_object"]
+
+
+def test_what_an_endpoint_refused_is_kept_in_the_store_for_the_next_process() -> None:
+    store = InMemoryStore()
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        for _ in range(2):
+            ask_json(llm.model(), MESSAGES, Intent, Intent.model_validate, what="intent", store=store)
+        refused_before = sum(_format(r) == "json_schema" for r in llm.requests)
+
+        forget_all()  # a new process: nothing in memory, the same database
+        ask_json(llm.model(), MESSAGES, Intent, Intent.model_validate, what="intent", store=store)
+
+        assert refused_before == 2
+        assert _format(llm.requests[-1]) == "json_object"
+        assert sum(_format(r) == "json_schema" for r in llm.requests) == 2, "no refused request in the new process"
 
 
 def test_one_transient_500_does_not_move_the_endpoint_off_json_schema() -> None:
     with ScriptedLLM() as llm:
         llm.on("Intent", HTTPError(500, "hiccup"), INTENT)
         model = llm.model()
-        assert _ask(model).dataType == "numbers"  # json_schema 500, function calling answers
+        assert _ask(model).dataType == "numbers"  # json_schema 500, the schema grammar answers
         assert _ask(model).dataType == "numbers"
-        assert [_format(r) for r in llm.requests] == ["json_schema", None, "json_schema"]
+        assert [_format(r) for r in llm.requests] == ["json_schema", "json_object", "json_schema"]
 
 
-def test_endpoint_refusing_json_schema_and_tools_falls_back_to_json_mode() -> None:
-    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
-        llm.on("Intent", _refuse_tools(json.dumps(INTENT)))
+def test_a_server_without_response_formats_gets_guided_json() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema", "json_object"}) as llm:
+        llm.on("Intent", INTENT)
         assert _ask(llm.model()).dataType == "numbers"
-        assert [_format(r) for r in llm.requests] == ["json_schema", None, "json_object"]
+        assert llm.requests[-1].body["guided_json"]["properties"]["expectedFormat"]["enum"][0] == "raw_data"
+
+
+def test_a_server_with_only_function_calling_gets_a_forced_tool_call() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}, reject_body_keys={"guided_json"}) as llm:
+        llm.on("Intent", lambda r: HTTPError(400, "schema unsupported") if _schema_in(r) else INTENT)
+        assert _ask(llm.model()).dataType == "numbers"
+        last = llm.requests[-1]
+        assert last.body["tools"][0]["function"]["name"] == "Intent"
+        assert last.body["tool_choice"]["function"]["name"] == "Intent"
+
+
+def test_endpoint_refusing_every_constraint_falls_back_to_json_mode() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}, reject_body_keys={"guided_json", "tools"}) as llm:
+        llm.on("Intent", lambda r: HTTPError(400, "schema unsupported") if _schema_in(r) else json.dumps(INTENT))
+        assert _ask(llm.model()).dataType == "numbers"
+        assert _format(llm.requests[-1]) == "json_object" and not _schema_in(llm.requests[-1])
         assert "JSON object of schema `Intent`" in llm.requests[-1].system
 
 
 def test_plain_text_answer_in_json_fences_with_trailing_commas_is_repaired() -> None:
     fenced = '```json\n{"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000",],}\n```'
-    with ScriptedLLM(reject_response_formats={"json_schema", "json_object"}) as llm:
-        llm.on("Intent", _refuse_tools(fenced))
+    with ScriptedLLM(
+        reject_response_formats={"json_schema", "json_object"}, reject_body_keys={"guided_json", "tools"}
+    ) as llm:
+        llm.on("Intent", fenced)
         intent = _ask(llm.model())
         assert intent.successCriteria == ["first 1000"]
         last = llm.requests[-1]
         assert _format(last) is None and "tools" not in last.body
         assert "JSON object of schema `Intent`" in last.system
+
+
+def test_an_answer_cut_at_max_tokens_is_retried_with_the_reason() -> None:
+    runaway = {**INTENT, "successCriteria": ["first 1000 " * 500]}
+    with ScriptedLLM() as llm:
+        llm.on("Intent", runaway, INTENT)
+        assert _ask(llm.model()).dataType == "numbers"
+        assert f"cut off at {Intent.answer_tokens} tokens" in llm.requests[1].last_user
+
+
+def test_a_percentage_where_a_ratio_is_asked_is_read_as_the_ratio() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", {**INTENT, "qualityRequirements": {"accuracy": 95, "completeness": 100}})
+        intent = _ask(llm.model())
+        assert intent.qualityRequirements.accuracy == 0.95 and intent.qualityRequirements.completeness == 1.0
 
 
 def test_invalid_json_schema_answer_is_retried_once_with_the_reason_then_accepted() -> None:
@@ -105,7 +162,7 @@ def test_invalid_answer_is_retried_once_with_the_reason_then_accepted() -> None:
     with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
         llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
         assert _ask(llm.model()).dataType == "numbers"
-        first, retry = [r for r in llm.requests_for("Intent") if "tools" in r.body]
+        first, retry = [r for r in llm.requests_for("Intent") if _schema_in(r)]
         assert "Your answer was rejected" in retry.last_user
         assert "dataType" in retry.last_user
         assert "Your answer was rejected" not in first.text
@@ -116,7 +173,7 @@ def test_second_invalid_answer_fails_the_step_with_the_last_reason() -> None:
         llm.on("Intent", {**INTENT, "dataType": "poetry"})
         with pytest.raises(StepFailed, match=r"intent analysis failed twice.*dataType"):
             _ask(llm.model())
-        assert len([r for r in llm.requests if "tools" in r.body]) == 2
+        assert len([r for r in llm.requests if _schema_in(r)]) == 2
 
 
 def test_answer_that_is_not_json_is_rejected_with_a_readable_reason() -> None:
@@ -125,11 +182,11 @@ def test_answer_that_is_not_json_is_rejected_with_a_readable_reason() -> None:
         _ask(model)
 
 
-def test_fake_chat_model_without_structured_output_works_through_the_text_path() -> None:
+def test_fake_chat_model_without_structured_output_works_through_json_mode() -> None:
     answer = AIMessage(content="```json\n" + json.dumps(INTENT) + "\n```")
     model = GenericFakeChatModel(messages=iter([answer]))
     assert _ask(model).expectedFormat == "raw_data"
-    assert "text" in graph.llm._accepted_method.values()
+    assert "json_mode" in [r["accepted"] for r in graph.capabilities._records.values()]
 
 
 def test_models_hand_out_the_injected_model() -> None:

@@ -142,7 +142,7 @@ def test_model_failure_continues_by_rule_with_the_validation_hint(
     decision = _refine(llama_services, context, _observed(validation=_validation(success=False)))
     assert decision.decision == "continue" and decision.reason == "criteria not met yet"
     assert decision.nextHint == "Deliver only primes."
-    assert len([r for r in llama_llm.requests if "tools" in r.body]) == 2
+    assert len([r for r in llama_llm.requests if r.schema_grammar]) == 2
 
 
 def test_unavailable_model_continues_by_rule(scripted_llm: ScriptedLLM, services: Services, context: Context) -> None:

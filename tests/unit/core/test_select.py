@@ -123,7 +123,7 @@ def test_parameters_schema_naming_a_forbidden_field_is_rejected_then_retried(
     assert update["selection"]["parametersSchema"]["fields"] == [
         {"name": "aiPrompt", "type": "string", "required": True, "description": "the task"}
     ]
-    retry = [r for r in _stage1(llama_llm) if "tools" in r.body][1]
+    retry = [r for r in _stage1(llama_llm) if r.schema_grammar][1]
     assert "must not contain documentList" in retry.last_user
 
 
@@ -163,7 +163,7 @@ def test_older_action_shape_with_method_and_name_is_accepted(
     llama_llm.on("ActionSelection", selection_payload(action={"method": "ai", "name": "process"}))
     update = _select(llama_services, context)
     assert update["selection"]["action"] == "ai.process"
-    assert len([r for r in _stage1(llama_llm) if "tools" in r.body]) == 1
+    assert len([r for r in _stage1(llama_llm) if r.schema_grammar]) == 1
 
 
 def test_older_action_shape_is_accepted_on_a_json_schema_endpoint(

