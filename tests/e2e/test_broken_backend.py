@@ -76,7 +76,7 @@ def test_doctor_names_the_unavailable_actions_and_the_reason_but_still_reports_r
     done = paor_without("trafilatura", "doctor", base_url=scripted_llm.base_url, home=isolated_home, cwd=workdir)
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "3 available, 3 unavailable" in done.stdout
+    assert "4 available, 3 unavailable" in done.stdout  # ai.process, document.*, code.execute
     assert "web.crawl is unavailable: tools.web.crawl_tool cannot be imported" in done.stdout
     assert "trafilatura" in done.stdout
     assert "ready" in done.stdout
