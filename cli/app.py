@@ -395,6 +395,7 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
     from prompts.templates import clip
     from server import settings
     from tools.catalog import catalog, unavailable_notes
+    from tools.code.isolation import status as code_execution_status
 
     with bad_input_exits():
         context = _context({})
@@ -431,6 +432,7 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
             f"on ({settings.API_KEY_ENV})" if settings.api_keys() else f"off ({settings.API_KEY_ENV} unset)",
         ),
         ("server folder", str(settings.documents_dir() or f"none ({settings.DOCUMENTS_DIR_ENV} unset: no paths)")),
+        ("code.execute", code_execution_status()),
     ]
     console = _stdout()
     for name, value in rows:

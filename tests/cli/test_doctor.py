@@ -58,3 +58,15 @@ def test_doctor_warns_when_the_server_would_be_reachable_beyond_loopback_without
     assert exposed.exit_code == 0, "a warning, not a failure"
     assert "server auth     on (PAOR_SERVER_API_KEY)" in keyed.stdout and warning not in keyed.stdout
     assert "SECRET" not in keyed.output
+
+
+def test_doctor_shows_which_isolation_code_execute_runs_under(paor: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools.code import isolation
+
+    assert f"code.execute    sandboxed by {isolation.detect().kind}" in paor("doctor").stdout
+
+    monkeypatch.setattr(isolation, "detect", lambda: isolation.Isolation("none", "bwrap: not installed"))
+    monkeypatch.delenv(isolation.OPT_IN_VARIABLE, raising=False)
+    assert "code.execute    off: no network isolation here (bwrap: not installed)" in paor("doctor").stdout
+    monkeypatch.setenv(isolation.OPT_IN_VARIABLE, isolation.OPT_IN_VALUE)
+    assert "code.execute    on WITHOUT isolation" in paor("doctor").stdout
