@@ -89,7 +89,10 @@ def chat_openai(context: Context) -> ChatOpenAI:
     )
 
 
-_no_retry_models: dict[int, BaseChatModel] = {}
+#: id(model) -> (model, its copy without client retries). The model itself is kept so that its id cannot be reused
+#: by a later model while the entry exists; the table is bounded (Models caches one model per configuration).
+_no_retry_models: dict[int, tuple[BaseChatModel, BaseChatModel]] = {}
+_NO_RETRY_LIMIT = 256
 
 
 def without_client_retries(llm: BaseChatModel) -> BaseChatModel:
@@ -97,11 +100,14 @@ def without_client_retries(llm: BaseChatModel) -> BaseChatModel:
     if not isinstance(llm, ChatOpenAI) or llm.max_retries == 0 or llm.root_client is None:
         return llm
     cached = _no_retry_models.get(id(llm))
-    if cached is None:
-        root = llm.root_client.with_options(max_retries=0)
-        cached = llm.model_copy(update={"max_retries": 0, "root_client": root, "client": root.chat.completions})
-        _no_retry_models[id(llm)] = cached
-    return cached
+    if cached is not None and cached[0] is llm:
+        return cached[1]
+    root = llm.root_client.with_options(max_retries=0)
+    copy = llm.model_copy(update={"max_retries": 0, "root_client": root, "client": root.chat.completions})
+    if len(_no_retry_models) >= _NO_RETRY_LIMIT:
+        _no_retry_models.clear()
+    _no_retry_models[id(llm)] = (llm, copy)
+    return copy
 
 
 def schema_instruction(shape: AnswerShape, *, with_schema: bool = True) -> str:

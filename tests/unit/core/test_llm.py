@@ -11,6 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.store.memory import InMemoryStore
 
 import graph.capabilities
+import graph.llm
 from graph.capabilities import forget_all
 from graph.context import Context
 from graph.errors import StepFailed
@@ -199,3 +200,16 @@ def test_models_cache_one_chat_openai_per_configuration() -> None:
     context = Context(base_url="http://127.0.0.1:9/v1")
     assert models.for_context(context) is models.for_context(Context(base_url="http://127.0.0.1:9/v1"))
     assert models.for_context(context) is not models.for_context(Context(base_url="http://127.0.0.1:8/v1"))
+
+
+def test_the_probe_copy_belongs_to_its_own_model_even_when_an_id_is_reused() -> None:
+    """A garbage-collected model's id can be given to a new one: the new model must not get the old copy."""
+    old = Models().for_context(Context(base_url="http://127.0.0.1:9/v1", max_retries=2))
+    new = Models().for_context(Context(base_url="http://127.0.0.1:8/v1", max_retries=2))
+    stale = graph.llm.without_client_retries(old)
+    graph.llm._no_retry_models[id(new)] = (old, stale)  # what an id reuse would leave behind
+
+    probe = graph.llm.without_client_retries(new)
+
+    assert probe is not stale and probe.max_retries == 0
+    assert probe.root_client.base_url == new.root_client.base_url != old.root_client.base_url
