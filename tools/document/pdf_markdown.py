@@ -1,0 +1,264 @@
+"""PDF lines (see `pdf_layout`) → markdown a model can read: headings, paragraphs, lists, code, tables.
+
+- Headings come from the document's own outline (bookmarks) where it has one — the author's structure — and
+  from font sizes larger than the body text otherwise. Nothing else becomes a heading: a body line starting
+  with `#` (a shell or Gri comment, say) is escaped.
+- Runs of monospaced lines become fenced code blocks; their indentation is rebuilt from the x positions.
+- Runs of lines that split into aligned cells at wide gaps become GFM tables.
+- Text is NFKC-normalised (ligatures such as `ﬁ` become `fi`) and words hyphenated at line ends are rejoined.
+- Each page starts with a light `[page N]` anchor that answers can cite.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from tools.document.md_build import fenced_block, markdown_table
+from tools.document.pdf_layout import Line
+
+#: A line at least this many times the body font size is a heading (when the PDF has no outline).
+HEADING_SIZE_RATIO = 1.2
+_MAX_HEADING_CHARS = 120
+_SOFT_HYPHEN = "\ufffe"  # PDFium's mark for a hyphen it judged to be line-end hyphenation
+_HYPHENS = ("-", "\u00ad", "\u2010")
+_BULLETS = ("•", "◦", "▪", "‣", "∙", "●", "○", "■", "□", "–")
+_NOT_KEY = re.compile(r"[\W_]+")
+_NUMBERING = re.compile(
+    r"^\s*(?:(?:chapter|section|appendix|part|chapitre|annexe|kapitel)\s+)?"
+    r"(?:[0-9]+(?:[.][0-9]+)*[.]?|[IVXLC]+[.]|[A-Z](?:[.][0-9]+)*[.]?)(?:\s+|[:.)]\s*)",
+    re.I,
+)
+_SETEXT_OR_RULE = re.compile(r"^\s*([-=*_])(\s*\1)*\s*$")
+_ORDERED = re.compile(r"^\d{1,3}[.)]\s")
+
+
+@dataclass
+class Page:
+    number: int
+    lines: list[Line]
+    heading_levels: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    level: int
+    title: str
+    page_index: int
+
+
+def pages_to_markdown(pages: list[Page], outline: list[OutlineEntry]) -> tuple[str, int]:
+    """The document as markdown, and how many outline entries were found as headings in the text."""
+    for page in pages:
+        page.lines = _rejoin_hyphens([_normalised(line) for line in page.lines])
+    if outline:
+        found = _headings_from_outline(pages, outline)
+    else:
+        found = 0
+        _headings_from_font_sizes(pages)
+    blocks: list[str] = []
+    for page in pages:
+        if page.lines:
+            blocks.append(f"[page {page.number}]")
+            blocks.extend(_page_blocks(page))
+    return "\n\n".join(blocks), found
+
+
+def _normalised(line: Line) -> Line:
+    line.text = unicodedata.normalize("NFKC", line.text.replace("\u00a0", " "))
+    line.cells = [(x, unicodedata.normalize("NFKC", text)) for x, text in line.cells]
+    return line
+
+
+def _rejoin_hyphens(lines: list[Line]) -> list[Line]:
+    """`confi-` + `guration is…` → `configuration` + `is…`: the word moves up to the line it started on.
+
+    PDFium's U+FFFE marks hyphenation (the hyphen goes); a plain hyphen before a lower-case continuation is
+    kept (`well-known`), but the word is still rejoined so it is not split at the line end.
+    """
+    for current, following in zip(lines, lines[1:], strict=False):
+        text = current.text
+        if current.mono or following.mono or not text or not following.text:
+            continue
+        if text.endswith(_SOFT_HYPHEN):
+            keep = ""
+        elif text.endswith(_HYPHENS) and len(text) > 1 and text[-2].isalpha() and following.text[0].islower():
+            keep = "-"
+        else:
+            continue
+        word, _, rest = following.text.partition(" ")
+        current.text = text[:-1] + keep + word
+        following.text = rest
+        following.cells = []
+        current.cells = []
+    return [line for line in lines if line.text.strip() or line.mono]
+
+
+def _key(text: str) -> str:
+    return _NOT_KEY.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _unnumbered_key(text: str) -> str:
+    """The key without a leading section number ('2.1 Data', 'Chapter 3: Data' → 'data')."""
+    return _key(_NUMBERING.sub("", text, count=1))
+
+
+def _headings_from_outline(pages: list[Page], outline: list[OutlineEntry]) -> int:
+    """Mark the lines that spell an outline entry (on its target page or the next) as headings of its level."""
+    by_index = {index: page for index, page in enumerate(pages)}
+    cursors: dict[int, int] = {}
+    found = 0
+    for entry in outline:
+        wanted = _unnumbered_key(entry.title)
+        if not wanted:
+            continue
+        for index in (entry.page_index, entry.page_index + 1, entry.page_index - 1):
+            page = by_index.get(index)
+            if page is not None and _mark_heading(page, wanted, min(entry.level + 1, 6), cursors.get(index, 0)):
+                cursors[index] = max(page.heading_levels) + 1
+                found += 1
+                break
+    return found
+
+
+def _mark_heading(page: Page, wanted: str, level: int, start: int) -> bool:
+    """Find `wanted` (an unnumbered key) in up to three consecutive lines from `start`; mark them as a heading."""
+    lines = page.lines
+    for first in range(start, len(lines)):
+        spelled = ""
+        for last in range(first, min(first + 3, len(lines))):
+            if lines[last].mono or last in page.heading_levels:
+                break
+            spelled += " " + lines[last].text
+            key = _unnumbered_key(spelled)
+            if key == wanted:
+                for number in range(first, last + 1):
+                    page.heading_levels[number] = level
+                return True
+            if not key or not wanted.startswith(key):
+                break
+    return False
+
+
+def _headings_from_font_sizes(pages: list[Page]) -> None:
+    """Lines set larger than the body text are headings; the largest size is level 1 (three levels at most)."""
+    weights: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            if not line.mono:
+                weights[line.size] += len(line.text)
+    if not weights:
+        return
+    body = weights.most_common(1)[0][0]
+    candidates = [
+        (page, number)
+        for page in pages
+        for number, line in enumerate(page.lines)
+        if _looks_like_heading(line) and line.size >= body * HEADING_SIZE_RATIO
+    ]
+    sizes = sorted({page.lines[number].size for page, number in candidates}, reverse=True)
+    levels = {size: min(rank + 1, 3) for rank, size in enumerate(sizes)}
+    for page, number in candidates:
+        page.heading_levels[number] = levels[page.lines[number].size]
+
+
+def _looks_like_heading(line: Line) -> bool:
+    return not line.mono and len(line.text) <= _MAX_HEADING_CHARS and any(ch.isalpha() for ch in line.text)
+
+
+def _page_blocks(page: Page) -> Iterator[str]:
+    lines = page.lines
+    margin = _body_margin(lines)
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if index in page.heading_levels:
+            level = page.heading_levels[index]
+            end = index + 1
+            while end < len(lines) and page.heading_levels.get(end) == level and lines[end].size == line.size:
+                end += 1
+            yield "#" * level + " " + " ".join(item.text for item in lines[index:end])
+            index = end
+            continue
+        end = _run_end(page, index, lambda item: item.mono)
+        if end > index and (end - index >= 2 or line.x > margin + line.size):
+            yield _code_block(lines[index:end])
+            index = end
+            continue
+        end = _run_end(page, index, lambda item: len(item.cells) >= 2 and not item.mono)
+        if end - index >= 2:
+            yield _table(lines[index:end])
+            index = end
+            continue
+        end = _paragraph_end(page, index)
+        yield "\n".join(_body_line(item.text) for item in lines[index:end])
+        index = end
+
+
+def _body_margin(lines: list[Line]) -> float:
+    xs = Counter(round(line.x) for line in lines if not line.mono)
+    return float(xs.most_common(1)[0][0]) if xs else 0.0
+
+
+def _run_end(page: Page, start: int, belongs: object) -> int:
+    end = start
+    while end < len(page.lines) and end not in page.heading_levels and belongs(page.lines[end]):  # type: ignore[operator]
+        end += 1
+    return end
+
+
+def _paragraph_end(page: Page, start: int) -> int:
+    """Body lines stay together until a heading, code, a new list item or a wider vertical gap."""
+    lines = page.lines
+    end = start + 1
+    while end < len(lines) and end not in page.heading_levels:
+        previous, line = lines[end - 1], lines[end]
+        if line.mono or len(line.cells) >= 2 or line.text.startswith(_BULLETS) or _ORDERED.match(line.text):
+            break
+        step = previous.y - line.y
+        if step <= 0 or step > 1.6 * max(previous.size, line.size):
+            break
+        end += 1
+    return end
+
+
+def _body_line(text: str) -> str:
+    """One line of body text that markdown cannot mistake for syntax; bullets become list items."""
+    for bullet in _BULLETS:
+        if text.startswith(bullet) and len(text) > len(bullet):
+            return "- " + _escaped(text[len(bullet) :].strip())
+    return _escaped(text)
+
+
+def _escaped(text: str) -> str:
+    if text.startswith(("#", ">", "+", "*")) or _SETEXT_OR_RULE.match(text):
+        return "\\" + text
+    return text
+
+
+def _code_block(lines: list[Line]) -> str:
+    """A fence whose lines keep their indentation, measured in character widths from the leftmost line."""
+    left = min(line.x for line in lines)
+    widths = [(line.right - line.x) / (len(line.text) - 1) for line in lines if len(line.text) >= 8]
+    advance = statistics.median(widths) if widths else 0.6 * statistics.median(line.size for line in lines)
+    advance = advance if advance > 0 else 6.0
+    text = "\n".join(" " * round((line.x - left) / advance) + line.text for line in lines)
+    return fenced_block(text)
+
+
+def _table(lines: list[Line]) -> str:
+    """Rows cut into cells; each cell goes to the column whose left edge is nearest."""
+    template = max(lines, key=lambda line: len(line.cells))
+    columns = [x for x, _ in template.cells]
+    rows = []
+    for line in lines:
+        row = [""] * len(columns)
+        for x, text in line.cells:
+            column = min(range(len(columns)), key=lambda i: abs(columns[i] - x))
+            row[column] = f"{row[column]} {text}".strip()
+        rows.append(row)
+    return markdown_table(rows)
