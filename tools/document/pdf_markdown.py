@@ -102,8 +102,9 @@ def _key(text: str) -> str:
     return _NOT_KEY.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
-def _unnumbered_key(text: str) -> str:
-    """The key without a leading section number ('2.1 Data', 'Chapter 3: Data' → 'data')."""
+def heading_key(text: str) -> str:
+    """What two spellings of one heading share: no section number, case, spacing or punctuation
+    ('2.1 Data-Files', 'Chapter 2: Data files' → 'datafiles')."""
     return _key(_NUMBERING.sub("", text, count=1))
 
 
@@ -113,7 +114,7 @@ def _headings_from_outline(pages: list[Page], outline: list[OutlineEntry]) -> in
     cursors: dict[int, int] = {}
     found = 0
     for entry in outline:
-        wanted = _unnumbered_key(entry.title)
+        wanted = heading_key(entry.title)
         if not wanted:
             continue
         for index in (entry.page_index, entry.page_index + 1, entry.page_index - 1):
@@ -134,7 +135,7 @@ def _mark_heading(page: Page, wanted: str, level: int, start: int) -> bool:
             if lines[last].mono or last in page.heading_levels:
                 break
             spelled += " " + lines[last].text
-            key = _unnumbered_key(spelled)
+            key = heading_key(spelled)
             if key == wanted:
                 for number in range(first, last + 1):
                     page.heading_levels[number] = level

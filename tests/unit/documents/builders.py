@@ -94,3 +94,45 @@ def _save(document: object) -> bytes:
     buffer = io.BytesIO()
     document.save(buffer)  # type: ignore[attr-defined]
     return buffer.getvalue()
+
+
+def pdf_from_html(body: str, css: str = "") -> bytes:
+    """A PDF of an HTML body (weasyprint: real text layer, fonts and, for h1–h6, an outline)."""
+    style = f"body {{ font-family: 'DejaVu Serif'; font-size: 10pt; }} {css}"
+    return html_to_pdf(f"<html><head><style>{style}</style></head><body>{body}</body></html>")
+
+
+def png_bytes() -> bytes:
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), "red").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def pptx_with_chart_and_picture() -> bytes:
+    """One slide holding only a chart (two series over three quarters) and a picture with alt text."""
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[6])
+    data = CategoryChartData()
+    data.categories = ["Q1", "Q2", "Q3"]
+    data.add_series("Revenue", (10.0, 12.5, 15.0))
+    data.add_series("Costs", (7.0, 8.0, 9.25))
+    slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(1), Inches(6), Inches(4), data)
+    picture = slide.shapes.add_picture(io.BytesIO(png_bytes()), Inches(7), Inches(1), Inches(1), Inches(1))
+    picture._element.nvPicPr.cNvPr.set("descr", "Team photo at the launch")
+    return _save(presentation)
+
+
+def docx_of_images(alt_texts: tuple[str, ...]) -> bytes:
+    """A DOCX whose body is only pictures; the first ones get the given alt texts, the last has none."""
+    document = docx.Document()
+    for alt in (*alt_texts, ""):
+        document.add_picture(io.BytesIO(png_bytes()))
+        if alt:
+            properties = document.inline_shapes[-1]._inline.docPr
+            properties.set("descr", alt)
+    return _save(document)

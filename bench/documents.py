@@ -1,0 +1,215 @@
+"""`python -m bench.documents`: how readable `document.extract`'s markdown is, per real file, against its peers.
+
+Corpus: `python -m bench.corpus` first (Debian manuals of five PDF producers, the Office libraries' test
+files). Per PDF and engine: time and its ratio to poppler's `pdftotext` run on the same file in the same run;
+run-together words (25+ letters per 10,000 words); ligature characters; words split at line ends by a hyphen;
+outline entries found as headings, headings that are no outline entry, tables and code blocks. Engines:
+paor, paor's previous pypdf reader ("before"), and, where they install (`pip install -e '.[bench]'`),
+pymupdf4llm and markitdown. Per Office file with charts, pictures or tables: how many of each the file holds
+and how many the markdown accounts for. Nothing is asserted; timings are noisy.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from tools.document.md_parser import markdown_parser
+from tools.document.pdf_markdown import heading_key
+from tools.document.readers import extract_text
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+_LONG_WORD = re.compile(r"[^\W\d_]{25,}")
+_WORD = re.compile(r"\w+")
+_LIGATURES = re.compile("[\ufb00-\ufb06]")
+_HYPHEN_SPLIT = re.compile(r"[^\W\d_]-\n\s*[^\W\d_A-Z]")
+_PAGE_ANCHOR = re.compile(r"^\[?page \d+\]?$", re.I)
+
+Engine = Callable[[Path], str]
+
+
+@dataclass
+class Quality:
+    seconds: float
+    long_words: float
+    ligatures: int
+    hyphen_splits: int
+    headings_found: int
+    stray_headings: int
+    tables: int
+    code_blocks: int
+
+
+def paor(path: Path) -> str:
+    return extract_text(path.read_bytes(), path.name).text
+
+
+def before(path: Path) -> str:
+    """paor's reader before this benchmark: pypdf's extract_text per page under `## Page N`."""
+    from pypdf import PdfReader
+
+    pages = PdfReader(io.BytesIO(path.read_bytes())).pages
+    texts = ((number, (page.extract_text() or "").strip()) for number, page in enumerate(pages, start=1))
+    return "\n\n".join(f"## Page {number}\n\n{text}" for number, text in texts if text)
+
+
+def pymupdf4llm(path: Path) -> str:
+    import pymupdf4llm as engine
+
+    return str(engine.to_markdown(str(path), show_progress=False))
+
+
+def markitdown(path: Path) -> str:
+    from markitdown import MarkItDown
+
+    return str(MarkItDown().convert(str(path)).text_content)
+
+
+def pdftotext_seconds(path: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(["pdftotext", "-q", str(path), "-"], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def outline_keys(path: Path) -> list[str]:
+    document = pdfium.PdfDocument(str(path))
+    try:
+        return [key for bookmark in document.get_toc() if (key := heading_key(bookmark.get_title() or ""))]
+    finally:
+        document.close()
+
+
+def measure(engine: Engine, path: Path, outline: list[str]) -> Quality:
+    start = time.perf_counter()
+    text = engine(path)
+    seconds = time.perf_counter() - start
+    words = len(_WORD.findall(text)) or 1
+    tokens = markdown_parser().parse(text)
+    headings = [
+        heading_key(tokens[i + 1].content)
+        for i, token in enumerate(tokens)
+        if token.type == "heading_open" and not _PAGE_ANCHOR.match(tokens[i + 1].content.strip())
+    ]
+    wanted = set(outline)
+    found = sum(1 for key in set(headings) if key in wanted)
+    return Quality(
+        seconds=seconds,
+        long_words=len(_LONG_WORD.findall(text)) * 10_000 / words,
+        ligatures=len(_LIGATURES.findall(text)),
+        hyphen_splits=len(_HYPHEN_SPLIT.findall(text)),
+        headings_found=min(found, len(outline)),
+        stray_headings=sum(1 for key in headings if key not in wanted) if outline else 0,
+        tables=sum(1 for token in tokens if token.type == "table_open"),
+        code_blocks=sum(1 for token in tokens if token.type in ("fence", "code_block")),
+    )
+
+
+def available_engines() -> dict[str, Engine]:
+    engines: dict[str, Engine] = {"paor": paor, "before": before}
+    for name, engine, module in (("pymupdf4llm", pymupdf4llm, "pymupdf4llm"), ("markitdown", markitdown, "markitdown")):
+        try:
+            __import__(module)
+        except ImportError:
+            continue
+        engines[name] = engine
+    return engines
+
+
+def pdf_table(files: list[Path], engines: dict[str, Engine]) -> tuple[str, list[str]]:
+    header = (
+        "| file | engine | s | × pdftotext | 25+ letter words /10k | ligatures | hyphen splits "
+        "| outline headings found | other headings | tables | code blocks |"
+    )
+    lines = [header, "|" + " --- |" * 11]
+    totals: dict[str, float] = {}
+    baseline_total = 0.0
+    for path in files:
+        outline = outline_keys(path)
+        baseline = pdftotext_seconds(path)
+        baseline_total += baseline
+        for name, engine in engines.items():
+            try:
+                q = measure(engine, path, outline)
+            except Exception as exc:  # a peer failing on a file is a result, not a crash
+                lines.append(f"| {path.name} | {name} | failed: {type(exc).__name__} |" + " |" * 8)
+                continue
+            totals[name] = totals.get(name, 0.0) + q.seconds
+            found = f"{q.headings_found}/{len(set(outline))}" if outline else "no outline"
+            lines.append(
+                f"| {path.name} | {name} | {q.seconds:.2f} | {q.seconds / baseline:.1f} | {q.long_words:.1f} "
+                f"| {q.ligatures} | {q.hyphen_splits} | {found} | {q.stray_headings} | {q.tables} | {q.code_blocks} |"
+            )
+    summary = [f"pdftotext: {baseline_total:.2f} s over {len(files)} PDFs"]
+    summary += [
+        f"{name}: {seconds:.2f} s ({seconds / baseline_total:.1f} × pdftotext"
+        + (f", {seconds / totals['before']:.2f} × before)" if "before" in totals else ")")
+        for name, seconds in totals.items()
+    ]
+    return "\n".join(lines), summary
+
+
+def office_table(files: list[Path]) -> str:
+    lines = ["| file | charts (in file → as tables) | pictures (→ noted) | tables (→ in markdown) |", "|" + " --- |" * 4]
+    for path in files:
+        held = _office_inventory(path)
+        if not any(held):
+            continue
+        try:
+            text = paor(path)
+        except Exception as exc:  # the reader refusing a file is a result
+            lines.append(f"| {path.name} | refused: {exc} | | |")
+            continue
+        tables = sum(1 for token in markdown_parser().parse(text) if token.type == "table_open")
+        charts = text.count("[chart")
+        pictures = len(re.findall(r"\[(?:image|SmartArt diagram|embedded object|drawing)", text))
+        lines.append(
+            f"| {path.name} | {held[0]} → {charts} | {held[1]} → {pictures} | {held[2]} → {tables - charts} |"
+        )
+    return "\n".join(lines)
+
+
+def _office_inventory(path: Path) -> tuple[int, int, int]:
+    """(charts, pictures and other drawings, tables) the file holds, counted in its XML."""
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        xml = b"".join(
+            archive.read(name)
+            for name in archive.namelist()
+            if name.startswith(("ppt/slides/slide", "word/document")) and name.endswith(".xml")
+        )
+    charts = xml.count(b'drawingml/2006/chart"')
+    drawings = xml.count(b"<p:pic>") + xml.count(b"<p:pic ") + xml.count(b"<w:drawing>") + xml.count(b"<w:pict>")
+    diagrams = xml.count(b'drawingml/2006/diagram"') + xml.count(b'presentationml/2006/ole"')
+    tables = xml.count(b"<a:tbl>") + xml.count(b"<w:tbl>")
+    if path.suffix == ".docx":
+        drawings -= charts + diagrams  # a DOCX chart or diagram is also a w:drawing
+    return charts, drawings + diagrams, tables
+
+
+def main() -> None:
+    if not shutil.which("pdftotext"):
+        raise SystemExit("pdftotext (poppler-utils) is needed as the timing baseline: apt-get install poppler-utils")
+    pdfs = sorted(CORPUS.glob("*.pdf"))
+    if not pdfs:
+        raise SystemExit("no corpus: run `python -m bench.corpus` first")
+    engines = available_engines()
+    table, summary = pdf_table(pdfs, engines)
+    print("## PDF\n")
+    print(table)
+    print()
+    print("\n".join(f"- {line}" for line in summary))
+    print("\n## Office (charts, pictures and tables accounted for)\n")
+    print(office_table(sorted([*CORPUS.glob("*.pptx"), *CORPUS.glob("*.docx")])))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""PDF → markdown keeps the document's structure: real PDFs are built here with weasyprint and read back."""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.token import Token
+
+from tests.unit.documents.builders import pdf_from_html
+from tools.document.md_parser import markdown_parser
+from tools.document.readers import extract_text
+
+NO_OUTLINE = "h1, h2, h3, p { bookmark-level: none; }"
+
+
+def read(pdf: bytes) -> str:
+    return extract_text(pdf, "doc.pdf", "application/pdf").text
+
+
+def headings(markdown: str) -> list[tuple[int, str]]:
+    tokens = markdown_parser().parse(markdown)
+    return [(int(t.tag[1:]), tokens[i + 1].content) for i, t in enumerate(tokens) if t.type == "heading_open"]
+
+
+def blocks(markdown: str, kind: str) -> list[Token]:
+    return [token for token in markdown_parser().parse(markdown) if token.type == kind]
+
+
+def test_ligature_characters_become_plain_letters() -> None:
+    text = read(pdf_from_html("<p>The ﬁnal conﬁg ﬂows ﬀ</p>"))
+    assert "The final config flows ff" in text
+    assert not re.search("[\ufb00-\ufb06]", text)
+
+
+def test_words_hyphenated_at_line_ends_are_rejoined() -> None:
+    body = "<p style='width: 9em; hyphens: manual'>" + " ".join(["extra&shy;ordinarily"] * 6) + "</p>"
+    text = read(pdf_from_html(body))
+    assert text.count("extraordinarily") == 6
+    assert not re.search(r"extra-?\s*\n", text)
+
+
+def test_words_are_separated_where_the_layout_leaves_a_gap() -> None:
+    body = "<p><span>Alpha</span><span style='margin-left: 2em'>Omega</span></p>"
+    text = read(pdf_from_html(body))
+    assert re.search(r"Alpha\s+Omega", text)
+
+
+def test_headings_follow_the_pdf_outline() -> None:
+    body = "<h1>Getting Started</h1><p>Intro text.</p><h2>Install the tool</h2><p>Run the installer.</p>"
+    text = read(pdf_from_html(body))
+    assert headings(text) == [(1, "Getting Started"), (2, "Install the tool")]
+
+
+def test_without_an_outline_larger_fonts_become_headings() -> None:
+    body = (
+        "<p style='font-size: 24pt'>Annual Review</p><p>Body text of the review goes here at normal size.</p>"
+        "<p style='font-size: 16pt'>Results</p><p>More body text that is long enough to be the body size.</p>"
+    )
+    text = read(pdf_from_html(body, NO_OUTLINE))
+    assert headings(text) == [(1, "Annual Review"), (2, "Results")]
+
+
+def test_code_keeps_its_lines_and_indentation_and_comments_never_become_headings() -> None:
+    code = "# configure the plot\ndef plot(data):\n    for x in data:\n        draw(x)\n    return True"
+    body = f"<p>Example:</p><pre style='font-family: DejaVu Sans Mono'>{code}</pre><p># not a heading either</p>"
+    text = read(pdf_from_html(body, NO_OUTLINE))
+    fences = blocks(text, "fence")
+    assert len(fences) == 1
+    assert fences[0].content.rstrip("\n") == code
+    assert headings(text) == []
+    paragraphs = ["".join(child.content for child in t.children or []) for t in blocks(text, "inline")]
+    assert "# not a heading either" in paragraphs
+
+
+def test_columns_separated_by_wide_gaps_become_a_table() -> None:
+    rows = [("Fruit", "Price", "Origin"), ("Apple", "3", "Normandy"), ("Pear", "4", "Anjou")]
+    cells = "".join(
+        "<tr>" + "".join(f"<td style='padding: 0 3em 0 0'>{cell}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    text = read(pdf_from_html(f"<p>Prices:</p><table>{cells}</table><p>After the table.</p>", NO_OUTLINE))
+    assert "| Fruit | Price | Origin |\n| --- | --- | --- |\n| Apple | 3 | Normandy |\n| Pear | 4 | Anjou |" in text
+    assert len(blocks(text, "table_open")) == 1
+
+
+def test_pages_keep_a_light_anchor_to_cite() -> None:
+    body = "<p>First page.</p><p style='page-break-before: always'>Second page.</p>"
+    text = read(pdf_from_html(body))
+    assert text.index("[page 1]") < text.index("First page.") < text.index("[page 2]") < text.index("Second page.")
+    assert headings(text) == []
