@@ -66,8 +66,9 @@ def fetch_debian(package: str, wanted: list[str], target: Path) -> list[Path]:
 
 def fetch_sdist(project: str, extensions: tuple[str, ...], target: Path) -> list[Path]:
     with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", tmp]
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", tmp, project],
+            [*command, project],
             check=True,
             capture_output=True,
         )
@@ -75,7 +76,11 @@ def fetch_sdist(project: str, extensions: tuple[str, ...], target: Path) -> list
         saved = []
         with tarfile.open(archive) as tar:
             for member in tar.getmembers():
-                if member.isfile() and member.name.lower().endswith(extensions) and ("/tests/" in member.name or "/test_files/" in member.name):
+                if (
+                    member.isfile()
+                    and member.name.lower().endswith(extensions)
+                    and ("/tests/" in member.name or "/test_files/" in member.name)
+                ):
                     data = tar.extractfile(member)
                     if data is None:
                         continue

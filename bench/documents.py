@@ -157,7 +157,10 @@ def pdf_table(files: list[Path], engines: dict[str, Engine]) -> tuple[str, list[
 
 
 def office_table(files: list[Path]) -> str:
-    lines = ["| file | charts (in file → as tables) | pictures (→ noted) | tables (→ in markdown) |", "|" + " --- |" * 4]
+    lines = [
+        "| file | charts (in file → as tables) | pictures (→ noted) | tables (→ in markdown) |",
+        "|" + " --- |" * 4,
+    ]
     for path in files:
         held = _office_inventory(path)
         if not any(held):
@@ -170,9 +173,7 @@ def office_table(files: list[Path]) -> str:
         tables = sum(1 for token in markdown_parser().parse(text) if token.type == "table_open")
         charts = text.count("[chart")
         pictures = len(re.findall(r"\[(?:image|SmartArt diagram|embedded object|drawing)", text))
-        lines.append(
-            f"| {path.name} | {held[0]} → {charts} | {held[1]} → {pictures} | {held[2]} → {tables - charts} |"
-        )
+        lines.append(f"| {path.name} | {held[0]} → {charts} | {held[1]} → {pictures} | {held[2]} → {tables - charts} |")
     return "\n".join(lines)
 
 

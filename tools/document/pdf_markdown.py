@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import statistics
 import unicodedata
@@ -80,7 +81,7 @@ def _rejoin_hyphens(lines: list[Line]) -> list[Line]:
     PDFium's U+FFFE marks hyphenation (the hyphen goes); a plain hyphen before a lower-case continuation is
     kept (`well-known`), but the word is still rejoined so it is not split at the line end.
     """
-    for current, following in zip(lines, lines[1:], strict=False):
+    for current, following in itertools.pairwise(lines):
         text = current.text
         if current.mono or following.mono or not text or not following.text:
             continue

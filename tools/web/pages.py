@@ -15,8 +15,8 @@ from typing import Literal
 from graph.context import Context
 from graph.errors import FetchRefused, ToolFailed
 from tools.base import NewDocument
-from tools.html import TextFormat, html_title, html_to_text
 from tools.document.md_build import truncate_markdown
+from tools.html import TextFormat, html_title, html_to_text
 from tools.web.fetch import FetchedPage, GuardedFetcher
 
 ExtractDepth = Literal["basic", "advanced"]

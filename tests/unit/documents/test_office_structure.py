@@ -16,7 +16,9 @@ from tools.document.report_docx import markdown_to_docx
 
 def test_pptx_chart_becomes_a_table_of_its_series_and_the_picture_a_note_with_alt_text() -> None:
     text = extract_text(builders.pptx_with_chart_and_picture(), "deck.pptx", PPTX_MIME).text
-    assert "|   | Revenue | Costs |\n| --- | --- | --- |\n| Q1 | 10 | 7 |\n| Q2 | 12.5 | 8 |\n| Q3 | 15 | 9.25 |" in text
+    assert (
+        "|   | Revenue | Costs |\n| --- | --- | --- |\n| Q1 | 10 | 7 |\n| Q2 | 12.5 | 8 |\n| Q3 | 15 | 9.25 |" in text
+    )
     assert "[image: Team photo at the launch]" in text
 
 

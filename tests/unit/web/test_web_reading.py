@@ -47,8 +47,9 @@ def test_ipv6_literal_urls_are_collected_and_then_guarded_like_any_address() -> 
 
 def test_a_page_reduced_to_a_sliver_of_its_html_gets_a_note(web: LoopbackWeb) -> None:
     context = Context(fetch_allowlist="127.0.0.1")
-    pages = fetch_pages([f"{web.base}/thin", f"{web.base}/articles/1"], context=context, depth="basic",
-                        output_format="markdown")
+    pages = fetch_pages(
+        [f"{web.base}/thin", f"{web.base}/articles/1"], context=context, depth="basic", output_format="markdown"
+    )
     documents, notes = page_documents(pages, "markdown")
     assert len(documents) == 2
     assert len(notes) == 1 and notes[0].startswith(f"{web.base}/thin: only ")
