@@ -96,6 +96,8 @@ def _rejoin_hyphens(lines: list[Line]) -> list[Line]:
         following.text = rest
         following.cells = []
         current.cells = []
+    for line in lines:
+        line.text = line.text.replace(_SOFT_HYPHEN, "")  # a mark PDFium left inside a line it joined itself
     return [line for line in lines if line.text.strip() or line.mono]
 
 

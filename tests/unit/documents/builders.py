@@ -136,3 +136,34 @@ def docx_of_images(alt_texts: tuple[str, ...]) -> bytes:
             properties = document.inline_shapes[-1]._inline.docPr
             properties.set("descr", alt)
     return _save(document)
+
+
+def raw_pdf(*lines: tuple[float, float, bytes]) -> bytes:
+    """A one-page PDF written by hand: Helvetica text drawn at the absolute (x, y) given, with a ToUnicode map in which byte 0x01
+    is the ligature `ﬁ` (U+FB01) — the way TeX and FOP PDFs carry ligatures into their text layer."""
+    content = b"".join(b"BT /F1 11 Tf %.1f %.1f Td (%s) Tj ET\n" % (x, y, text) for x, y, text in lines)
+    cmap = (
+        b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lig def "
+        b"1 begincodespacerange <00> <FF> endcodespacerange "
+        b"1 beginbfchar <01> <FB01> endbfchar 1 beginbfrange <20> <7E> <0020> endbfrange "
+        b"endcmap CMapName currentdict /CMap defineresource pop end end"
+    )
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(cmap), cmap),
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)

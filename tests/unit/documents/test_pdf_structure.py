@@ -6,6 +6,7 @@ import re
 
 from markdown_it.token import Token
 
+from tests.unit.documents import builders
 from tests.unit.documents.builders import pdf_from_html
 from tools.document.md_parser import markdown_parser
 from tools.document.readers import extract_text
@@ -27,22 +28,22 @@ def blocks(markdown: str, kind: str) -> list[Token]:
 
 
 def test_ligature_characters_become_plain_letters() -> None:
-    text = read(pdf_from_html("<p>The ﬁnal conﬁg ﬂows ﬀ</p>"))
-    assert "The final config flows ff" in text
+    # The ToUnicode map says byte 0x01 is U+FB01, as in TeX output: searching for "config" must find it.
+    text = read(builders.raw_pdf((72, 700, b"The \001nal con\001g"), (72, 680, b"ligatures: \001")))
+    assert "The final config" in text
     assert not re.search("[\ufb00-\ufb06]", text)
 
 
 def test_words_hyphenated_at_line_ends_are_rejoined() -> None:
-    body = "<p style='width: 9em; hyphens: manual'>" + " ".join(["extra&shy;ordinarily"] * 6) + "</p>"
-    text = read(pdf_from_html(body))
-    assert text.count("extraordinarily") == 6
-    assert not re.search(r"extra-?\s*\n", text)
+    text = read(builders.raw_pdf((72, 700, b"The text is hyphen-"), (72, 686, b"ated at the line end.")))
+    assert "The text is hyphenated at the line end." in text
+    assert "\ufffe" not in text and "hyphen-" not in text
 
 
 def test_words_are_separated_where_the_layout_leaves_a_gap() -> None:
-    body = "<p><span>Alpha</span><span style='margin-left: 2em'>Omega</span></p>"
-    text = read(pdf_from_html(body))
-    assert re.search(r"Alpha\s+Omega", text)
+    # No space character between the words: only their positions separate them.
+    text = read(builders.raw_pdf((72, 700, b"Alpha"), (110, 700, b"Omega")))
+    assert "Alpha Omega" in text
 
 
 def test_headings_follow_the_pdf_outline() -> None:
