@@ -123,12 +123,14 @@ def available_engines() -> dict[str, Engine]:
     return engines
 
 
-def pdf_table(files: list[Path], engines: dict[str, Engine]) -> tuple[str, list[str]]:
+def pdf_table(files: list[Path], engines: dict[str, Engine], emit: Callable[[str], None]) -> list[str]:
+    """Emit the table row by row (a slow peer should not hide the rows already measured); return the totals."""
     header = (
         "| file | engine | s | × pdftotext | 25+ letter words /10k | ligatures | hyphen splits "
         "| outline headings found | other headings | tables | code blocks |"
     )
-    lines = [header, "|" + " --- |" * 11]
+    emit(header)
+    emit("|" + " --- |" * 11)
     totals: dict[str, float] = {}
     baseline_total = 0.0
     for path in files:
@@ -139,11 +141,11 @@ def pdf_table(files: list[Path], engines: dict[str, Engine]) -> tuple[str, list[
             try:
                 q = measure(engine, path, outline)
             except Exception as exc:  # a peer failing on a file is a result, not a crash
-                lines.append(f"| {path.name} | {name} | failed: {type(exc).__name__} |" + " |" * 8)
+                emit(f"| {path.name} | {name} | failed: {type(exc).__name__} |" + " |" * 8)
                 continue
             totals[name] = totals.get(name, 0.0) + q.seconds
             found = f"{q.headings_found}/{len(set(outline))}" if outline else "no outline"
-            lines.append(
+            emit(
                 f"| {path.name} | {name} | {q.seconds:.2f} | {q.seconds / baseline:.1f} | {q.long_words:.1f} "
                 f"| {q.ligatures} | {q.hyphen_splits} | {found} | {q.stray_headings} | {q.tables} | {q.code_blocks} |"
             )
@@ -153,7 +155,7 @@ def pdf_table(files: list[Path], engines: dict[str, Engine]) -> tuple[str, list[
         + (f", {seconds / totals['before']:.2f} × before)" if "before" in totals else ")")
         for name, seconds in totals.items()
     ]
-    return "\n".join(lines), summary
+    return summary
 
 
 def office_table(files: list[Path]) -> str:
@@ -203,9 +205,8 @@ def main() -> None:
     if not pdfs:
         raise SystemExit("no corpus: run `python -m bench.corpus` first")
     engines = available_engines()
-    table, summary = pdf_table(pdfs, engines)
     print("## PDF\n")
-    print(table)
+    summary = pdf_table(pdfs, engines, lambda line: print(line, flush=True))
     print()
     print("\n".join(f"- {line}" for line in summary))
     print("\n## Office (charts, pictures and tables accounted for)\n")

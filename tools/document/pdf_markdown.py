@@ -36,6 +36,10 @@ _NUMBERING = re.compile(
 )
 _SETEXT_OR_RULE = re.compile(r"^\s*([-=*_])(\s*\1)*\s*$")
 _ORDERED = re.compile(r"^\d{1,3}[.)]\s")
+_DIGITS = re.compile(r"\d+")
+#: A line at the top or bottom of at least this share of the pages (and of 3) is a running header or footer.
+RUNNING_SHARE = 0.3
+RUNNING_MIN_PAGES = 4
 
 
 @dataclass
@@ -55,7 +59,8 @@ class OutlineEntry:
 def pages_to_markdown(pages: list[Page], outline: list[OutlineEntry]) -> tuple[str, int]:
     """The document as markdown, and how many outline entries were found as headings in the text."""
     for page in pages:
-        page.lines = _rejoin_hyphens([_normalised(line) for line in page.lines])
+        page.lines = _rejoin_hyphens(_attach_bullets([_normalised(line) for line in page.lines]))
+    _drop_running_lines(pages)
     if outline:
         found = _headings_from_outline(pages, outline)
     else:
@@ -73,6 +78,24 @@ def _normalised(line: Line) -> Line:
     line.text = unicodedata.normalize("NFKC", line.text.replace("\u00a0", " "))
     line.cells = [(x, unicodedata.normalize("NFKC", text)) for x, text in line.cells]
     return line
+
+
+def _attach_bullets(lines: list[Line]) -> list[Line]:
+    """Put list markers that a PDF drew apart from their text (alone on a "line", often after the list) back
+    in front of the text on their baseline."""
+    markers = [line for line in lines if line.text in _BULLETS]
+    if not markers:
+        return lines
+    kept = [line for line in lines if line.text not in _BULLETS]
+    for marker in markers:
+        beside = [
+            line for line in kept if abs(line.y - marker.y) < 0.5 * marker.size and line.x > marker.x and not line.mono
+        ]
+        if beside:
+            item = min(beside, key=lambda line: line.x)
+            item.text = f"{marker.text} {item.text}"
+            item.x = marker.x
+    return kept
 
 
 def _rejoin_hyphens(lines: list[Line]) -> list[Line]:
@@ -99,6 +122,29 @@ def _rejoin_hyphens(lines: list[Line]) -> list[Line]:
     for line in lines:
         line.text = line.text.replace(_SOFT_HYPHEN, "")  # a mark PDFium left inside a line it joined itself
     return [line for line in lines if line.text.strip() or line.mono]
+
+
+def _drop_running_lines(pages: list[Page]) -> None:
+    """Remove running headers and footers (a line at a page's top or bottom that recurs, numbers aside, on
+    many pages): they interrupt the text at every page and the `[page N]` anchors already say where it is."""
+    if len(pages) < RUNNING_MIN_PAGES:
+        return
+    seen: Counter[str] = Counter()
+    for page in pages:
+        seen.update({_running_key(line.text) for line in _edge_lines(page.lines)})
+    threshold = max(3, RUNNING_SHARE * len(pages))
+    running = {key for key, count in seen.items() if count >= threshold}
+    for page in pages:
+        edges = {id(line) for line in _edge_lines(page.lines) if _running_key(line.text) in running}
+        page.lines = [line for line in page.lines if id(line) not in edges]
+
+
+def _edge_lines(lines: list[Line]) -> list[Line]:
+    return lines[:2] + lines[2:][-2:]
+
+
+def _running_key(text: str) -> str:
+    return _DIGITS.sub("0", " ".join(text.casefold().split()))
 
 
 def _key(text: str) -> str:
@@ -198,8 +244,13 @@ def _page_blocks(page: Page) -> Iterator[str]:
             yield _table(lines[index:end])
             index = end
             continue
+        if _is_list_item(line.text):
+            end = _list_end(page, index)
+            yield _list_block(lines[index:end])
+            index = end
+            continue
         end = _paragraph_end(page, index)
-        yield "\n".join(_body_line(item.text) for item in lines[index:end])
+        yield "\n".join(_escaped(item.text) for item in lines[index:end])
         index = end
 
 
@@ -230,12 +281,36 @@ def _paragraph_end(page: Page, start: int) -> int:
     return end
 
 
-def _body_line(text: str) -> str:
-    """One line of body text that markdown cannot mistake for syntax; bullets become list items."""
-    for bullet in _BULLETS:
-        if text.startswith(bullet) and len(text) > len(bullet):
-            return "- " + _escaped(text[len(bullet) :].strip())
-    return _escaped(text)
+def _is_list_item(text: str) -> bool:
+    return (text.startswith(_BULLETS) and len(text) > 1) or bool(_ORDERED.match(text))
+
+
+def _list_end(page: Page, start: int) -> int:
+    """Consecutive list items, each with its continuation lines, make one list."""
+    end = _paragraph_end(page, start)
+    while end < len(page.lines) and end not in page.heading_levels and _is_list_item(page.lines[end].text):
+        end = _paragraph_end(page, end)
+    return end
+
+
+def _list_block(lines: list[Line]) -> str:
+    """Markdown list items, nested by the distinct indentations of their markers (leftmost = top level)."""
+    indents: list[float] = []
+    for line in lines:
+        if _is_list_item(line.text) and all(abs(line.x - x) > 0.5 * line.size for x in indents):
+            indents.append(line.x)
+    indents.sort()
+    items: list[str] = []
+    for line in lines:
+        if not _is_list_item(line.text):
+            items[-1] += " " + line.text
+            continue
+        depth = min(range(len(indents)), key=lambda i: abs(indents[i] - line.x))
+        if line.text.startswith(_BULLETS):
+            items.append("  " * depth + "- " + _escaped(line.text[1:].strip()))
+        else:
+            items.append("   " * depth + line.text)
+    return "\n".join(items)
 
 
 def _escaped(text: str) -> str:

@@ -88,3 +88,19 @@ def test_pages_keep_a_light_anchor_to_cite() -> None:
     text = read(pdf_from_html(body))
     assert text.index("[page 1]") < text.index("First page.") < text.index("[page 2]") < text.index("Second page.")
     assert headings(text) == []
+
+
+def test_bulleted_lists_stay_one_list_with_their_nesting() -> None:
+    body = "<p>Supported:</p><ul><li>serial ports</li><li>USB<ul><li>HID devices</li></ul></li><li>network</li></ul>"
+    text = read(pdf_from_html(body))
+    assert "- serial ports\n- USB\n  - HID devices\n- network" in text
+
+
+def test_running_headers_and_page_numbers_are_dropped_but_page_anchors_stay() -> None:
+    css = "@page { @top-center { content: 'ACME Manual, page ' counter(page); } @bottom-center { content: counter(page); } }"
+    topics = ["Installing", "Configuring", "Monitoring", "Upgrading", "Removing"]
+    body = "".join(f"<p style='page-break-before: always'>{topic} is explained here.</p>" for topic in topics)
+    text = read(pdf_from_html(body, css))
+    assert "ACME Manual" not in text
+    assert [line for line in text.split("\n") if line.strip().isdigit()] == []
+    assert text.index("[page 5]") < text.index("Removing is explained here.")
