@@ -11,6 +11,7 @@ and how many the markdown accounts for. Nothing is asserted; timings are noisy.
 
 from __future__ import annotations
 
+import argparse
 import io
 import re
 import shutil
@@ -199,16 +200,23 @@ def _office_inventory(path: Path) -> tuple[int, int, int]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--engines", help="comma-separated subset of paor,before,pymupdf4llm,markitdown")
+    parser.add_argument("--office-only", action="store_true", help="only the Office table")
+    args = parser.parse_args()
     if not shutil.which("pdftotext"):
         raise SystemExit("pdftotext (poppler-utils) is needed as the timing baseline: apt-get install poppler-utils")
     pdfs = sorted(CORPUS.glob("*.pdf"))
     if not pdfs:
         raise SystemExit("no corpus: run `python -m bench.corpus` first")
     engines = available_engines()
-    print("## PDF\n")
-    summary = pdf_table(pdfs, engines, lambda line: print(line, flush=True))
-    print()
-    print("\n".join(f"- {line}" for line in summary))
+    if args.engines:
+        engines = {name: engine for name, engine in engines.items() if name in args.engines.split(",")}
+    if not args.office_only:
+        print("## PDF\n")
+        summary = pdf_table(pdfs, engines, lambda line: print(line, flush=True))
+        print()
+        print("\n".join(f"- {line}" for line in summary))
     print("\n## Office (charts, pictures and tables accounted for)\n")
     print(office_table(sorted([*CORPUS.glob("*.pptx"), *CORPUS.glob("*.docx")])))
 

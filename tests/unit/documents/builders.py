@@ -139,8 +139,8 @@ def docx_of_images(alt_texts: tuple[str, ...]) -> bytes:
 
 
 def raw_pdf(*lines: tuple[float, float, bytes]) -> bytes:
-    """A one-page PDF written by hand: Helvetica text drawn at the absolute (x, y) given, with a ToUnicode map in which byte 0x01
-    is the ligature `ﬁ` (U+FB01) — the way TeX and FOP PDFs carry ligatures into their text layer."""
+    """A one-page PDF written by hand: Helvetica text drawn at the absolute (x, y) given, with a ToUnicode map
+    in which byte 0x01 is the ligature `ﬁ` (U+FB01) — the way TeX and FOP PDFs carry ligatures into their text."""
     content = b"".join(b"BT /F1 11 Tf %.1f %.1f Td (%s) Tj ET\n" % (x, y, text) for x, y, text in lines)
     cmap = (
         b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lig def "

@@ -97,7 +97,8 @@ def test_bulleted_lists_stay_one_list_with_their_nesting() -> None:
 
 
 def test_running_headers_and_page_numbers_are_dropped_but_page_anchors_stay() -> None:
-    css = "@page { @top-center { content: 'ACME Manual, page ' counter(page); } @bottom-center { content: counter(page); } }"
+    header = "@top-center { content: 'ACME Manual, page ' counter(page); }"
+    css = f"@page {{ {header} @bottom-center {{ content: counter(page); }} }}"
     topics = ["Installing", "Configuring", "Monitoring", "Upgrading", "Removing"]
     body = "".join(f"<p style='page-break-before: always'>{topic} is explained here.</p>" for topic in topics)
     text = read(pdf_from_html(body, css))
