@@ -5,8 +5,9 @@
   with `#` (a shell or Gri comment, say) is escaped.
 - Runs of monospaced lines become fenced code blocks; their indentation is rebuilt from the x positions.
 - Runs of lines that split into aligned cells at wide gaps become GFM tables.
+- Bullets become one markdown list, nested by marker indentation.
 - Text is NFKC-normalised (ligatures such as `ﬁ` become `fi`) and words hyphenated at line ends are rejoined.
-- Each page starts with a light `[page N]` anchor that answers can cite.
+- Running headers and footers are dropped; each page starts with a light `[page N]` anchor to cite instead.
 """
 
 from __future__ import annotations
@@ -56,22 +57,21 @@ class OutlineEntry:
     page_index: int
 
 
-def pages_to_markdown(pages: list[Page], outline: list[OutlineEntry]) -> tuple[str, int]:
-    """The document as markdown, and how many outline entries were found as headings in the text."""
+def pages_to_markdown(pages: list[Page], outline: list[OutlineEntry]) -> str:
+    """The document as markdown."""
     for page in pages:
         page.lines = _rejoin_hyphens(_attach_bullets([_normalised(line) for line in page.lines]))
     _drop_running_lines(pages)
     if outline:
-        found = _headings_from_outline(pages, outline)
+        _headings_from_outline(pages, outline)
     else:
-        found = 0
         _headings_from_font_sizes(pages)
     blocks: list[str] = []
     for page in pages:
         if page.lines:
             blocks.append(f"[page {page.number}]")
             blocks.extend(_page_blocks(page))
-    return "\n\n".join(blocks), found
+    return "\n\n".join(blocks)
 
 
 def _normalised(line: Line) -> Line:
@@ -157,11 +157,11 @@ def heading_key(text: str) -> str:
     return _key(_NUMBERING.sub("", text, count=1))
 
 
-def _headings_from_outline(pages: list[Page], outline: list[OutlineEntry]) -> int:
-    """Mark the lines that spell an outline entry (on its target page or the next) as headings of its level."""
-    by_index = {index: page for index, page in enumerate(pages)}
+def _headings_from_outline(pages: list[Page], outline: list[OutlineEntry]) -> None:
+    """Mark the lines that spell an outline entry (on its target page, else the next or the previous one) as
+    headings of its level; entries are matched in order, so a title repeated in the text is taken once."""
+    by_index = {page.number - 1: page for page in pages}
     cursors: dict[int, int] = {}
-    found = 0
     for entry in outline:
         wanted = heading_key(entry.title)
         if not wanted:
@@ -170,9 +170,7 @@ def _headings_from_outline(pages: list[Page], outline: list[OutlineEntry]) -> in
             page = by_index.get(index)
             if page is not None and _mark_heading(page, wanted, min(entry.level + 1, 6), cursors.get(index, 0)):
                 cursors[index] = max(page.heading_levels) + 1
-                found += 1
                 break
-    return found
 
 
 def _mark_heading(page: Page, wanted: str, level: int, start: int) -> bool:

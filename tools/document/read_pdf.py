@@ -6,15 +6,13 @@ paragraphs, lists, code blocks and tables, with a `[page N]` anchor per page so 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from graph.errors import DocumentRejected
 from tools.document import limits
 from tools.document.extracted import ExtractedText
-from tools.document.pdf_layout import page_lines
+from tools.document.pdf_layout import Line, page_lines
 from tools.document.pdf_markdown import OutlineEntry, Page, pages_to_markdown
 
 #: Outline entries read at most (a hostile PDF can loop its bookmarks; pypdfium2 stops cycles itself).
@@ -43,7 +41,7 @@ def read_pdf(data: bytes, name: str) -> ExtractedText:
         title = _title(document)
     finally:
         document.close()
-    text, _ = pages_to_markdown(pages, outline)
+    text = pages_to_markdown(pages, outline)
     if count and not any(page.lines for page in pages):
         notes.append(f"{name}: no text layer on any page (scanned images? OCR is not supported)")
     return ExtractedText(text=text, kind="pdf", title=title, pages=count, notes=notes)
@@ -59,7 +57,7 @@ def _open(data: bytes, name: str) -> pdfium.PdfDocument:
         raise DocumentRejected(f"{name} is not a readable PDF: {exc}") from exc
 
 
-def _read_page(document: pdfium.PdfDocument, index: int) -> list[Any]:
+def _read_page(document: pdfium.PdfDocument, index: int) -> list[Line]:
     page = document[index]
     try:
         textpage = page.get_textpage()
