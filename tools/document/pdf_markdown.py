@@ -38,6 +38,8 @@ _NUMBERING = re.compile(
 _SETEXT_OR_RULE = re.compile(r"^\s*([-=*_])(\s*\1)*\s*$")
 _ORDERED = re.compile(r"^\d{1,3}[.)]\s")
 _DIGITS = re.compile(r"\d+")
+_RUN_TOGETHER = re.compile(r"[^\W\d_]{25,}")
+_CASE_CHANGE = re.compile(r"(?<=[^\W\d_])(?<![A-Z])(?=[A-Z][a-z])")
 #: A line at the top or bottom of at least this share of the pages (and of 3) is a running header or footer.
 RUNNING_SHARE = 0.3
 RUNNING_MIN_PAGES = 4
@@ -76,6 +78,8 @@ def pages_to_markdown(pages: list[Page], outline: list[OutlineEntry]) -> str:
 
 def _normalised(line: Line) -> Line:
     line.text = unicodedata.normalize("NFKC", line.text.replace("\u00a0", " "))
+    if not line.mono:
+        line.text = _RUN_TOGETHER.sub(_split_at_case_changes, line.text)
     line.cells = [(x, unicodedata.normalize("NFKC", text)) for x, text in line.cells]
     return line
 
@@ -96,6 +100,12 @@ def _attach_bullets(lines: list[Line]) -> list[Line]:
             item.text = f"{marker.text} {item.text}"
             item.x = marker.x
     return kept
+
+
+def _split_at_case_changes(match: re.Match[str]) -> str:
+    """`BibliographyBibliographyTable` → `Bibliography Bibliography Table`: a PDF that drew words without any
+    gap (no space, no distance) still marks their starts with capitals. Only very long runs are touched."""
+    return _CASE_CHANGE.sub(" ", match.group())
 
 
 def _rejoin_hyphens(lines: list[Line]) -> list[Line]:

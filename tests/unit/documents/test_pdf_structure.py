@@ -46,6 +46,11 @@ def test_words_are_separated_where_the_layout_leaves_a_gap() -> None:
     assert "Alpha Omega" in text
 
 
+def test_words_drawn_without_any_gap_are_split_where_a_capital_starts_a_word() -> None:
+    text = read(builders.raw_pdf((72, 700, b"BibliographyGlossaryIndexTable and CamelCase")))
+    assert "Bibliography Glossary Index Table and CamelCase" in text
+
+
 def test_headings_follow_the_pdf_outline() -> None:
     body = "<h1>Getting Started</h1><p>Intro text.</p><h2>Install the tool</h2><p>Run the installer.</p>"
     text = read(pdf_from_html(body))
