@@ -203,10 +203,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--engines", help="comma-separated subset of paor,before,pymupdf4llm,markitdown")
     parser.add_argument("--office-only", action="store_true", help="only the Office table")
+    parser.add_argument("--files", help="comma-separated parts of the PDF file names to measure (default: all)")
     args = parser.parse_args()
     if not shutil.which("pdftotext"):
         raise SystemExit("pdftotext (poppler-utils) is needed as the timing baseline: apt-get install poppler-utils")
     pdfs = sorted(CORPUS.glob("*.pdf"))
+    if args.files:
+        pdfs = [path for path in pdfs if any(part in path.name for part in args.files.split(","))]
     if not pdfs:
         raise SystemExit("no corpus: run `python -m bench.corpus` first")
     engines = available_engines()
