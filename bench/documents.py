@@ -20,8 +20,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
+from pptx.enum.shapes import MSO_SHAPE_TYPE
 
 from tools.document.md_parser import markdown_parser
 from tools.document.pdf_markdown import heading_key
@@ -175,28 +177,40 @@ def office_table(files: list[Path]) -> str:
             continue
         tables = sum(1 for token in markdown_parser().parse(text) if token.type == "table_open")
         charts = text.count("[chart")
-        pictures = len(re.findall(r"\[(?:image|SmartArt diagram|embedded object|drawing)", text))
+        chart_tables = len(re.findall(r"^\[chart[^\n]*\]\n\n\|", text, re.M))
+        pictures = len(re.findall(r"\[(?:image|SmartArt diagram|embedded object|drawing|video or audio)", text))
         lines.append(f"| {path.name} | {held[0]} → {charts} | {held[1]} → {pictures} | {held[2]} → {tables - charts} |")
     return "\n".join(lines)
 
 
 def _office_inventory(path: Path) -> tuple[int, int, int]:
-    """(charts, pictures and other drawings, tables) the file holds, counted in its XML."""
-    import zipfile
+    """(charts, pictures and other drawings, tables) the file holds, counted by walking its shapes / body."""
+    if path.suffix == ".pptx":
+        from pptx import Presentation
 
-    with zipfile.ZipFile(path) as archive:
-        xml = b"".join(
-            archive.read(name)
-            for name in archive.namelist()
-            if name.startswith(("ppt/slides/slide", "word/document")) and name.endswith(".xml")
-        )
-    charts = xml.count(b'drawingml/2006/chart"')
-    drawings = xml.count(b"<p:pic>") + xml.count(b"<p:pic ") + xml.count(b"<w:drawing>") + xml.count(b"<w:pict>")
-    diagrams = xml.count(b'drawingml/2006/diagram"') + xml.count(b'presentationml/2006/ole"')
-    tables = xml.count(b"<a:tbl>") + xml.count(b"<w:tbl>")
-    if path.suffix == ".docx":
-        drawings -= charts + diagrams  # a DOCX chart or diagram is also a w:drawing
-    return charts, drawings + diagrams, tables
+        counts = [0, 0, 0]
+
+        def walk(shapes: Any) -> None:
+            for shape in shapes:
+                if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+                    walk(shape.shapes)
+                elif getattr(shape, "has_chart", False):
+                    counts[0] += 1
+                elif getattr(shape, "has_table", False):
+                    counts[2] += 1
+                elif shape.element.tag.endswith(("}pic", "}graphicFrame")):
+                    counts[1] += 1
+
+        for slide in Presentation(str(path)).slides:
+            walk(slide.shapes)
+        return counts[0], counts[1], counts[2]
+    import docx
+
+    body = docx.Document(str(path)).element.body
+    drawings = body.xpath(".//w:drawing")
+    charts = sum(1 for d in drawings if d.xpath(".//a:graphicData/@uri")[0].endswith("/chart"))
+    pictures = len(drawings) - charts + len(body.xpath(".//w:pict"))
+    return charts, pictures, len(body.xpath("./w:tbl"))
 
 
 def main() -> None:

@@ -63,7 +63,7 @@ def _shapes(shapes: Iterable[Any], skip_id: int | None, part: Any) -> Iterable[s
             yield markdown_table(rows)
         elif getattr(shape, "has_chart", False):
             yield _chart(shape)
-        elif isinstance(shape, Picture) or shape.element.tag.endswith("}graphicFrame"):
+        elif shape.element.tag.endswith(("}pic", "}graphicFrame")):
             yield _drawing(shape, part)
         elif getattr(shape, "has_text_frame", False):
             yield _text_frame(shape.text_frame)
@@ -94,7 +94,10 @@ def _value(values: Any, index: int) -> str:
 
 def _drawing(shape: Any, part: Any) -> str:
     name, alt = alt_text(_properties(shape))
-    kind = "image" if isinstance(shape, Picture) else graphic_kind(shape.element)
+    if getattr(shape, "shape_type", None) == MSO_SHAPE_TYPE.MEDIA:
+        kind = "video or audio"
+    else:
+        kind = "image" if isinstance(shape, Picture) else graphic_kind(shape.element)
     note = drawing_note(kind, name, alt)
     texts = smartart_text(shape.element, part) if kind == "SmartArt diagram" else []
     return note + "".join(f"\n- {text}" for text in texts)
