@@ -179,7 +179,11 @@ def office_table(files: list[Path]) -> str:
         charts = text.count("[chart")
         chart_tables = len(re.findall(r"^\[chart[^\n]*\]\n\n\|", text, re.M))
         pictures = len(re.findall(r"\[(?:image|SmartArt diagram|embedded object|drawing|video or audio)", text))
-        lines.append(f"| {path.name} | {held[0]} → {charts} | {held[1]} → {pictures} | {held[2]} → {tables - charts} |")
+        without_data = f" (+{charts - chart_tables} noted, no data)" if charts > chart_tables else ""
+        lines.append(
+            f"| {path.name} | {held[0]} → {chart_tables}{without_data} | {held[1]} → {pictures} "
+            f"| {held[2]} → {tables - chart_tables} |"
+        )
     return "\n".join(lines)
 
 
