@@ -79,5 +79,14 @@ def truncate_markdown(text: str, max_chars: int) -> str:
     return f"{kept}{closing}\n\n{TRUNCATION_MARK}"
 
 
+def drawing_note(kind: str, name: str | None, alt_text: str | None) -> str:
+    """`[image: alt text]`, or `[image "Picture 1", no alt text]` when the author gave none."""
+    alt = " ".join((alt_text or "").split())
+    if alt:
+        return f"[{kind}: {alt}]"
+    label = " ".join((name or "").split())
+    return f'[{kind} "{label}", no alt text]' if label else f"[{kind}, no alt text]"
+
+
 def _row(cells: Iterable[str]) -> str:
     return "| " + " | ".join(cells) + " |"

@@ -10,6 +10,9 @@ from typing import Any
 
 from lxml import etree
 
+from tools.document.md_build import drawing_note
+from tools.document.office_charts import chart_part_markdown
+
 _GRAPHIC_KINDS = {
     "http://schemas.openxmlformats.org/drawingml/2006/picture": "image",
     "http://schemas.openxmlformats.org/drawingml/2006/chart": "chart",
@@ -24,6 +27,7 @@ _NS = {
     "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
     "w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
     "v": "urn:schemas-microsoft-com:vml",
+    "c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
 }
 _VML_TITLE = "{urn:schemas-microsoft-com:office:office}title"
 
@@ -31,16 +35,8 @@ _GRAPHIC_URI = etree.XPath(".//a:graphicData/@uri", namespaces=_NS)
 _DIAGRAM_DATA = etree.XPath(".//dgm:relIds/@r:dm", namespaces=_NS)
 _WORD_DRAWINGS = etree.XPath(".//w:drawing", namespaces=_NS)
 _WORD_DRAWING_PROPERTIES = etree.XPath(".//wp:docPr", namespaces=_NS)
+_CHART_IDS = etree.XPath(".//c:chart/@r:id", namespaces=_NS)
 _WORD_VML_IMAGES = etree.XPath(".//w:pict//v:imagedata", namespaces=_NS)
-
-
-def drawing_note(kind: str, name: str | None, alt_text: str | None) -> str:
-    """`[image: alt text]`, or `[image "Picture 1", no alt text]` when the author gave none."""
-    alt = " ".join((alt_text or "").split())
-    if alt:
-        return f"[{kind}: {alt}]"
-    label = " ".join((name or "").split())
-    return f'[{kind} "{label}", no alt text]' if label else f"[{kind}, no alt text]"
 
 
 def alt_text(properties: Any) -> tuple[str | None, str | None]:
@@ -71,12 +67,18 @@ def smartart_text(element: Any, part: Any) -> list[str]:
     return [text for text in texts if text]
 
 
-def word_drawing_notes(paragraph: Any) -> list[str]:
-    """A note per picture, chart or diagram anchored in a DOCX paragraph (`w:p`), with its alt text."""
+def word_drawing_notes(paragraph: Any, part: Any) -> list[str]:
+    """A note per picture, chart or diagram anchored in a DOCX paragraph (`w:p`), with its alt text; charts
+    also as a table of their data (read from the chart part that `part`, the document part, relates)."""
     notes = []
     for drawing in _WORD_DRAWINGS(paragraph):
         properties = _WORD_DRAWING_PROPERTIES(drawing)
         name, alt = alt_text(properties[0] if properties else None)
-        notes.append(drawing_note(graphic_kind(drawing), name, alt))
+        kind = graphic_kind(drawing)
+        chart_ids = _CHART_IDS(drawing) if kind == "chart" else []
+        if chart_ids and str(chart_ids[0]) in part.related_parts:
+            notes.append(chart_part_markdown(part.related_parts[str(chart_ids[0])].blob, name, alt))
+        else:
+            notes.append(drawing_note(kind, name, alt))
     notes.extend(drawing_note("image", None, image.get(_VML_TITLE)) for image in _WORD_VML_IMAGES(paragraph))
     return notes

@@ -52,7 +52,7 @@ def read_docx(data: bytes, name: str) -> ExtractedText:
             parts.append(line)
             if title is None and heading_level == 1:
                 title = block.text.strip()
-        described = word_drawing_notes(block._p)
+        described = word_drawing_notes(block._p, block.part)
         drawings += len(described)
         parts.extend(described)
     if code:

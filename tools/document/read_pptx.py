@@ -12,8 +12,9 @@ from pptx.shapes.picture import Picture
 
 from graph.errors import DocumentRejected
 from tools.document.extracted import ExtractedText
-from tools.document.md_build import markdown_table
-from tools.document.office_drawings import alt_text, drawing_note, graphic_kind, smartart_text
+from tools.document.md_build import drawing_note, markdown_table
+from tools.document.office_charts import chart_markdown
+from tools.document.office_drawings import alt_text, graphic_kind, smartart_text
 
 
 def read_pptx(data: bytes, name: str) -> ExtractedText:
@@ -62,34 +63,11 @@ def _shapes(shapes: Iterable[Any], skip_id: int | None, part: Any) -> Iterable[s
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
             yield markdown_table(rows)
         elif getattr(shape, "has_chart", False):
-            yield _chart(shape)
+            yield chart_markdown(shape.chart, shape.name, alt_text(_properties(shape))[1])
         elif shape.element.tag.endswith(("}pic", "}graphicFrame")):
             yield _drawing(shape, part)
         elif getattr(shape, "has_text_frame", False):
             yield _text_frame(shape.text_frame)
-
-
-def _chart(shape: Any) -> str:
-    """A chart as its title and a table: one row per category, one column per series."""
-    chart = shape.chart
-    title = chart.chart_title.text_frame.text if chart.has_title and chart.chart_title.has_text_frame else ""
-    note = drawing_note("chart", shape.name, " ".join(title.split()) or alt_text(_properties(shape))[1])
-    series = [s for plot in chart.plots for s in plot.series]
-    if not series:
-        return note + " (no data)"
-    categories = [str(c) for c in chart.plots[0].categories] or [str(i + 1) for i in range(len(series[0].values))]
-    length = max(len(categories), *(len(s.values) for s in series))
-    categories += [""] * (length - len(categories))
-    header = ["", *(s.name or f"Series {i + 1}" for i, s in enumerate(series))]
-    rows = [[category, *(_value(s.values, i) for s in series)] for i, category in enumerate(categories)]
-    return note + "\n\n" + markdown_table([header, *rows])
-
-
-def _value(values: Any, index: int) -> str:
-    if index >= len(values) or values[index] is None:
-        return ""
-    value = values[index]
-    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
 def _drawing(shape: Any, part: Any) -> str:
