@@ -96,7 +96,7 @@ def _line(info: _CharInfo, raw: str, offset: int) -> Line:
 
 
 def _cells(info: _CharInfo, raw: str, offset: int, size: float) -> list[tuple[float, str]]:
-    """The line cut at gaps wider than CELL_GAP_EM font sizes: [(left x, text)]; one cell for ordinary text."""
+    """The line cut at gaps wider than CELL_GAP_EM font sizes: [(left x, text)]; [] for ordinary text."""
     if " " not in raw.strip() or size <= 0:
         return []
     cells: list[tuple[float, str]] = []
@@ -107,7 +107,7 @@ def _cells(info: _CharInfo, raw: str, offset: int, size: float) -> list[tuple[fl
         after = space + 1
         while after < len(raw) and raw[after] == " ":
             after += 1
-        if space == begin or after >= len(raw):
+        if after >= len(raw):
             break
         gap = info.left_right(offset + after)[0] - info.left_right(offset + space - 1)[1]
         if gap > CELL_GAP_EM * size:
