@@ -11,7 +11,7 @@ from typing import Any
 from lxml import etree
 
 from tools.document.md_build import drawing_note
-from tools.document.office_charts import chart_part_markdown
+from tools.document.office_charts import chart_markdown
 
 _GRAPHIC_KINDS = {
     "http://schemas.openxmlformats.org/drawingml/2006/picture": "image",
@@ -77,7 +77,7 @@ def word_drawing_notes(paragraph: Any, part: Any) -> list[str]:
         kind = graphic_kind(drawing)
         chart_ids = _CHART_IDS(drawing) if kind == "chart" else []
         if chart_ids and str(chart_ids[0]) in part.related_parts:
-            notes.append(chart_part_markdown(part.related_parts[str(chart_ids[0])].blob, name, alt))
+            notes.append(chart_markdown(part.related_parts[str(chart_ids[0])].blob, name, alt))
         else:
             notes.append(drawing_note(kind, name, alt))
     notes.extend(drawing_note("image", None, image.get(_VML_TITLE)) for image in _WORD_VML_IMAGES(paragraph))

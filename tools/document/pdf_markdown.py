@@ -168,15 +168,15 @@ def heading_key(text: str) -> str:
 
 
 def _headings_from_outline(pages: list[Page], outline: list[OutlineEntry]) -> None:
-    """Mark the lines that spell an outline entry (on its target page, else the next or the previous one) as
-    headings of its level; entries are matched in order, so a title repeated in the text is taken once."""
+    """Mark the lines that spell an outline entry (on its target page, else a page next to it: some producers
+    point one or two pages off) as headings of its level; a title repeated in the text is taken once."""
     by_index = {page.number - 1: page for page in pages}
     cursors: dict[int, int] = {}
     for entry in outline:
         wanted = heading_key(entry.title)
         if not wanted:
             continue
-        for index in (entry.page_index, entry.page_index + 1, entry.page_index - 1):
+        for index in (entry.page_index, entry.page_index + 1, entry.page_index - 1, entry.page_index + 2):
             page = by_index.get(index)
             if page is not None and _mark_heading(page, wanted, min(entry.level + 1, 6), cursors.get(index, 0)):
                 cursors[index] = max(page.heading_levels) + 1

@@ -63,7 +63,7 @@ def _shapes(shapes: Iterable[Any], skip_id: int | None, part: Any) -> Iterable[s
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
             yield markdown_table(rows)
         elif getattr(shape, "has_chart", False):
-            yield chart_markdown(shape.chart, shape.name, alt_text(_properties(shape))[1])
+            yield chart_markdown(shape.chart_part.blob, shape.name, alt_text(_properties(shape))[1])
         elif shape.element.tag.endswith(("}pic", "}graphicFrame")):
             yield _drawing(shape, part)
         elif getattr(shape, "has_text_frame", False):

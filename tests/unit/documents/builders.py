@@ -167,3 +167,21 @@ def raw_pdf(*lines: tuple[float, float, bytes]) -> bytes:
     out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
+
+
+def pptx_with_3d_area_chart() -> bytes:
+    """A slide whose only content is a 3-D area chart over dates (python-pptx cannot model that chart type)."""
+    import datetime as dt
+
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[6])
+    data = CategoryChartData()
+    data.categories = [dt.date(2024, 1, 31), dt.date(2024, 2, 29)]
+    data.add_series("Visitors", (120, 135))
+    frame = slide.shapes.add_chart(XL_CHART_TYPE.AREA, Inches(1), Inches(1), Inches(5), Inches(4), data)
+    area = frame.chart_part._element.xpath(".//c:areaChart")[0]
+    area.tag = area.tag.replace("areaChart", "area3DChart")
+    return _save(presentation)

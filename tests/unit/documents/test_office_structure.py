@@ -22,6 +22,11 @@ def test_pptx_chart_becomes_a_table_of_its_series_and_the_picture_a_note_with_al
     assert "[image: Team photo at the launch]" in text
 
 
+def test_pptx_chart_of_any_type_is_read_from_its_cached_values_with_dates_as_dates() -> None:
+    text = extract_text(builders.pptx_with_3d_area_chart(), "area.pptx", PPTX_MIME).text
+    assert "|   | Visitors |\n| --- | --- |\n| 2024-01-31 | 120 |\n| 2024-02-29 | 135 |" in text
+
+
 def test_docx_of_only_images_succeeds_with_a_note_per_image() -> None:
     result = extract_text(builders.docx_of_images(("A red square", "Another square")), "pics.docx", DOCX_MIME)
     assert result.text.split("\n\n") == [
