@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 import statistics
@@ -25,6 +26,8 @@ from tools.document.pdf_layout import Line
 
 #: A line at least this many times the body font size is a heading (when the PDF has no outline).
 HEADING_SIZE_RATIO = 1.2
+#: How similar (difflib ratio) a line must be to an outline title it does not spell exactly.
+SIMILAR_HEADING_RATIO = 0.85
 _MAX_HEADING_CHARS = 120
 _SOFT_HYPHEN = "\ufffe"  # PDFium's mark for a hyphen it judged to be line-end hyphenation
 _HYPHENS = ("-", "\u00ad", "\u2010")
@@ -50,6 +53,8 @@ class Page:
     number: int
     lines: list[Line]
     heading_levels: dict[int, int] = field(default_factory=dict)
+    #: First lines of outline headings: a heading never runs on into the next one, even at the same level.
+    heading_starts: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -176,10 +181,14 @@ def _headings_from_outline(pages: list[Page], outline: list[OutlineEntry]) -> No
         wanted = heading_key(entry.title)
         if not wanted:
             continue
-        for index in (entry.page_index, entry.page_index + 1, entry.page_index - 1, entry.page_index + 2):
-            page = by_index.get(index)
-            if page is not None and _mark_heading(page, wanted, min(entry.level + 1, 6), cursors.get(index, 0)):
-                cursors[index] = max(page.heading_levels) + 1
+        level = min(entry.level + 1, 6)
+        nearby = (entry.page_index, entry.page_index + 1, entry.page_index - 1, entry.page_index + 2)
+        for find in (_mark_heading, _mark_similar_heading):
+            index = next(
+                (i for i in nearby if i in by_index and find(by_index[i], wanted, level, cursors.get(i, 0))), None
+            )
+            if index is not None:
+                cursors[index] = max(by_index[index].heading_levels) + 1
                 break
 
 
@@ -196,9 +205,25 @@ def _mark_heading(page: Page, wanted: str, level: int, start: int) -> bool:
             if key == wanted:
                 for number in range(first, last + 1):
                     page.heading_levels[number] = level
+                page.heading_starts.add(first)
                 return True
             if not key or not wanted.startswith(key):
                 break
+    return False
+
+
+def _mark_similar_heading(page: Page, wanted: str, level: int, start: int) -> bool:
+    """The fallback for outline titles that differ from the text a little (a producer left markup in the
+    bookmark, say `The F[C]pdfmarkF[] Operator`): the first single line at least 85 % similar."""
+    for number in range(start, len(page.lines)):
+        line = page.lines[number]
+        if line.mono or number in page.heading_levels or len(line.text) > 2 * len(wanted) + 20:
+            continue
+        key = heading_key(line.text)
+        if key and difflib.SequenceMatcher(None, key, wanted).ratio() >= SIMILAR_HEADING_RATIO:
+            page.heading_levels[number] = level
+            page.heading_starts.add(number)
+            return True
     return False
 
 
@@ -237,7 +262,12 @@ def _page_blocks(page: Page) -> Iterator[str]:
         if index in page.heading_levels:
             level = page.heading_levels[index]
             end = index + 1
-            while end < len(lines) and page.heading_levels.get(end) == level and lines[end].size == line.size:
+            while (
+                end < len(lines)
+                and page.heading_levels.get(end) == level
+                and lines[end].size == line.size
+                and end not in page.heading_starts
+            ):
                 end += 1
             yield "#" * level + " " + " ".join(item.text for item in lines[index:end])
             index = end

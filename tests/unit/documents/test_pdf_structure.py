@@ -57,6 +57,13 @@ def test_headings_follow_the_pdf_outline() -> None:
     assert headings(text) == [(1, "Getting Started"), (2, "Install the tool")]
 
 
+def test_outline_titles_with_stray_markup_still_find_their_heading() -> None:
+    css = "h2 { bookmark-label: 'Install F[C]theF[] tool'; }"
+    body = "<h1>Getting Started</h1><p>Intro text.</p><h2>Install the tool</h2><p>Run the installer.</p>"
+    text = read(pdf_from_html(body, css))
+    assert headings(text) == [(1, "Getting Started"), (2, "Install the tool")]
+
+
 def test_without_an_outline_larger_fonts_become_headings() -> None:
     body = (
         "<p style='font-size: 24pt'>Annual Review</p><p>Body text of the review goes here at normal size.</p>"
