@@ -30,6 +30,7 @@ _NS = {
     "c": "http://schemas.openxmlformats.org/drawingml/2006/chart",
 }
 _VML_TITLE = "{urn:schemas-microsoft-com:office:office}title"
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True)
 
 _GRAPHIC_URI = etree.XPath(".//a:graphicData/@uri", namespaces=_NS)
 _DIAGRAM_DATA = etree.XPath(".//dgm:relIds/@r:dm", namespaces=_NS)
@@ -58,8 +59,7 @@ def smartart_text(element: Any, part: Any) -> list[str]:
     if not ids:
         return []
     try:
-        parser = etree.XMLParser(resolve_entities=False, no_network=True)
-        data = etree.fromstring(part.related_part(str(ids[0])).blob, parser)
+        data = etree.fromstring(part.related_part(str(ids[0])).blob, _PARSER)
     except Exception:  # a missing or broken data part costs the diagram's text, not the document
         return []
     paragraphs = data.iter(f"{{{_NS['a']}}}p")
