@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import docx
+import openpyxl
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 
 from tests.unit.documents import builders
@@ -66,3 +67,15 @@ def test_docx_report_is_a4_and_keeps_table_column_alignment() -> None:
     alignments = [[cell.paragraphs[0].alignment for cell in row.cells] for row in document.tables[0].rows]
     expected = [WD_ALIGN_PARAGRAPH.LEFT, WD_ALIGN_PARAGRAPH.RIGHT, WD_ALIGN_PARAGRAPH.CENTER]
     assert alignments == [expected, expected]
+
+
+def test_xlsx_empty_cells_stay_empty_so_columns_keep_their_place() -> None:
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    assert sheet is not None
+    for row in (("Name", "Q1", "Q2"), ("North", None, 7), (None, 3, None)):
+        sheet.append(row)
+    buffer = io.BytesIO()
+    workbook.save(buffer)
+    text = extract_text(buffer.getvalue(), "gaps.xlsx", "").text
+    assert "| Name | Q1 | Q2 |\n| --- | --- | --- |\n| North |  | 7 |\n|  | 3 |  |" in text
