@@ -1,12 +1,12 @@
 """Fetch the document benchmark's corpus into `bench/corpus/` (git-ignored): real manuals, not fixtures.
 
-- PDF manuals from Debian `-doc` packages, chosen for their different producers (pdfTeX, xdvipdfmx,
-  DocBook/FOP or dblatex, Ghostscript, LibreOffice): `apt-get download` then `dpkg-deb -x`, keeping only the
-  listed files (gunzipped when Debian compressed them).
+- PDF manuals from Debian `-doc` packages, chosen for their different producers (pdfTeX, xdvipdfmx, dvipdfmx,
+  DocBook via dblatex, groff via Ghostscript, LibreOffice): `apt-get download` then `dpkg-deb -x`, keeping only
+  the listed files (gunzipped when Debian compressed them).
 - The Office libraries' own test files (python-docx, python-pptx, openpyxl) from their sdists on PyPI:
-  `pip download --no-deps --no-binary :all:`, keeping the .docx/.pptx/.xlsx files.
+  `pip download --no-deps --no-binary :all:`, keeping the .docx/.pptx/.xlsx files (openpyxl's sdist has none).
 
-Run: `python -m bench.corpus` (needs apt and pip access; about 60 MB of downloads). Idempotent.
+Run: `python -m bench.corpus` (needs apt and pip access; about 35 MB of downloads). Idempotent.
 """
 
 from __future__ import annotations
@@ -23,17 +23,17 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 
 #: Debian package → files it ships (under usr/share/doc) that the benchmark reads, with their producer.
 DEBIAN_PDFS: dict[str, list[str]] = {
-    "packaging-tutorial": ["packaging-tutorial.fr.pdf"],  # pdfTeX (beamer), French
+    "packaging-tutorial": ["packaging-tutorial.fr.pdf"],  # pdfTeX (beamer slides), French
     "debmake-doc": ["debmake-doc.en.pdf"],  # xdvipdfmx (dblatex + XeLaTeX)
     "nut-doc": ["pdf/user-manual.pdf"],  # asciidoc → DocBook → dblatex
     "krb5-doc": ["admin.pdf.gz"],  # Sphinx → pdfTeX
-    "glpk-doc": ["gmpl.pdf"],  # pdfTeX, tables
-    "gri-pdf-doc": [],  # Ghostscript (ps2pdf); all its PDFs
+    "glpk-doc": ["gmpl.pdf"],  # LaTeX → dvipdfmx, tables
+    "gri-pdf-doc": [],  # texinfo → pdfTeX, 285 pages of code examples; all its PDFs
     "winff-doc": ["WinFF.en.pdf.gz"],  # LibreOffice
-    "muttprint-manual": ["manual-en.pdf.gz"],  # DocBook
-    "docbook-xsl-doc-pdf": ["docbook-xsl/reference.pdf.gz"],  # DocBook → FOP
+    "muttprint-manual": ["manual-en.pdf.gz"],  # LaTeX → pdfTeX
+    "docbook-xsl-doc-pdf": ["docbook-xsl/reference.pdf.gz"],  # DocBook → dblatex → pdfTeX, ligatures
     "groff": ["pdf/pdfmark.pdf.gz"],  # groff → Ghostscript
-    "debian-history": ["project-history.fr.pdf"],  # French, DocBook → LaTeX
+    "debian-history": ["project-history.fr.pdf"],  # DocBook → dblatex → xdvipdfmx, French
 }
 #: PyPI sdist → extensions of its test files the benchmark reads.
 OFFICE_SDISTS: dict[str, tuple[str, ...]] = {
