@@ -185,3 +185,38 @@ def pptx_with_3d_area_chart() -> bytes:
     area = frame.chart_part._element.xpath(".//c:areaChart")[0]
     area.tag = area.tag.replace("areaChart", "area3DChart")
     return _save(presentation)
+
+
+def pptx_with_smartart(alt: str, texts: tuple[str, ...]) -> bytes:
+    """A slide holding one SmartArt diagram (a graphic frame pointing at a diagram data part with `texts`)."""
+    from lxml import etree
+    from pptx.opc.constants import RELATIONSHIP_TYPE
+    from pptx.opc.package import Part
+    from pptx.opc.packuri import PackURI
+
+    dgm = "http://schemas.openxmlformats.org/drawingml/2006/diagram"
+    a = "http://schemas.openxmlformats.org/drawingml/2006/main"
+    points = "".join(
+        f'<dgm:pt modelId="{i}"><dgm:t><a:p><a:r><a:t>{t}</a:t></a:r></a:p></dgm:t></dgm:pt>'
+        for i, t in enumerate(texts, start=1)
+    )
+    data = f'<dgm:dataModel xmlns:dgm="{dgm}" xmlns:a="{a}"><dgm:ptLst>{points}</dgm:ptLst></dgm:dataModel>'
+    presentation = Presentation()
+    slide = presentation.slides.add_slide(presentation.slide_layouts[6])
+    part = Part(
+        PackURI("/ppt/diagrams/data1.xml"),
+        "application/vnd.openxmlformats-officedocument.drawingml.diagramData+xml",
+        slide.part.package,
+        data.encode(),
+    )
+    rel_id = slide.part.relate_to(part, RELATIONSHIP_TYPE.DIAGRAM_DATA)
+    frame = (
+        '<p:graphicFrame xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+        f'xmlns:a="{a}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+        f'<p:nvGraphicFramePr><p:cNvPr id="9" name="Diagram 1" descr="{alt}"/><p:cNvGraphicFramePr/><p:nvPr/>'
+        '</p:nvGraphicFramePr><p:xfrm><a:off x="0" y="0"/><a:ext cx="100" cy="100"/></p:xfrm>'
+        f'<a:graphic><a:graphicData uri="{dgm}"><dgm:relIds xmlns:dgm="{dgm}" r:dm="{rel_id}" r:lo="" r:qs="" '
+        'r:cs=""/></a:graphicData></a:graphic></p:graphicFrame>'
+    )
+    slide.shapes._spTree.append(etree.fromstring(frame))
+    return _save(presentation)

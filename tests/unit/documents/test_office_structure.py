@@ -79,3 +79,9 @@ def test_xlsx_empty_cells_stay_empty_so_columns_keep_their_place() -> None:
     workbook.save(buffer)
     text = extract_text(buffer.getvalue(), "gaps.xlsx", "").text
     assert "| Name | Q1 | Q2 |\n| --- | --- | --- |\n| North |  | 7 |\n|  | 3 |  |" in text
+
+
+def test_pptx_smartart_is_noted_with_its_alt_text_and_the_text_typed_into_it() -> None:
+    deck = builders.pptx_with_smartart("Release process", ("Plan", "Build", "Ship"))
+    text = extract_text(deck, "process.pptx", PPTX_MIME).text
+    assert "[SmartArt diagram: Release process]\n- Plan\n- Build\n- Ship" in text
