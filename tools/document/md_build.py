@@ -9,6 +9,8 @@ from collections.abc import Iterable, Sequence
 from tools.document import limits
 
 _BACKTICK_RUNS = re.compile(r"`+")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+TRUNCATION_MARK = "[… truncated]"
 
 
 def table_cell(value: object) -> str:
@@ -55,6 +57,35 @@ def fenced_block(text: str, language: str = "") -> str:
     longest = max((len(run) for run in _BACKTICK_RUNS.findall(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+def truncate_markdown(text: str, max_chars: int) -> str:
+    """The first `max_chars` characters; a code fence left open by the cut is closed, and the truncation mark
+    goes after it, so neither the mark nor the rest of the document ends up inside a code block."""
+    if len(text) <= max_chars:
+        return text
+    kept = text[:max_chars].rstrip()
+    open_fence: str | None = None
+    for line in kept.split("\n"):
+        fence = _FENCE.match(line)
+        if fence is None:
+            continue
+        marker = fence.group(1)
+        if open_fence is None:
+            open_fence = marker
+        elif marker[0] == open_fence[0] and len(marker) >= len(open_fence) and not line.strip()[len(marker) :]:
+            open_fence = None
+    closing = f"\n{open_fence}" if open_fence else ""
+    return f"{kept}{closing}\n\n{TRUNCATION_MARK}"
+
+
+def drawing_note(kind: str, name: str | None, alt_text: str | None) -> str:
+    """`[image: alt text]`, or `[image "Picture 1", no alt text]` when the author gave none."""
+    alt = " ".join((alt_text or "").split())
+    if alt:
+        return f"[{kind}: {alt}]"
+    label = " ".join((name or "").split())
+    return f'[{kind} "{label}", no alt text]' if label else f"[{kind}, no alt text]"
 
 
 def _row(cells: Iterable[str]) -> str:

@@ -11,9 +11,12 @@ from docx.text.paragraph import Paragraph
 
 from graph.errors import DocumentRejected
 from tools.document.extracted import ExtractedText
-from tools.document.md_build import markdown_table
+from tools.document.fonts import is_monospace_font
+from tools.document.md_build import fenced_block, markdown_table
+from tools.document.office_drawings import word_drawing_notes
 
 _HEADING = re.compile(r"heading\s*(\d)")
+_CODE_STYLE = re.compile(r"code|preformatted|verbatim|source|plain text|macro")
 
 
 def read_docx(data: bytes, name: str) -> ExtractedText:
@@ -25,8 +28,16 @@ def read_docx(data: bytes, name: str) -> ExtractedText:
         raise DocumentRejected(f"{name} is not a readable DOCX file: {exc or type(exc).__name__}") from exc
     parts: list[str] = []
     notes: list[str] = []
+    code: list[str] = []
+    drawings = 0
     title = " ".join(core_title.split()) if core_title else None
     for index, block in enumerate(blocks):
+        if isinstance(block, Paragraph) and _is_code(block):
+            code.append(block.text.rstrip())
+            continue
+        if code:
+            parts.append(fenced_block("\n".join(code).strip("\n")))
+            code = []
         if isinstance(block, Table):
             try:
                 rows = [[cell.text for cell in row.cells] for row in block.rows]
@@ -41,7 +52,24 @@ def read_docx(data: bytes, name: str) -> ExtractedText:
             parts.append(line)
             if title is None and heading_level == 1:
                 title = block.text.strip()
+        described = word_drawing_notes(block._p, block.part)
+        drawings += len(described)
+        parts.extend(described)
+    if code:
+        parts.append(fenced_block("\n".join(code).strip("\n")))
+    if drawings and len(parts) == drawings:
+        notes.append(f"{name}: no text, only {drawings} drawing{'s' if drawings != 1 else ''} (described by alt text)")
     return ExtractedText(text=_join(parts), kind="docx", title=title or None, notes=notes)
+
+
+def _is_code(paragraph: Paragraph) -> bool:
+    """Code or preformatted text: a code-like style, or every run set in a monospaced font."""
+    style = paragraph.style
+    names = f"{style.name or ''} {style.style_id or ''}".lower() if style is not None else ""
+    if _CODE_STYLE.search(names):
+        return True
+    runs = [run for run in paragraph.runs if run.text.strip()]
+    return bool(runs) and all(is_monospace_font(run.font.name) for run in runs)
 
 
 def _paragraph(paragraph: Paragraph) -> tuple[str, int | None]:

@@ -1,65 +1,93 @@
-"""PDF → markdown with pypdf, one `## Page N` section per page so answers can cite pages."""
+"""PDF → structured markdown with PDFium (pypdfium2, Apache-2.0/BSD): fast, and it lays words out correctly.
+
+PDFium reads the text layer and the outline; `pdf_layout` and `pdf_markdown` turn them into headings,
+paragraphs, lists, code blocks and tables, with a `[page N]` anchor per page so answers can cite pages.
+"""
 
 from __future__ import annotations
 
-import io
-
-from pypdf import PdfReader
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from graph.errors import DocumentRejected
 from tools.document import limits
 from tools.document.extracted import ExtractedText
+from tools.document.pdf_layout import Line, page_lines
+from tools.document.pdf_markdown import OutlineEntry, Page, pages_to_markdown
+
+#: Outline entries read at most (a hostile PDF can loop its bookmarks; pypdfium2 stops cycles itself).
+MAX_OUTLINE_ENTRIES = 5000
 
 
 def read_pdf(data: bytes, name: str) -> ExtractedText:
+    document = _open(data, name)
     try:
-        reader = PdfReader(io.BytesIO(data))
-        _unlock(reader, name)
-        pages = list(reader.pages)
-    except DocumentRejected:
-        raise
-    except Exception as exc:  # pypdf raises many types on broken files; all mean "unreadable"
-        raise DocumentRejected(f"{name} is not a readable PDF: {_reason(exc)}") from exc
-    sections: list[str] = []
-    notes: list[str] = []
-    total = 0
-    for number, page in enumerate(pages, start=1):
-        if total > limits.MAX_TEXT_CHARS:
-            notes.append(f"{name}: stopped after page {number - 1} of {len(pages)} (text limit reached)")
-            break
-        try:
-            text = (page.extract_text() or "").strip()
-        except Exception as exc:  # one bad page must not lose the others
-            notes.append(f"{name}: page {number} could not be read ({_reason(exc)})")
-            continue
-        if text:
-            sections.append(f"## Page {number}\n\n{text}")
-            total += len(sections[-1])
-    if pages and not sections:
+        count = len(document)
+        pages: list[Page] = []
+        notes: list[str] = []
+        total = 0
+        for index in range(count):
+            if total > limits.MAX_TEXT_CHARS:
+                notes.append(f"{name}: stopped after page {index} of {count} (text limit reached)")
+                break
+            try:
+                lines = _read_page(document, index)
+            except pdfium.PdfiumError as exc:  # one bad page must not lose the others
+                notes.append(f"{name}: page {index + 1} could not be read ({exc})")
+                continue
+            pages.append(Page(number=index + 1, lines=lines))
+            total += sum(len(line.text) + 1 for line in lines)
+        outline = _outline(document)
+        title = _title(document)
+    finally:
+        document.close()
+    text = pages_to_markdown(pages, outline)
+    if count and not any(page.lines for page in pages):
         notes.append(f"{name}: no text layer on any page (scanned images? OCR is not supported)")
-    return ExtractedText(text="\n\n".join(sections), kind="pdf", title=_title(reader), pages=len(pages), notes=notes)
+    return ExtractedText(text=text, kind="pdf", title=title, pages=count, notes=notes)
 
 
-def _unlock(reader: PdfReader, name: str) -> None:
-    """Open PDFs that are encrypted with an empty user password (restrictions only); refuse the rest."""
-    if not reader.is_encrypted:
-        return
+def _open(data: bytes, name: str) -> pdfium.PdfDocument:
+    """Open the PDF; encrypted ones open when their user password is empty (restrictions only)."""
     try:
-        unlocked = reader.decrypt("")
-    except Exception as exc:
-        raise DocumentRejected(f"encrypted PDF {name} cannot be opened: {_reason(exc)}") from exc
-    if not unlocked:
-        raise DocumentRejected(f"encrypted PDF {name} needs a password; provide an unencrypted copy")
+        return pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if getattr(exc, "err_code", None) == pdfium_c.FPDF_ERR_PASSWORD:
+            raise DocumentRejected(f"encrypted PDF {name} needs a password; provide an unencrypted copy") from exc
+        raise DocumentRejected(f"{name} is not a readable PDF: {exc}") from exc
 
 
-def _title(reader: PdfReader) -> str | None:
+def _read_page(document: pdfium.PdfDocument, index: int) -> list[Line]:
+    page = document[index]
     try:
-        metadata = reader.metadata
-        title = metadata.title if metadata else None
-    except Exception:  # metadata is optional; a broken info dict must not fail the read
+        textpage = page.get_textpage()
+        try:
+            return page_lines(textpage)
+        finally:
+            textpage.close()
+    finally:
+        page.close()
+
+
+def _outline(document: pdfium.PdfDocument) -> list[OutlineEntry]:
+    entries: list[OutlineEntry] = []
+    try:
+        for bookmark in document.get_toc():
+            if len(entries) >= MAX_OUTLINE_ENTRIES:
+                break
+            destination = bookmark.get_dest()
+            index = destination.get_index() if destination is not None else None
+            title = " ".join((bookmark.get_title() or "").split())
+            if index is not None and title:
+                entries.append(OutlineEntry(level=bookmark.level, title=title, page_index=index))
+    except pdfium.PdfiumError:  # a broken outline costs the headings, not the text
+        return entries
+    return entries
+
+
+def _title(document: pdfium.PdfDocument) -> str | None:
+    try:
+        title = document.get_metadata_dict().get("Title", "")
+    except pdfium.PdfiumError:  # metadata is optional; a broken info dict must not fail the read
         return None
-    return " ".join(str(title).split()) or None if title else None
-
-
-def _reason(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
+    return " ".join(str(title).split()) or None

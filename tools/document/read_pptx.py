@@ -8,10 +8,13 @@ from typing import Any
 
 from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE
+from pptx.shapes.picture import Picture
 
 from graph.errors import DocumentRejected
 from tools.document.extracted import ExtractedText
-from tools.document.md_build import markdown_table
+from tools.document.md_build import drawing_note, markdown_table
+from tools.document.office_charts import chart_markdown
+from tools.document.office_drawings import alt_text, graphic_kind, smartart_text
 
 
 def read_pptx(data: bytes, name: str) -> ExtractedText:
@@ -41,7 +44,7 @@ def _slide(slide: Any) -> tuple[str | None, list[str]]:
     title_shape = slide.shapes.title
     title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
     title_id = title_shape.shape_id if title_shape is not None else None
-    body = [part for part in _shapes(slide.shapes, skip_id=title_id) if part]
+    body = [part for part in _shapes(slide.shapes, skip_id=title_id, part=slide.part) if part]
     if slide.has_notes_slide:
         notes_text = slide.notes_slide.notes_text_frame.text.strip() if slide.notes_slide.notes_text_frame else ""
         if notes_text:
@@ -49,17 +52,38 @@ def _slide(slide: Any) -> tuple[str | None, list[str]]:
     return title or None, body
 
 
-def _shapes(shapes: Iterable[Any], skip_id: int | None) -> Iterable[str]:
+def _shapes(shapes: Iterable[Any], skip_id: int | None, part: Any) -> Iterable[str]:
+    """Every shape accounted for: text, tables, charts as tables, pictures and diagrams as notes."""
     for shape in shapes:
         if skip_id is not None and shape.shape_id == skip_id:
             continue
         if getattr(shape, "shape_type", None) == MSO_SHAPE_TYPE.GROUP:
-            yield from _shapes(shape.shapes, skip_id=None)
+            yield from _shapes(shape.shapes, skip_id=None, part=part)
         elif getattr(shape, "has_table", False):
             rows = [[cell.text for cell in row.cells] for row in shape.table.rows]
             yield markdown_table(rows)
+        elif getattr(shape, "has_chart", False):
+            yield chart_markdown(shape.chart_part.blob, shape.name, alt_text(_properties(shape))[1])
+        elif shape.element.tag.endswith(("}pic", "}graphicFrame")):
+            yield _drawing(shape, part)
         elif getattr(shape, "has_text_frame", False):
             yield _text_frame(shape.text_frame)
+
+
+def _drawing(shape: Any, part: Any) -> str:
+    name, alt = alt_text(_properties(shape))
+    if getattr(shape, "shape_type", None) == MSO_SHAPE_TYPE.MEDIA:
+        kind = "video or audio"
+    else:
+        kind = "image" if isinstance(shape, Picture) else graphic_kind(shape.element)
+    note = drawing_note(kind, name, alt)
+    texts = smartart_text(shape.element, part) if kind == "SmartArt diagram" else []
+    return note + "".join(f"\n- {text}" for text in texts)
+
+
+def _properties(shape: Any) -> Any:
+    found = shape.element.xpath("./*[1]/p:cNvPr")
+    return found[0] if found else None
 
 
 def _text_frame(frame: Any) -> str:

@@ -13,6 +13,7 @@ from graph.errors import DocumentRejected
 from tools.document import limits
 from tools.document.detect import Kind, detect_kind
 from tools.document.extracted import ExtractedText
+from tools.document.md_build import truncate_markdown
 from tools.document.safety import check_input_size, check_zip_container
 
 __all__ = ["ExtractedText", "extract_text"]
@@ -42,7 +43,7 @@ def extract_text(data: bytes, name: str, mime: str = "") -> ExtractedText:
         reasons = "; ".join(extracted.notes)
         raise DocumentRejected(f"{name} contains no extractable text" + (f" ({reasons})" if reasons else ""))
     if len(extracted.text) > limits.MAX_TEXT_CHARS:
-        extracted.text = extracted.text[: limits.MAX_TEXT_CHARS].rstrip() + "\n\n[… truncated]"
+        extracted.text = truncate_markdown(extracted.text, limits.MAX_TEXT_CHARS)
         extracted.notes.append(f"{name}: text cut to the first {limits.MAX_TEXT_CHARS} characters")
     return extracted
 

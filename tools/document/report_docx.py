@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import docx
 from docx.document import Document as DocxDocument
 from docx.enum.text import WD_ALIGN_PARAGRAPH
-from docx.shared import Pt
+from docx.shared import Cm, Mm, Pt
 from docx.text.paragraph import Paragraph
 from markdown_it.token import Token
 
@@ -21,6 +21,11 @@ from tools.document.md_parser import markdown_parser
 from tools.document.text_codec import strip_control_chars
 
 _MONOSPACE = "Courier New"
+_ALIGNMENTS = {
+    "left": WD_ALIGN_PARAGRAPH.LEFT,
+    "center": WD_ALIGN_PARAGRAPH.CENTER,
+    "right": WD_ALIGN_PARAGRAPH.RIGHT,
+}
 _SAFE_LINK_SCHEMES = ("http://", "https://", "mailto:")
 
 
@@ -28,6 +33,7 @@ def markdown_to_docx(markdown: str, title: str | None = None) -> bytes:
     """DOCX bytes with headings, paragraphs, lists, tables, quotes, code and bold/italic/code runs."""
     try:
         document = docx.Document()
+        _a4(document)
         if title:
             document.core_properties.title = strip_control_chars(title)[:255]
         _Writer(document).write(markdown_parser().parse(markdown))
@@ -36,6 +42,20 @@ def markdown_to_docx(markdown: str, title: str | None = None) -> bytes:
     except Exception as exc:  # python-docx/lxml reject odd input in many ways; report, do not crash
         raise ToolFailed(f"DOCX rendering failed: {exc or type(exc).__name__}") from exc
     return buffer.getvalue()
+
+
+def _a4(document: DocxDocument) -> None:
+    """A4 with the PDF report's margins (python-docx's template is US Letter)."""
+    for section in document.sections:
+        section.page_width, section.page_height = Mm(210), Mm(297)
+        section.top_margin = section.bottom_margin = Cm(2)
+        section.left_margin = section.right_margin = Cm(1.8)
+
+
+def _alignment(token: Token) -> WD_ALIGN_PARAGRAPH | None:
+    """The column alignment markdown-it puts on a table cell (`style="text-align:right"`)."""
+    style = str(token.attrGet("style") or "")
+    return _ALIGNMENTS.get(style.partition("text-align:")[2].strip().rstrip(";"))
 
 
 @dataclass
@@ -50,7 +70,7 @@ class _Writer:
     lists: list[_ListLevel] = field(default_factory=list)
     item_started: bool = False
     quote_depth: int = 0
-    table_rows: list[list[tuple[Token, bool]]] | None = None
+    table_rows: list[list[tuple[Token, bool, WD_ALIGN_PARAGRAPH | None]]] | None = None
 
     def write(self, tokens: list[Token]) -> None:
         for index, token in enumerate(tokens):
@@ -84,7 +104,7 @@ class _Writer:
         elif kind == "tr_open" and self.table_rows is not None:
             self.table_rows.append([])
         elif kind in ("th_open", "td_open") and self.table_rows is not None and inline is not None:
-            self.table_rows[-1].append((inline, kind == "th_open"))
+            self.table_rows[-1].append((inline, kind == "th_open", _alignment(token)))
         elif kind == "table_close":
             self._table(self.table_rows or [])
             self.table_rows = None
@@ -116,15 +136,17 @@ class _Writer:
         run.font.name = _MONOSPACE
         run.font.size = Pt(9)
 
-    def _table(self, rows: list[list[tuple[Token, bool]]]) -> None:
+    def _table(self, rows: list[list[tuple[Token, bool, WD_ALIGN_PARAGRAPH | None]]]) -> None:
         width = max((len(row) for row in rows), default=0)
         if width == 0:
             return
         table = self.document.add_table(rows=len(rows), cols=width)
         table.style = "Table Grid"
         for row_cells, row in zip(table.rows, rows, strict=True):
-            for cell, (inline, header) in zip(row_cells.cells, row, strict=False):
+            for cell, (inline, header, alignment) in zip(row_cells.cells, row, strict=False):
                 self._runs(cell.paragraphs[0], inline, bold=header)
+                if alignment is not None:
+                    cell.paragraphs[0].alignment = alignment
         self.document.add_paragraph()
 
     def _runs(self, paragraph: Paragraph, inline: Token, *, bold: bool = False) -> None:

@@ -28,7 +28,11 @@ DESCRIPTION = (
     "http(s) URLs, fetches each page and extracts its main content, one document per page."
 )
 INDEX_NAME = "crawl_results.json"
-_URL = re.compile(r"https?://[^\s<>\"'`\[\]{}|\\^()]+", re.IGNORECASE)
+# The host is a name or a bracketed IPv6 literal (`http://[::1]:8765/a`); the fetch guard vets either.
+_URL = re.compile(
+    r"https?://(?:\[[0-9a-f:.]+\](?::\d+)?[^\s<>\"'`\[\]{}|\\^()]*|[^\s<>\"'`\[\]{}|\\^()]+)",
+    re.IGNORECASE,
+)
 _TRAILING = ".,;:!?*_~"
 
 

@@ -10,8 +10,8 @@ URLs come from a model or from web pages, so every request is treated as hostile
   verified for one name is never reused for another name on the same IP;
 - redirects are followed by hand, at most `max_redirects`, and each hop is vetted like the first URL;
 - connect/read timeouts, a total deadline and a size cap (streamed, so an endless body is cut off);
-- the content type must be one the caller accepts, and robots.txt (fetched through this same guard, cached per
-  origin) must allow the path for the user agent `USER_AGENT`.
+- the content type must be one the caller accepts, and robots.txt (fetched through this same guard, once per
+  origin however many threads ask at once, then cached) must allow the path for the user agent `USER_AGENT`.
 
 Refusals raise `FetchRefused` naming what was refused and why; network failures raise `ToolFailed`.
 """
@@ -70,6 +70,17 @@ class FetchedPage:
             return self.content.decode("utf-8", errors="replace")
 
 
+_Origin = tuple[str, str, int | None]
+
+
+@dataclass(frozen=True)
+class _Robots:
+    """An origin's robots.txt rules; `server_error` is the 5xx status when the rules are a refusal of it."""
+
+    parser: RobotFileParser
+    server_error: int | None = None
+
+
 @dataclass(frozen=True)
 class _Target:
     url: httpx.URL
@@ -99,7 +110,8 @@ class GuardedFetcher:
         self.total_timeout = total_timeout
         self.respect_robots = respect_robots
         self.user_agent = user_agent
-        self._robots: dict[tuple[str, str, int | None], RobotFileParser] = {}
+        self._robots: dict[_Origin, _Robots] = {}
+        self._origin_locks: dict[_Origin, threading.Lock] = {}
         self._lock = threading.Lock()
         self._client = httpx.Client(
             transport=transport,
@@ -130,11 +142,8 @@ class GuardedFetcher:
         current = url
         for _ in range(self.max_redirects + 1):
             target = self._vet(current)
-            if robots and not self._robots_allow(target.url):
-                raise FetchRefused(
-                    f"refused {target.url}: robots.txt of {target.url.scheme}://{target.url.netloc.decode()} "
-                    f"disallows this path for user agent {self.user_agent!r}"
-                )
+            if robots and (refusal := self._robots_refusal(target.url)):
+                raise FetchRefused(f"refused {target.url}: {refusal}")
             with self._open(target) as response:
                 location = response.headers.get("location")
                 if response.status_code in _REDIRECTS and location:
@@ -221,17 +230,32 @@ class GuardedFetcher:
             extensions=extensions,
         )
 
-    def _robots_allow(self, url: httpx.URL) -> bool:
+    def _robots_refusal(self, url: httpx.URL) -> str | None:
+        """Why robots.txt forbids `url`, or None when it allows it. Loaded once per origin: concurrent callers
+        for the same origin wait on that origin's lock instead of each fetching robots.txt."""
         origin = (url.scheme, url.raw_host.decode("ascii").lower(), url.port)
         with self._lock:
-            parser = self._robots.get(origin)
-        if parser is None:
-            parser = self._load_robots(url)
-            with self._lock:
-                self._robots[origin] = parser
-        return parser.can_fetch(self.user_agent, str(url))
+            robots = self._robots.get(origin)
+            origin_lock = self._origin_locks.setdefault(origin, threading.Lock())
+        if robots is None:
+            with origin_lock:
+                with self._lock:
+                    robots = self._robots.get(origin)
+                if robots is None:
+                    robots = self._load_robots(url)
+                    with self._lock:
+                        self._robots[origin] = robots
+        if robots.parser.can_fetch(self.user_agent, str(url)):
+            return None
+        site = f"{url.scheme}://{url.netloc.decode()}"
+        if robots.server_error is not None:
+            return (
+                f"robots.txt of {site} answered HTTP {robots.server_error} (a server error), which RFC 9309 says "
+                "to treat as disallowing the whole site; try again later"
+            )
+        return f"robots.txt of {site} disallows this path for user agent {self.user_agent!r}"
 
-    def _load_robots(self, url: httpx.URL) -> RobotFileParser:
+    def _load_robots(self, url: httpx.URL) -> _Robots:
         """RFC 9309: 4xx or unreachable → everything allowed; 5xx → nothing allowed; 200 → the rules."""
         parser = RobotFileParser()
         robots_url = str(url.copy_with(path="/robots.txt", query=None, fragment=None))
@@ -242,11 +266,12 @@ class GuardedFetcher:
             page = None
         if page is not None and page.status >= 500:
             parser.parse(["User-agent: *", "Disallow: /"])
-        elif page is not None and page.ok:
+            return _Robots(parser, server_error=page.status)
+        if page is not None and page.ok:
             parser.parse(page.text.splitlines())
         else:
             parser.parse([])  # no rules: everything allowed
-        return parser
+        return _Robots(parser)
 
 
 def _split_content_type(header: str) -> tuple[str, str | None]:

@@ -15,8 +15,9 @@ from typing import Literal
 from graph.context import Context
 from graph.errors import FetchRefused, ToolFailed
 from tools.base import NewDocument
+from tools.document.md_build import truncate_markdown
 from tools.html import TextFormat, html_title, html_to_text
-from tools.web.fetch import GuardedFetcher
+from tools.web.fetch import FetchedPage, GuardedFetcher
 
 ExtractDepth = Literal["basic", "advanced"]
 
@@ -26,6 +27,8 @@ DEPTH_LIMITS: dict[str, tuple[int, int, int]] = {
     "advanced": (8_000_000, 100_000, 25),
 }
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
+#: Extracted text shorter than this share of the HTML's size gets a note.
+THIN_EXTRACTION_RATIO = 0.02
 _WORKERS = 4
 
 
@@ -38,6 +41,7 @@ class PageResult:
     error: str | None = None
     refused: bool = False
     document: str | None = None
+    note: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -89,9 +93,19 @@ def _fetch_one(
         title, text = "", page.text.strip()
     if not text:
         return PageResult(url=url, final_url=page.final_url, title=title, error=f"no text found on {url}")
-    if len(text) > max_chars:
-        text = text[:max_chars].rstrip() + "\n\n[… truncated]"
-    return PageResult(url=url, final_url=page.final_url, title=title, text=text)
+    note = _thin_extraction_note(url, text, page) if page.content_type in _HTML_TYPES else None
+    text = truncate_markdown(text, max_chars)
+    return PageResult(url=url, final_url=page.final_url, title=title, text=text, note=note)
+
+
+def _thin_extraction_note(url: str, text: str, page: FetchedPage) -> str | None:
+    """Say so when the extracted text is a sliver of the page: scripts build it, or the extractor missed it."""
+    if len(text) >= THIN_EXTRACTION_RATIO * len(page.content):
+        return None
+    return (
+        f"{url}: only {len(text):,} characters of text were extracted from {len(page.content):,} bytes of HTML "
+        f"(under {THIN_EXTRACTION_RATIO:.0%}); the page may be built by scripts and its text may be incomplete"
+    )
 
 
 def _pretty_json(text: str, output_format: TextFormat) -> str:
@@ -116,7 +130,7 @@ def page_document(index: int, page: PageResult, output_format: TextFormat) -> Ne
 
 def page_documents(pages: Sequence[PageResult], output_format: TextFormat) -> tuple[list[NewDocument], list[str]]:
     """One document per page that worked, numbered by its position in `pages` (`page_3.md` is the third URL,
-    so numbers match the results list), and one note per page that did not."""
+    so numbers match the results list), and one note per page that did not or whose text is suspiciously thin."""
     documents: list[NewDocument] = []
     notes: list[str] = []
     for position, page in enumerate(pages, start=1):
@@ -126,5 +140,7 @@ def page_documents(pages: Sequence[PageResult], output_format: TextFormat) -> tu
             continue
         document = page_document(position, page, output_format)
         page.document = document.name
+        if page.note:
+            notes.append(page.note)
         documents.append(document)
     return documents, notes

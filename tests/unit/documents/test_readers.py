@@ -23,7 +23,7 @@ def assert_in_order(text: str, *needles: str) -> None:
 def test_pdf_pages_in_order_with_title() -> None:
     result = extract_text(builders.pdf_bytes("Apples are red", "Bananas are yellow"), "fruit.pdf", "application/pdf")
     assert result.kind == "pdf" and result.pages == 2 and result.title == "Pdf Title"
-    assert_in_order(result.text, "## Page 1", "Apples are red", "## Page 2", "Bananas are yellow")
+    assert_in_order(result.text, "[page 1]", "Apples are red", "[page 2]", "Bananas are yellow")
 
 
 def test_docx_keeps_tables_between_paragraphs_and_headings() -> None:

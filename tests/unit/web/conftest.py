@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +46,7 @@ class LoopbackWeb:
     port: int
     requests: list[dict[str, Any]] = field(default_factory=list)
     robots_status: int = 200
+    robots_delay: float = 0.0
     search_results: list[str] = field(default_factory=lambda: ["/articles/1", "/articles/2"])
 
     def api_calls(self, path: str) -> list[dict[str, Any]]:
@@ -102,7 +104,12 @@ def _handler(web: LoopbackWeb) -> type[BaseHTTPRequestHandler]:
             web.requests.append({"method": "GET", "path": self.path, "headers": dict(self.headers)})
             path = self.path.split("?", 1)[0]
             if path == "/robots.txt":
+                time.sleep(web.robots_delay)
                 self._send(web.robots_status, ROBOTS.encode(), "text/plain")
+            elif path == "/thin":
+                script = b"<script>var app = '" + b"x" * 200_000 + b"';</script>"
+                body = b"<html><head>" + script + b"</head><body><p>Loading the app, please wait.</p></body></html>"
+                self._send(200, body, "text/html")
             elif path.startswith("/articles/"):
                 self._send(200, article(path.rsplit("/", 1)[-1]), "text/html; charset=utf-8")
             elif path == "/private/secret":
