@@ -210,7 +210,9 @@ class ContentValidation(Protocol):
 
 
 class ContentJudgement(Protocol):
-    """The model's verdict on what deterministic checks could not decide."""
+    """The model's verdict on what deterministic checks could not decide, and in the same answer the refinement
+    decision: the judge already knows which criteria are unmet and what to change, so one call answers both
+    (validate turns it into the spec's ContentValidation and RefinementDecision)."""
 
     answer_tokens: ClassVar[int] = 512
 
@@ -220,6 +222,11 @@ class ContentJudgement(Protocol):
     _percent_as_ratio = field_validator("qualityScore", mode="before")(_ratio)
     issues: list[str] = Field(default_factory=list)
     improvementSuggestions: list[str] = Field(default_factory=list)
+    decision: Literal["continue", "stop"] = Field(
+        "continue", description="stop only when no further action can improve the result"
+    )
+    reason: str = Field("", description="Why, in one sentence.")
+    nextHint: str | None = Field(None, description="When continuing: what the next single action must do differently.")
 
 
 # --- Learn / refine ---------------------------------------------------------------------------------------------

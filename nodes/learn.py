@@ -12,6 +12,7 @@ from graph.instrument import context_of
 from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation, dump
 from graph.services import Services
 from graph.state import State
+from nodes import history_log
 from nodes.common import intent_of
 from nodes.strategies import record
 from prompts.templates import clip
@@ -56,7 +57,7 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         learnings=[*selection.learnings[:2], lesson],
     )
     learnings = [*(state.get("learnings") or []), lesson][-MAX_LEARNINGS:]
-    return {"history": [dump(entry)], "learnings": learnings}
+    return {**history_log.record(state, runtime, entry), "learnings": learnings}
 
 
 def outcome_of(result: ActionResult, validation: ContentValidation) -> Literal["met", "progress", "failed"]:
