@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.instrument import context_of
-from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation, dump
+from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation
 from graph.services import Services
 from graph.state import State
 from nodes import history_log

@@ -10,11 +10,11 @@ from graph.context import Context
 from graph.errors import ModelOutputInvalid, StepFailed
 from graph.instrument import context_of
 from graph.llm import ask_json
-from graph.schemas import ActionSelection, HistoryEntry, ParametersAnswer, dump
+from graph.schemas import ActionSelection, HistoryEntry, ParametersAnswer
 from graph.services import Services
 from graph.state import State
-from nodes.arguments import prepare_arguments, stage2_fields
 from nodes import history_log
+from nodes.arguments import prepare_arguments, stage2_fields
 from nodes.common import fingerprint, intent_of
 from nodes.shapes import parameters_shape
 from prompts.render import parameters_messages

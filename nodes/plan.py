@@ -17,8 +17,8 @@ from graph.llm import ask_json
 from graph.schemas import ActionPlan, ActionSelection, HistoryEntry, PlannedAction, dump
 from graph.services import Services
 from graph.state import State
-from nodes.arguments import prepare_arguments
 from nodes import history_log
+from nodes.arguments import prepare_arguments
 from nodes.common import STEP_RESET, document_index, intent_of
 from prompts.render import plan_messages
 from tools.catalog import CatalogEntry, allowed_entries, lookup

@@ -1,4 +1,4 @@
-"""refine decides by rule (criteria, max_steps, budgets, repeated failure, the judge's proposal) and never asks a model."""
+"""refine decides by rule (criteria, max_steps, budgets, failures, the judge's proposal); it never asks a model."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from graph.services import Services
 from nodes.refine import refine
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import entry, runtime, state
-
 
 
 def _proposal(decision: str, reason: str, hint: str | None = None) -> dict[str, Any]:
