@@ -19,8 +19,13 @@ from langgraph.types import Overwrite
 
 from graph.schemas import HistoryEntry, dump
 from graph.state import State
+from prompts.history import DETAILED_ENTRIES, MAX_ENTRIES
 
-WINDOW = 8  # prompts.history renders at most this many entries, so Stage 1 sees what it saw before
+# What Stage 1 shows of an entry older than the newest DETAILED_ENTRIES (its one-line head); the window keeps only
+# this of them, so a full window costs little in every checkpoint.
+_HEAD = ("round", "task", "step", "action", "resultLabel", "success", "outcome", "qualityScore")
+
+WINDOW = MAX_ENTRIES  # Stage 1 renders at most this many entries: it sees exactly what it saw before
 _PAGE = 200
 
 
@@ -50,7 +55,18 @@ def record(state: State, runtime: Runtime[Any], entry: HistoryEntry) -> dict[str
     store, namespace = log
     store.put(namespace, _key(entry.round, entry.step), item, index=False)
     kept = [h for h in state.get("history") or [] if (h.get("round"), h.get("step")) != (entry.round, entry.step)]
-    return {"history": Overwrite([*kept, item][-WINDOW:])}
+    return {"history": Overwrite(_windowed([*kept, item]))}
+
+
+def _windowed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The newest WINDOW entries: the newest DETAILED_ENTRIES in full, the older ones as their head."""
+    window = items[-WINDOW:]
+    older, newest = window[:-DETAILED_ENTRIES], window[-DETAILED_ENTRIES:]
+    return [*map(_head, older), *newest]
+
+
+def _head(item: dict[str, Any]) -> dict[str, Any]:
+    return dump(HistoryEntry.model_validate({k: item[k] for k in _HEAD if k in item}))
 
 
 def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
@@ -93,4 +109,4 @@ def bounded(state: State, runtime: Runtime[Any]) -> dict[str, Any]:
     """A new round's update: the previous round's complete output shrinks back to the window."""
     if _log(runtime) is None:
         return {}
-    return {"history": Overwrite((state.get("history") or [])[-WINDOW:])}
+    return {"history": Overwrite(_windowed(list(state.get("history") or [])))}
