@@ -73,7 +73,9 @@ def _measure(path: Path, saver: Any, run: CheckpointRun, step_of: Callable[[str,
         run.total += produced
         node = ""
         if previous is not None:
-            node = next((c[len("branch:to:") :] for c in previous.get("updated_channels") or [] if "branch:to:" in c), "")
+            node = next(
+                (c[len("branch:to:") :] for c in previous.get("updated_channels") or [] if "branch:to:" in c), ""
+            )
         step = step_of(node, checkpoint["channel_values"], position == len(saved) - 1) if node else 0
         if step == 0:
             run.start += produced

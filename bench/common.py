@@ -241,8 +241,6 @@ def react_script(llm: Any, steps: int, tool_tokens: int = 3000, answer: Callable
             "issues": [] if met else ["regions are still missing"],
             "improvementSuggestions": [] if met else ["Cover the next missing region."],
             "decision": "stop" if met else "continue",
-            "reason": "every region is covered" if met else "regions are still missing",
-            "nextHint": None if met else "Cover the next missing region.",
         }
 
     make = answer or (lambda i: varied_text(i, tool_tokens))

@@ -63,8 +63,8 @@ class InstantPaorModel(BaseChatModel):
         }
         if route == "ContentJudgement":
             met = next(self.judged) >= self.steps
-            verdict = {"decision": "stop" if met else "continue", "nextHint": None if met else "Cover the next region."}
-            content = json.dumps({"criteriaMet": [met, met], "qualityScore": 0.95 if met else 0.5, **verdict})
+            verdict = {"criteriaMet": [met, met], "qualityScore": 0.95 if met else 0.5}
+            content = json.dumps({**verdict, "decision": "stop" if met else "continue"})
         elif route in answers:
             content = json.dumps(answers[route])
         else:

@@ -11,8 +11,6 @@ import sys
 import time
 from typing import Any
 
-from graph.tokens import count_tokens
-
 from bench.common import (
     PROMPT,
     TokenRun,
@@ -25,6 +23,7 @@ from bench.common import (
     tempdir,
     varied_text,
 )
+from graph.tokens import count_tokens
 
 STEPS = (5, 10, 20)
 TOOL_TOKENS = 3000

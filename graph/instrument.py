@@ -61,8 +61,9 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
 
 def totals_of(record: TelemetryRecord) -> dict[str, Any]:
     """A node's record as an addend of the round's running totals (graph.state.add_totals)."""
-    spent = {"seconds": record.durationS, "inputTokens": record.inputTokens, "outputTokens": record.outputTokens}
-    return {"round": record.round, **spent, "nodes": {record.node: {"runs": 1, **spent}}}
+    spent = {"inputTokens": record.inputTokens, "outputTokens": record.outputTokens}
+    node = {"runs": 1, "seconds": record.durationS}  # per-node tokens are in the progress events
+    return {"round": record.round, "seconds": record.durationS, **spent, "nodes": {record.node: node}}
 
 
 def _step_error(node: str, state: dict[str, Any], result: dict[str, Any]) -> str | None:

@@ -225,8 +225,6 @@ class ContentJudgement(Protocol):
     decision: Literal["continue", "stop"] = Field(
         "continue", description="stop only when no further action can improve the result"
     )
-    reason: str = Field("", description="Why, in one sentence.")
-    nextHint: str | None = Field(None, description="When continuing: what the next single action must do differently.")
 
 
 # --- Learn / refine ---------------------------------------------------------------------------------------------

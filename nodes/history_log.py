@@ -66,11 +66,12 @@ def _windowed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _head(item: dict[str, Any]) -> dict[str, Any]:
-    return dump(HistoryEntry.model_validate({k: item[k] for k in _HEAD if k in item}))
+    """Only the head's keys (HistoryEntry's defaults fill the rest when it is read)."""
+    return {k: item[k] for k in _HEAD if k in item}
 
 
 def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
-    """Every entry of the thread, oldest first: the store's record merged with the window (the window wins)."""
+    """Every entry of the thread, oldest first: the store's record, and the window for anything it lacks."""
     log = _log(runtime)
     window = window_of(state)
     if log is None:
@@ -89,7 +90,8 @@ def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
     # A record ahead of this thread's position was left by an earlier thread of the same id whose checkpoints
     # are gone: it is not part of this thread's past.
     entries = {k: e for k, e in entries.items() if k[0] < current or (k[0] == current and k[1] <= step)}
-    entries.update({(e.round, e.step): e for e in window})
+    for entry in window:  # the window holds older entries as their head only: the store's full entry wins
+        entries.setdefault((entry.round, entry.step), entry)
     return [entries[k] for k in sorted(entries)]
 
 

@@ -15,9 +15,10 @@ from graph.state import State
 from nodes import history_log
 from nodes.common import intent_of
 from nodes.strategies import record
+from prompts.render import SHOWN_LEARNINGS
 from prompts.templates import clip
 
-MAX_LEARNINGS = 6
+MAX_LEARNINGS = SHOWN_LEARNINGS  # state keeps no more than Stage 1 shows: every checkpoint holds them
 _APPROACH_KEYS = ("aiPrompt", "query", "title")
 
 

@@ -79,13 +79,15 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
 
 
 def proposed_decision(judgement: ContentJudgement, validation: ContentValidation) -> RefinementDecision:
-    """The RefinementDecision the judge's answer carries (spec 5): its decision, reason and hint."""
+    """The RefinementDecision the judge's answer carries (spec 5): its decision; the issues it found are the
+    reason and its first improvement suggestion the hint, so the answer repeats nothing."""
     met = validation.successCriteriaMet
+    hint = validation.improvementSuggestions[0] if validation.improvementSuggestions else None
     return RefinementDecision(
         decision=judgement.decision,
-        reason=judgement.reason.strip() or "; ".join(validation.issues[:2]) or "criteria not met yet",
+        reason="; ".join(judgement.issues[:2]) or "criteria not met yet",
         progress=round(100 * sum(met) / len(met)) if met else 0,
-        nextHint=judgement.nextHint if judgement.decision == "continue" else None,
+        nextHint=hint if judgement.decision == "continue" else None,
     )
 
 

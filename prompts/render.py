@@ -17,6 +17,8 @@ from graph.schemas import (
 )
 from prompts.templates import clip, fill, untrusted
 
+SHOWN_LEARNINGS = 4  # Stage 1 shows the newest learnings only
+
 _SELECTION_EXAMPLE = ActionSelection(
     action="method.action",
     actionObjective="what this one action must achieve",
@@ -75,7 +77,7 @@ def selection_messages(
         strategies=render_strategies(strategies),
         catalog=catalog,
         documents=documents,
-        learnings="\n".join(f"- {clip(item, 200)}" for item in learnings[-4:]) or "(none)",
+        learnings="\n".join(f"- {clip(item, 200)}" for item in learnings[-SHOWN_LEARNINGS:]) or "(none)",
         hint=hint or "(none)",
         history=history,
         step=step,
