@@ -19,7 +19,7 @@ from graph.tokens import count_tokens
 from tests.support.scripted_llm import Latency
 
 STEPS = (5, 10, 20)
-SIZES = (300, 3000)
+SIZES = (300, tokens.TOOL_TOKENS)
 LATENCY = Latency(base_s=0.4, prompt_tps=5000, output_tps=60, count=count_tokens)
 # Which node asks each request of a paor run (its route is the answer's schema; "text" is the action's own call).
 NODE_OF_ROUTE = {
