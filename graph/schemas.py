@@ -244,8 +244,6 @@ class Strategy(Protocol):
 
 
 class RefinementDecision(Protocol):
-    answer_tokens: ClassVar[int] = 256
-
     decision: Literal["continue", "stop"]
     reason: str = Field(min_length=1)
     progress: int = Field(0, ge=0, le=100)
