@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import checkpoints, hotspots, overhead, recovery, server_load, tokens, walltime
+from bench import checkpoints, computation, hotspots, overhead, recovery, server_load, tokens, walltime
 
 HERE = Path(__file__).resolve().parent
 
@@ -76,6 +76,10 @@ def main() -> None:
         recovery.table(recovery_results),
     ]
     verdicts += recovery.verdicts(recovery_results)
+
+    computation_results = computation.run_all()
+    sections += ["", "## The primes task: code.execute vs ai.process", "", computation.table(computation_results)]
+    verdicts += computation.verdicts(computation_results)
 
     load_results = server_load.run_all()
     sections += ["", "## `langgraph dev` under load", "", server_load.table(load_results)]

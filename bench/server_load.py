@@ -78,7 +78,7 @@ async def _load(url: str, runs: int) -> tuple[list[Any], float]:
 
 
 def run_load(runs: int, jobs_per_worker: int) -> LoadResult:
-    from tests.support.langgraph_dev import langgraph_dev
+    from tests.support.langgraph_dev import langgraph_dev, scripted_env
     from tests.support.scenarios import script_primes
     from tests.support.scripted_llm import ScriptedLLM
 
@@ -86,13 +86,7 @@ def run_load(runs: int, jobs_per_worker: int) -> LoadResult:
     root = tempdir(f"server-load-{jobs_per_worker}")
     with ScriptedLLM() as llm:
         script_primes(llm)
-        env = {
-            "PAOR_HOME": str(root / "paor-home"),
-            "OPENAI_BASE_URL": llm.base_url,
-            "OPENAI_API_KEY": "sk-bench-not-a-real-key",
-            "PAOR_MODEL": "scripted",
-            "PAOR_MAX_RETRIES": "0",
-        }
+        env = scripted_env(llm.base_url, root / "paor-home")
         started = time.perf_counter()
         with langgraph_dev(root, env, jobs_per_worker=jobs_per_worker) as url:
             result.startup_s = time.perf_counter() - started

@@ -395,13 +395,21 @@ def _database_exists(db: str | None) -> bool:
 # --- doctor / serve-local ---------------------------------------------------------------------------------------
 
 
+ServerHostOpt = Annotated[
+    str,
+    typer.Option("--server-host", help="The host `langgraph dev --host` binds (checked against PAOR_SERVER_API_KEY)."),
+]
+
+
 @app.command()
-def doctor(db: DbOpt = None) -> None:
+def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
     """Show the configuration and check that the model endpoint answers; exit 0 when paor can run."""
     from graph.context import paor_home
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
+    from server import settings
     from tools.catalog import catalog, unavailable_notes
+    from tools.code.isolation import status as code_execution_status
 
     with bad_input_exits():
         context = _context({})
@@ -433,12 +441,26 @@ def doctor(db: DbOpt = None) -> None:
         ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
         ("endpoint", endpoint_state),
         ("actions", f"{len(catalog())} available" + (f", {len(warnings)} unavailable" if warnings else "")),
+        (
+            "server auth",
+            f"on ({settings.API_KEY_ENV})" if settings.api_keys() else f"off ({settings.API_KEY_ENV} unset)",
+        ),
+        ("server folder", str(settings.documents_dir() or f"none ({settings.DOCUMENTS_DIR_ENV} unset: no paths)")),
+        ("code.execute", code_execution_status()),
     ]
     console = _stdout()
     for name, value in rows:
         console.print(_text(f"{name:<16}{value}"))
     for warning in warnings:  # the other actions still work: a warning, not a problem
         console.print(_text(f"! {clip(warning)}", style="yellow"))
+    if not settings.api_keys() and not settings.is_loopback(server_host):
+        console.print(
+            _text(
+                f"! a LangGraph server on {server_host} without {settings.API_KEY_ENV} lets anyone who reaches it "
+                "run paor and read every thread and its documents: set the key or keep the server on 127.0.0.1",
+                style="yellow",
+            )
+        )
     if problems:
         for problem in problems:
             console.print(_text(f"✗ {clip(problem)}", style="red"))

@@ -1,8 +1,10 @@
 """The paor graph, top to bottom: intent → select → parameters → act → validate → learn → refine ↺ | finalize.
 
-`builder` is the uncompiled graph, `graph` the compiled one the LangGraph server loads (persistence comes from
-langgraph.json there), and `build_graph()` is the Python entry point with an optional model, checkpointer and
-store.
+`builder` is the uncompiled graph and `graph` the compiled one the LangGraph server loads (persistence comes from
+langgraph.json there); both carry the server's trust zone (`server.policy`: upload references, URLs and an
+operator-opened folder as inputs, download links on deliverables). `build_graph()` is the Python and CLI entry
+point — the caller is on their own machine, so local paths stay allowed — with an optional model, checkpointer
+and store.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from nodes.plan import plan, plan_step
 from nodes.refine import refine
 from nodes.select import select
 from nodes.validate import validate
+from server.policy import server_services
 
 # Each step passes six nodes; refine stops at max_steps, so this limit is never what ends a run.
 RECURSION_LIMIT = 6 * MAX_STEPS_LIMIT + 10
@@ -128,5 +131,5 @@ def build_graph(
     return compiled.with_config(CRASH_SAFE_CONFIG)
 
 
-builder = make_builder()
+builder = make_builder(server_services())
 graph = builder.compile(name="paor").with_config(recursion_limit=RECURSION_LIMIT)

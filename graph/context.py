@@ -82,6 +82,13 @@ class Context:
     chunk_tokens: int = field(
         default=6000, metadata={"description": "ai.process splits inputs larger than this many tokens."}
     )
+    code_time_s: float = field(
+        default=30.0,
+        metadata={"description": "code.execute: wall time of one program in seconds; its CPU time is capped alike."},
+    )
+    code_memory_mb: int = field(
+        default=1024, metadata={"description": "code.execute: address space of one program (MB)."}
+    )
     fetch_allowlist: str = field(
         default="",
         metadata={"description": "Comma-separated hosts/CIDRs the web tools may fetch although not public."},

@@ -43,3 +43,11 @@ class ToolFailed(PaorError):
 
 class InvalidRequest(PaorError):
     """The request itself cannot be worked on (empty, too long)."""
+
+
+class InputRefused(DocumentRejected, ValueError):
+    """An input document breaks the caller's input policy; nothing was read or stored.
+
+    Also a ValueError because the LangGraph server shows a failed run's message to the client only for such
+    errors (others become "An internal error occurred"), and the client must learn which rule it broke.
+    """

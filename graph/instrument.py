@@ -39,6 +39,8 @@ def context_of(runtime: Runtime[Context]) -> Context:
 def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
     def node(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         started = time.perf_counter()
+        if services.pin is not None:
+            runtime = runtime.override(context=services.pin(context_of(runtime)))
         with get_usage_metadata_callback() as usage:
             update = fn(state, runtime, services)
         record = TelemetryRecord(

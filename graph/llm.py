@@ -233,8 +233,18 @@ def _supported_methods(llm: BaseChatModel) -> tuple[Method, ...]:
     return ("generic_json_schema", "function_calling", "json_mode", "text")
 
 
+def length_limit(llm: BaseChatModel, tokens: int, **extra_body: Any) -> dict[str, Any]:
+    """Invoke arguments that bound the answer to `tokens`. LangChain sends `max_completion_tokens` (OpenAI's name);
+    servers that only read `max_tokens` (llama-cpp-python's) also get that, in the request body, so that a local
+    model cannot generate until its timeout. OpenAI itself gets only its own name."""
+    base_url = str(getattr(llm, "openai_api_base", "") or "")
+    if isinstance(llm, ChatOpenAI) and base_url and "api.openai.com" not in base_url:
+        extra_body = {"max_tokens": tokens, **extra_body}
+    return {"max_tokens": tokens, **({"extra_body": extra_body} if extra_body else {})}
+
+
 def _invoke(llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape, method: Method) -> AIMessage:
-    limit: dict[str, Any] = {"max_tokens": shape.max_tokens}
+    limit = length_limit(llm, shape.max_tokens)
     if method == "json_schema":
         strict = {"name": shape.name, "schema": shape.strict_schema, "strict": True}
         reply = llm.invoke(messages, response_format={"type": "json_schema", "json_schema": strict}, **limit)
@@ -243,7 +253,7 @@ def _invoke(llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape,
         reply = llm.invoke(instructed, response_format={"type": "json_object", "schema": shape.schema}, **limit)
     elif method == "guided_json":  # vLLM / SGLang
         instructed = [SystemMessage(content=schema_instruction(shape, with_schema=False)), *messages]
-        reply = llm.invoke(instructed, extra_body={"guided_json": shape.schema}, **limit)
+        reply = llm.invoke(instructed, **length_limit(llm, shape.max_tokens, guided_json=shape.schema))
     elif method == "function_calling":
         reply = llm.bind_tools([shape.as_tool()], tool_choice=shape.name).invoke(messages, **limit)
     elif method == "generic_json_schema":  # a non-OpenAI LangChain model: its own structured-output support

@@ -1,21 +1,37 @@
-"""Collaborators nodes need beyond state and context: the chat model and the document store."""
+"""Collaborators nodes need beyond state and context: the chat model, the document store and the trust zone."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
 
 from graph.context import Context
 from graph.llm import Models
+from graph.schemas import DocumentRef
 from tools.documents import DocumentStore
+from tools.ingest import InputPolicy, LocalInputs
+
+#: (thread id, document) → where a server client downloads it.
+DocumentLinks = Callable[[str, DocumentRef], str]
 
 
 @dataclass
 class Services:
-    """Injected once per compiled graph; `build_graph(llm=...)` puts a caller's model here."""
+    """Injected once per compiled graph; `build_graph(llm=...)` puts a caller's model here.
+
+    The trust zone is fixed here, when the graph is built, never by run configuration: `inputs` decides which
+    input documents a caller may name, `pin` turns the caller's Context into the one the run gets (the server
+    keeps what only its operator decides), `tool_paths` says whether tools may read files by path at all
+    (inside `documents_dir`), and `links` (server only) gives deliverables a download URL.
+    """
 
     models: Models = field(default_factory=Models)
+    inputs: InputPolicy = field(default_factory=LocalInputs)
+    pin: Callable[[Context], Context] | None = None
+    tool_paths: bool = True
+    links: DocumentLinks | None = None
 
     def llm(self, context: Context) -> BaseChatModel:
         return self.models.for_context(context)

@@ -48,6 +48,7 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
             context=context,
             index=document_index(state, history_log.complete(state, runtime)),
             language=intent_of(state).language,
+            paths=services.tool_paths,
         )
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}

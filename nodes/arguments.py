@@ -65,6 +65,7 @@ def prepare_arguments(
         **code_defaults(entry, intent, context),
         **{k: v for k, v in proposed.items() if v is not None},
     }
+    _narrative_unless_asked(arguments, intent)
     if "documentList" in entry.parameter_names:
         arguments["documentList"] = list(selection.requiredInputDocuments)
     try:
@@ -77,6 +78,14 @@ def prepare_arguments(
             "exactly this action with these parameters already failed in this round; change the approach"
         )
     return result
+
+
+def _narrative_unless_asked(arguments: dict[str, Any], intent: Intent) -> None:
+    """Spec rule, enforced in code: machine-readable formats only when the user asked for one (a small model
+    likes to ask ai.process for JSON, then fails the step on an answer that is not JSON)."""
+    formats = arguments.get("expectedDocumentFormats")
+    if isinstance(formats, list) and intent.expectedFormat not in _STRUCTURED_FORMATS:
+        arguments["expectedDocumentFormats"] = [f for f in formats if f not in _STRUCTURED_FORMATS.values()] or ["md"]
 
 
 def code_defaults(entry: CatalogEntry, intent: Intent, context: Context) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -9,7 +10,7 @@ from langgraph.runtime import Runtime
 from graph.context import Context
 from graph.errors import PaorError
 from graph.instrument import context_of
-from graph.schemas import HistoryEntry, RefinementDecision, dump
+from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
@@ -33,10 +34,11 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
         reason = "finished"
     tokens, seconds = spent(state)
     totals = current_totals(state)
+    where = _locator(services, runtime)
     return {
         **history_log.output(state, runtime),
-        "answer": _answer(best, services.documents(context), met=bool(met), reason=reason),
-        "deliverables": [dump(ref) for ref in best.documents] if best else [],
+        "answer": _answer(best, services.documents(context), where, met=bool(met), reason=reason),
+        "deliverables": [_deliverable(ref, where) for ref in best.documents] if best else [],
         "status": "completed" if met else "incomplete",
         "stop_reason": reason,
         "totals": {
@@ -49,12 +51,33 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     }
 
 
+def _locator(services: Services, runtime: Runtime[Context]) -> Callable[[DocumentRef], str] | None:
+    """Where a server client downloads a document of this thread; None outside the server."""
+    info = runtime.execution_info
+    thread_id = info.thread_id if info is not None else None
+    links = services.links
+    if links is None or not thread_id:
+        return None
+    return lambda ref: links(thread_id, ref)
+
+
+def _deliverable(ref: DocumentRef, where: Callable[[DocumentRef], str] | None) -> dict[str, Any]:
+    return {**dump(ref), "url": where(ref)} if where else dump(ref)
+
+
 def _best_attempt(entries: list[HistoryEntry]) -> HistoryEntry | None:
     with_documents = [e for e in entries if e.documents]
     return max(with_documents, key=lambda e: (e.qualityScore, e.step)) if with_documents else None
 
 
-def _answer(best: HistoryEntry | None, store: DocumentStore, *, met: bool, reason: str) -> str:
+def _answer(
+    best: HistoryEntry | None,
+    store: DocumentStore,
+    where: Callable[[DocumentRef], str] | None,
+    *,
+    met: bool,
+    reason: str,
+) -> str:
     if best is None:
         return f"No deliverable was produced ({reason})."
     head = "" if met else f"Stopped without meeting all criteria ({reason}). Best attempt:\n\n"
@@ -65,7 +88,8 @@ def _answer(best: HistoryEntry | None, store: DocumentStore, *, met: bool, reaso
             except PaorError:
                 continue
             if len(text) > ANSWER_CHARS:
-                text = text[:ANSWER_CHARS] + f"\n\n… (truncated; the full text is in {ref.name})"
+                place = f"{ref.name}, {where(ref)}" if where else ref.name
+                text = text[:ANSWER_CHARS] + f"\n\n… (truncated; the full text is in {place})"
             return head + text
     names = ", ".join(ref.name for ref in best.documents)
     return head + f"Deliverables: {names}"

@@ -32,7 +32,8 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     context = context_of(runtime)
     request = checked_request(state.get("prompt") or "")
     allowed_entries(context.allowed_method_names)  # a misconfigured allow-list fails before any model call
-    inputs = ingest_sources(list(state.get("documents") or []), services.documents(context), context)
+    documents = list(state.get("documents") or [])
+    inputs = ingest_sources(documents, services.documents(context), context, services.inputs)
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
     shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}

@@ -29,8 +29,8 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
     step = int(state.get("step") or 0) + 1
     round_ = int(state.get("round") or 1)
     intent = intent_of(state)
-    entries = allowed_entries(context.allowed_method_names)
     index = document_index(state, history_log.complete(state, runtime))
+    entries = usable_entries(allowed_entries(context.allowed_method_names), index)
     strategies = recall(runtime.store, intent) if context.learning else []
     messages = selection_messages(
         request=state["prompt"],
@@ -59,6 +59,14 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
     return {**STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
 
 
+def usable_entries(entries: list[CatalogEntry], index: DocumentIndex) -> list[CatalogEntry]:
+    """Without any document, actions that work on documents cannot run: they are not offered (unless nothing else
+    is allowed, when the step may fail visibly)."""
+    if len(index):
+        return entries
+    return [e for e in entries if not e.requires_documents] or entries
+
+
 def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index: DocumentIndex) -> ActionSelection:
     """Enforce the Stage-1 protocol: no parameters, a catalog action, known fields, resolvable documents."""
     if "parameters" in payload:
@@ -79,6 +87,8 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
         raise SelectionRejected(
             f"action {selection.action!r} is not in the allowed catalog; choose one of {sorted(allowed)}"
         )
+    if entry.requires_documents and not selection.requiredInputDocuments:
+        raise SelectionRejected(f"{entry.display_name} works on documents: name at least one in requiredInputDocuments")
     unknown = [f.name for f in selection.parametersSchema.fields if f.name not in entry.parameter_names]
     if unknown:
         raise SelectionRejected(

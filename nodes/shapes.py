@@ -29,19 +29,26 @@ def selection_shape(entries: list[CatalogEntry], references: list[str]) -> Answe
     """ActionSelection with one branch per allowed action: the action's name fixes which parameter names its
     `parametersSchema` may hold. `flat_schema` is the root-object variant for OpenAI's strict mode."""
     actions = tuple(
-        (e.display_name, tuple(business_parameters(e))) for e in sorted(entries, key=lambda e: e.display_name)
+        (e.display_name, tuple(business_parameters(e)), e.requires_documents)
+        for e in sorted(entries, key=lambda e: e.display_name)
     )
     return _selection_shape(actions, tuple(references[:MAX_REFERENCES]))
 
 
 @lru_cache(maxsize=64)
-def _selection_shape(actions: tuple[tuple[str, tuple[str, ...]], ...], references: tuple[str, ...]) -> AnswerShape:
+def _selection_shape(
+    actions: tuple[tuple[str, tuple[str, ...], bool], ...], references: tuple[str, ...]
+) -> AnswerShape:
     base = ActionSelection.model_json_schema()
     base.pop("$defs", None)
     documents = _string_array(list(references))
-    branches = [_branch(base, name, list(parameters), documents) for name, parameters in actions]
-    every_parameter = sorted({p for _, parameters in actions for p in parameters})
-    flat = _branch(base, "", every_parameter, documents, names=[name for name, _ in actions])
+    needed = {**documents, "minItems": 1} if references else documents  # an action on documents names one
+    branches = [
+        _branch(base, name, list(parameters), needed if requires else documents)
+        for name, parameters, requires in actions
+    ]
+    every_parameter = sorted({p for _, parameters, _ in actions for p in parameters})
+    flat = _branch(base, "", every_parameter, documents, names=[name for name, _, _ in actions])
     schema: Json = branches[0] if len(branches) == 1 else {"description": base.get("description"), "anyOf": branches}
     return AnswerShape(ActionSelection.__name__, schema, ActionSelection.answer_tokens, flat_schema=flat)
 

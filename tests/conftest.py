@@ -10,6 +10,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.sqlite import SqliteStore
 
 from graph.context import Context
+from tests.support.loopback import LoopbackServer
 from tests.support.scripted_llm import ScriptedLLM
 
 _ENV_TO_CLEAR = ("OPENAI_BASE_URL", "PAOR_MODEL", "PAOR_MAX_STEPS", "PAOR_BASE_URL", "TAVILY_API_KEY")
@@ -60,3 +61,11 @@ def store(sqlite_path: Path) -> Iterator[SqliteStore]:
     with SqliteStore.from_conn_string(str(sqlite_path)) as sqlite_store:
         sqlite_store.setup()
         yield sqlite_store
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[LoopbackServer]:
+    """A loopback TCP server that records connections (sandboxed programs must reach none)."""
+    server = LoopbackServer()
+    yield server
+    server.close()

@@ -15,6 +15,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
 
 from graph.errors import ToolFailed
+from graph.llm import length_limit
 from graph.tokens import ENCODING, count_tokens
 from prompts.render import ai_process_messages
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
@@ -104,7 +105,7 @@ def _ask(
         mode=mode,
         custom=custom,
     )
-    reply = deps.llm.invoke(messages, max_tokens=ANSWER_TOKENS)
+    reply = deps.llm.invoke(messages, **length_limit(deps.llm, ANSWER_TOKENS))
     text = reply.text if isinstance(reply.text, str) else str(reply.content)
     if not text.strip():
         raise ToolFailed("the model returned an empty answer")

@@ -48,6 +48,9 @@ class ToolDeps:
     context: Context = field(default_factory=Context)
     index: DocumentIndex = field(default_factory=lambda: DocumentIndex([]))
     language: str = "en"
+    #: Whether tools may read files by path (inside `context.documents_dir`); off on a LangGraph server whose
+    #: operator opened no folder (PAOR_SERVER_DOCUMENTS_DIR).
+    paths: bool = True
 
     def read_documents(self, references: list[str]) -> list[tuple[DocumentRef, bytes]]:
         return [(ref, self.store.read_bytes(ref)) for ref in self.index.resolve_all(references)]

@@ -32,6 +32,7 @@ BUILTIN_MODULES: dict[str, tuple[str, ...]] = {
     "tools.web.crawl_tool": ("web.crawl",),
     "tools.document.extract": ("document.extract",),
     "tools.document.generate_report": ("document.generateReport",),
+    "tools.code.execute": ("code.execute",),
 }
 _OPENAI_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -44,6 +45,8 @@ class CatalogEntry:
     factory: Callable[[ToolDeps], BaseTool]
     purpose: Literal["analysis", "lookup", "output"]
     summary: str
+    #: The action works on documents named in requiredInputDocuments (and cannot run without one).
+    requires_documents: bool = False
 
     @property
     def parameter_names(self) -> list[str]:

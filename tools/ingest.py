@@ -1,12 +1,17 @@
-"""Bring the documents a user supplies (paths or URLs) into the document store, labelled `input`.
+"""Bring the documents a caller supplies into the document store, labelled `input`.
 
-Files a user names are theirs to give, so they are not confined to the documents folder; they are only read,
-never modified. URLs go through the same guarded fetcher as every web tool.
+Which sources a caller may name depends on who the caller is, so an `InputPolicy` admits every source first
+and only then is anything read or stored. `LocalInputs` is the CLI's and `build_graph()`'s: the files a local
+user names are theirs to give, so they are not confined to the documents folder (they are only read, never
+modified). The LangGraph server's graph gets a stricter policy (`server.policy.ServerInputs`). URLs go through
+the same guarded fetcher as every web tool.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from graph.context import Context
 from graph.errors import DocumentRejected
@@ -16,44 +21,90 @@ from tools.documents import INPUT_LABEL, DocumentStore, unique_name
 MAX_INPUT_BYTES = 100 * 1024 * 1024
 
 
-def ingest_sources(sources: list[str], store: DocumentStore, context: Context) -> list[DocumentRef]:
-    refs: list[DocumentRef] = []
-    taken: set[str] = set()
-    for source in sources:
-        ref = _ingest_url(source, store, context) if _is_url(source) else _ingest_path(source, store)
-        # two inputs with one file name (a/report.pdf, b/report.pdf) must both stay addressable
-        refs.append(ref.model_copy(update={"name": unique_name(ref.name, taken)}))
-    return refs
+@dataclass(frozen=True)
+class FetchUrl:
+    """Fetch this URL through the guarded fetcher."""
+
+    url: str
 
 
-def _is_url(source: str) -> bool:
+@dataclass(frozen=True)
+class ReadFile:
+    """Read this file (already vetted by the policy)."""
+
+    path: Path
+    source: str
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The document is in the store already (an upload)."""
+
+    ref: DocumentRef
+
+
+Admitted = FetchUrl | ReadFile | Stored
+
+
+class InputPolicy(Protocol):
+    """Decides, before anything is read, what a source names; `DocumentRejected` names the rule it breaks."""
+
+    def admit(self, source: str, store: DocumentStore) -> Admitted: ...
+
+
+class LocalInputs:
+    """A local user's own files (any path) and URLs."""
+
+    def admit(self, source: str, store: DocumentStore | None = None) -> Admitted:
+        if is_url(source):
+            return FetchUrl(source)
+        path = Path(source).expanduser()
+        if not path.is_file():
+            raise DocumentRejected(f"input document {source!r} does not exist or is not a file")
+        return ReadFile(path, source)
+
+
+def is_url(source: str) -> bool:
     return "://" in source
 
 
 def check_sources(sources: list[str]) -> None:
     """Refuse missing input files before anything runs (the CLI calls this up front)."""
     for source in sources:
-        if not _is_url(source):
-            _local_file(source)
+        LocalInputs().admit(source)
 
 
-def _local_file(source: str) -> Path:
-    path = Path(source).expanduser()
-    if not path.is_file():
-        raise DocumentRejected(f"input document {source!r} does not exist or is not a file")
-    return path
+def ingest_sources(
+    sources: list[str], store: DocumentStore, context: Context, policy: InputPolicy | None = None
+) -> list[DocumentRef]:
+    policy = policy or LocalInputs()
+    admitted = [policy.admit(source, store) for source in sources]  # all of them, before anything is read
+    refs: list[DocumentRef] = []
+    taken: set[str] = set()
+    for item in admitted:
+        ref = _ingest(item, store, context)
+        # two inputs with one file name (a/report.pdf, b/report.pdf) must both stay addressable
+        refs.append(ref.model_copy(update={"name": unique_name(ref.name, taken)}))
+    return refs
 
 
-def _ingest_path(source: str, store: DocumentStore) -> DocumentRef:
-    path = _local_file(source)
-    size = path.stat().st_size
-    if size > MAX_INPUT_BYTES:
-        raise DocumentRejected(f"input document {source!r} is {size} bytes; the limit is {MAX_INPUT_BYTES}")
+def _ingest(admitted: Admitted, store: DocumentStore, context: Context) -> DocumentRef:
+    if isinstance(admitted, Stored):
+        return admitted.ref
+    if isinstance(admitted, FetchUrl):
+        return _ingest_url(admitted.url, store, context)
+    return _ingest_path(admitted, store)
+
+
+def _ingest_path(file: ReadFile, store: DocumentStore) -> DocumentRef:
     try:
-        data = path.read_bytes()
+        size = file.path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise DocumentRejected(f"input document {file.source!r} is {size} bytes; the limit is {MAX_INPUT_BYTES}")
+        data = file.path.read_bytes()
     except OSError as exc:
-        raise DocumentRejected(f"input document {source!r} cannot be read: {exc.strerror}") from exc
-    return store.put(data, label=INPUT_LABEL, name=path.name)
+        raise DocumentRejected(f"input document {file.source!r} cannot be read: {exc.strerror}") from exc
+    return store.put(data, label=INPUT_LABEL, name=file.path.name)
 
 
 def _ingest_url(source: str, store: DocumentStore, context: Context) -> DocumentRef:

@@ -40,3 +40,33 @@ def test_doctor_exits_2_when_the_endpoint_is_unreachable(paor: Invoke, monkeypat
     assert result.exit_code == 2, result.output
     assert "endpoint        unreachable" in result.stdout
     assert "TAVILY_API_KEY  missing" in result.stdout
+
+
+def test_doctor_warns_when_the_server_would_be_reachable_beyond_loopback_without_a_key(
+    scripted_llm: ScriptedLLM, paor: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PAOR_SERVER_API_KEY", raising=False)
+    warning = "without PAOR_SERVER_API_KEY lets anyone who reaches it"
+
+    local = paor("doctor")
+    exposed = paor("doctor", "--server-host", "0.0.0.0")
+    monkeypatch.setenv("PAOR_SERVER_API_KEY", "k-doctor-SECRET-1")
+    keyed = paor("doctor", "--server-host", "0.0.0.0")
+
+    assert "server auth     off (PAOR_SERVER_API_KEY unset)" in local.stdout and warning not in local.stdout
+    assert warning in exposed.stdout and "0.0.0.0" in exposed.stdout
+    assert exposed.exit_code == 0, "a warning, not a failure"
+    assert "server auth     on (PAOR_SERVER_API_KEY)" in keyed.stdout and warning not in keyed.stdout
+    assert "SECRET" not in keyed.output
+
+
+def test_doctor_shows_which_isolation_code_execute_runs_under(paor: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tools.code import isolation
+
+    assert f"code.execute    sandboxed by {isolation.detect().kind}" in paor("doctor").stdout
+
+    monkeypatch.setattr(isolation, "detect", lambda: isolation.Isolation("none", "bwrap: not installed"))
+    monkeypatch.delenv(isolation.OPT_IN_VARIABLE, raising=False)
+    assert "code.execute    off: no network isolation here (bwrap: not installed)" in paor("doctor").stdout
+    monkeypatch.setenv(isolation.OPT_IN_VARIABLE, isolation.OPT_IN_VALUE)
+    assert "code.execute    on WITHOUT isolation" in paor("doctor").stdout

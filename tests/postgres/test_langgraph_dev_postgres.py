@@ -8,7 +8,7 @@ import pytest
 
 from graph.persistence import open_persistence
 from nodes.strategies import NAMESPACE
-from tests.support.langgraph_dev import langgraph_dev
+from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -18,12 +18,11 @@ pytest.importorskip("langgraph_api", reason="langgraph dev needs langgraph-cli[i
 
 def test_langgraph_dev_persists_to_postgres(scripted_llm: ScriptedLLM, pg_url: str, tmp_path: Path) -> None:
     script_primes(scripted_llm)
-    env = {"PAOR_HOME": str(tmp_path / "home"), "PAOR_DATABASE_URL": pg_url, "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+    env = scripted_env(scripted_llm.base_url, tmp_path / "home", PAOR_DATABASE_URL=pg_url)
     with langgraph_dev(tmp_path, env) as url:
         client = langgraph_sdk.get_sync_client(url=url, timeout=60)
         thread = client.threads.create()["thread_id"]
-        context = {"model": "scripted", "base_url": scripted_llm.base_url, "max_retries": 0}
-        out = client.runs.wait(thread, "paor", input={"prompt": PRIMES_PROMPT}, context=context, raise_error=True)
+        out = client.runs.wait(thread, "paor", input={"prompt": PRIMES_PROMPT}, raise_error=True)
         assert isinstance(out, dict) and out["status"] == "completed", out
     assert not (tmp_path / "home" / "paor.sqlite").exists(), "nothing went to SQLite"
     with open_persistence(pg_url) as (saver, store):

@@ -200,21 +200,23 @@ def test_stage1_cannot_name_file_paths_only_document_references(
 
 
 def test_stage1_cannot_reference_unknown_or_traversing_document_items(
-    scripted_llm: ScriptedLLM, rctx: Context, graph: Any
+    scripted_llm: ScriptedLLM, rctx: Context, graph: Any, tmp_path: Path
 ) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("an input document, so that document.extract is offered")
     script_extract(
         scripted_llm,
         ActionSelection=[{**EXTRACT_SELECTION, "requiredInputDocuments": ["docItem:input/../../etc/passwd"]}],
     )
     rctx.max_steps = 1
-    out = invoke(graph, rctx, "items", prompt="Extract the text")
+    out = invoke(graph, rctx, "items", prompt="Extract the text", documents=[str(notes)])
     assert "no document matches 'docItem:input/../../etc/passwd'" in out["history"][0]["summary"]
 
 
 def test_stage2_cannot_smuggle_a_document_list(scripted_llm: ScriptedLLM, rctx: Context, graph: Any) -> None:
     script_extract(
         scripted_llm,
-        ActionSelection=[{**EXTRACT_SELECTION, "requiredInputDocuments": []}],
+        ActionSelection=[{**DIRECT_SELECTION, "requiredInputDocuments": []}],  # ai.process: documentList is its own
         ParametersAnswer=[{"schema": "parameters_v1", "parameters": {"documentList": ["/etc/passwd"]}}],
     )
     rctx.max_steps = 1

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from graph.schemas import HistoryEntry
-from tests.support.langgraph_dev import langgraph_dev
+from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -51,14 +51,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home = tmp / "paor-home"
     with ScriptedLLM() as llm:
         script_primes(llm)
-        env = {
-            "PAOR_HOME": str(home),
-            "OPENAI_BASE_URL": llm.base_url,
-            "OPENAI_API_KEY": "sk-test-not-a-real-key",
-            "PAOR_MODEL": "scripted",
-            "PAOR_MAX_RETRIES": "0",
-        }
-        with langgraph_dev(tmp, env) as url:
+        with langgraph_dev(tmp, scripted_env(llm.base_url, home)) as url:
             yield Server(url=url, home=home, llm=llm)
 
 

@@ -16,7 +16,7 @@ import sys
 import traceback
 from pathlib import Path
 
-PACKAGES = ("graph", "nodes", "tools", "prompts", "cli")
+PACKAGES = ("graph", "nodes", "tools", "prompts", "cli", "server")
 
 
 def module_names() -> list[str]:

@@ -21,7 +21,7 @@ import httpx
 from graph.processes import free_port, stop_process_group
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE_DIRS = ("graph", "nodes", "tools", "prompts")
+SOURCE_DIRS = ("graph", "nodes", "tools", "prompts", "server")
 STARTUP_TIMEOUT_S = 45.0
 # Settings of the developer's shell that must not leak into the server.
 _ENV_TO_DROP = ("OPENAI_BASE_URL", "TAVILY_API_KEY", "LANGSMITH_API_KEY")
@@ -29,6 +29,18 @@ _ENV_TO_DROP = ("OPENAI_BASE_URL", "TAVILY_API_KEY", "LANGSMITH_API_KEY")
 
 class ServerFailed(RuntimeError):
     """The server exited or did not answer /ok in time; the message carries its output."""
+
+
+def scripted_env(model_url: str, home: Path, **extra: str) -> dict[str, str]:
+    """The server environment for the scripted loopback model at `model_url`, with paor's data under `home`."""
+    return {
+        "PAOR_HOME": str(home),
+        "OPENAI_BASE_URL": model_url,
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        "PAOR_MODEL": "scripted",
+        "PAOR_MAX_RETRIES": "0",
+        **extra,
+    }
 
 
 def make_project(root: Path) -> Path:

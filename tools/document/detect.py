@@ -40,6 +40,18 @@ _BY_MIME: dict[str, Kind] = {
     "text/x-markdown": "markdown",
     "text/plain": "text",
 }
+#: The MIME type a document of each kind is stored and served with.
+MIME_OF_KIND: dict[Kind, str] = {
+    "pdf": "application/pdf",
+    "docx": DOCX_MIME,
+    "xlsx": XLSX_MIME,
+    "pptx": PPTX_MIME,
+    "html": "text/html",
+    "csv": "text/csv",
+    "json": "application/json",
+    "markdown": "text/markdown",
+    "text": "text/plain",
+}
 _GENERIC_MIMES = {
     "",
     "application/octet-stream",
@@ -90,6 +102,19 @@ def detect_kind(data: bytes, name: str, mime: str) -> Kind:
         return by_content
     described = f"type {mime}" if mime and mime not in _GENERIC_MIMES else "an unknown type"
     raise DocumentRejected(f"{name} is {described}, which cannot be read; supported types: {SUPPORTED_TYPES}")
+
+
+def sniff_kind(data: bytes, name: str) -> Kind:
+    """The kind of bytes from an untrusted sender: the content decides, and the file name only tells apart the
+    flavours of plain text (CSV, JSON, Markdown) that content alone cannot; DocumentRejected when unreadable."""
+    by_content = _kind_from_content(data, name)
+    if by_content is None:
+        raise DocumentRejected(f"{name} is of an unknown type and cannot be read; supported types: {SUPPORTED_TYPES}")
+    if by_content == "text":
+        flavour = _BY_EXTENSION.get(PurePath(name).suffix.lower())
+        if flavour in ("csv", "json", "markdown"):
+            return flavour
+    return by_content
 
 
 def _kind_from_mime(mime: str) -> Kind | None:

@@ -131,5 +131,6 @@ ENTRY = register(
         factory=make_document_extract_tool,
         purpose="analysis",
         summary="read PDF/DOCX/XLSX/PPTX/HTML/CSV/text documents as markdown; optionally answer aiPrompt",
+        requires_documents=True,
     )
 )

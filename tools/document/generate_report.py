@@ -164,5 +164,6 @@ ENTRY = register(
         factory=make_document_generate_report_tool,
         purpose="output",
         summary="assemble documents into a titled report as markdown, HTML, PDF and DOCX files",
+        requires_documents=True,
     )
 )

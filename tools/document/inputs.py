@@ -54,6 +54,11 @@ def _load_references(deps: ToolDeps, reference: str) -> list[InputDocument]:
 
 
 def _load_path(deps: ToolDeps, path: str) -> InputDocument:
+    if not deps.paths:
+        raise DocumentRejected(
+            f"{path} is a file path, and this server reads no files by path: name documents by docList:/docItem: "
+            "reference"
+        )
     resolved = resolve_in_documents_dir(path, deps.context.documents_path)
     try:
         size = resolved.stat().st_size

@@ -134,5 +134,6 @@ ENTRY = register(
         factory=make_web_crawl_tool,
         purpose="lookup",
         summary="fetch the pages whose URLs earlier documents list and extract each (one document per page)",
+        requires_documents=True,
     )
 )

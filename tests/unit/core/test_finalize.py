@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from langgraph.runtime import ExecutionInfo
 
 from graph.context import Context
 from graph.schemas import DocumentRef, RefinementDecision, dump
 from graph.services import Services
 from nodes.finalize import ANSWER_CHARS, finalize
+from server.urls import document_url
 from tests.unit.core.factories import entry, runtime, state
 from tools.documents import DocumentStore
 
@@ -90,6 +93,22 @@ def test_long_answer_is_truncated_and_points_to_the_document(services: Services,
     assert len(out["answer"]) < ANSWER_CHARS + 200
     assert out["answer"].startswith(text[:ANSWER_CHARS])
     assert "truncated; the full text is in long.md" in out["answer"]
+
+
+def test_server_runs_link_each_deliverable_and_the_cut_answer_to_its_download(
+    services: Services, context: Context
+) -> None:
+    long = _stored(context, "7919, " * 2000, 1, name="result.md")
+    history = [entry(step=1, documents=[long], success=True, qualityScore=1.0)]
+    server = replace(services, links=document_url)
+    on_thread = replace(runtime(context), execution_info=ExecutionInfo("c1", "", "t1", thread_id="t-42"))
+
+    out = finalize(state(history=history), on_thread, server)
+
+    url = f"/paor/threads/t-42/documents/{long['label']}/result.md"
+    assert out["deliverables"] == [{**long, "url": url}]
+    assert out["answer"].endswith(f"(truncated; the full text is in result.md, {url})")
+    assert "url" not in _finalize(services, context, history=history)["deliverables"][0], "no links outside the server"
 
 
 def test_binary_deliverables_are_named_in_the_answer(services: Services, context: Context) -> None:

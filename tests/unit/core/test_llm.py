@@ -47,7 +47,7 @@ def test_strict_json_schema_bounded_by_max_tokens_is_used_first() -> None:
         assert sent["strict"] is True
         assert sent["schema"]["additionalProperties"] is False
         assert set(sent["schema"]["required"]) == set(Intent.model_fields)  # optional ones as nullable
-        assert request.body["max_completion_tokens"] == Intent.answer_tokens
+        assert request.body["max_completion_tokens"] == request.body["max_tokens"] == Intent.answer_tokens
 
 
 def test_a_server_refusing_json_schema_gets_its_schema_as_a_json_object_grammar_and_remembers_it() -> None:

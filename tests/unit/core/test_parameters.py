@@ -133,11 +133,23 @@ def test_ai_process_writes_markdown_unless_json_or_csv_was_asked(
     assert update["parameters"]["expectedDocumentFormats"] == formats
 
 
-def test_explicit_format_from_stage2_wins_over_the_default(
+def test_explicit_format_from_stage2_wins_when_the_user_asked_for_structured_data(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
     scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt="x", expectedDocumentFormats=["csv"]))
-    assert _parameters(services, context)["parameters"]["expectedDocumentFormats"] == ["csv"]
+    update = _parameters(services, context, intent=primes_intent(expectedFormat="json"))
+    assert update["parameters"]["expectedDocumentFormats"] == ["csv"]
+
+
+def test_stage2_asking_for_json_the_user_did_not_ask_for_gets_markdown(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt="x", expectedDocumentFormats=["json", "md"]))
+    update = _parameters(services, context, intent=primes_intent(expectedFormat="markdown"))
+    assert update["parameters"]["expectedDocumentFormats"] == ["md"]
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt="x", expectedDocumentFormats=["json"]))
+    update = _parameters(services, context, intent=primes_intent(expectedFormat="raw_data"))
+    assert update["parameters"]["expectedDocumentFormats"] == ["md"]
 
 
 def test_stage1_document_references_are_attached_as_document_list(

@@ -119,3 +119,30 @@ def test_stage1_schema_is_cached_per_catalog_and_documents() -> None:
     entries = allowed_entries()
     assert selection_shape(entries, ["docList:input"]) is selection_shape(entries, ["docList:input"])
     assert ActionSelection.answer_tokens == selection_shape(entries, []).max_tokens
+
+
+def test_without_documents_actions_on_documents_are_not_offered_and_with_them_must_name_one(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ActionSelection", selection_payload())
+    select(state(), runtime(context), services)
+    offered = scripted_llm.requests_for("ActionSelection")[-1]
+    actions = offered.body["response_format"]["json_schema"]["schema"]["properties"]["action"]["enum"]
+    assert "document.extract" not in actions and "document.generateReport" not in actions
+    assert "ai.process" in actions
+    assert "document.extract(" not in offered.text  # nor in the catalog text
+
+    with_documents = _branches(selection_shape(allowed_entries(), ["docList:input"]).schema)
+    assert with_documents["document.extract"]["properties"]["requiredInputDocuments"]["minItems"] == 1
+    assert "minItems" not in with_documents["ai.process"]["properties"]["requiredInputDocuments"]
+
+
+def test_an_action_on_documents_without_a_reference_is_rejected_with_the_reason(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    documents = [ref(name="notes.txt").model_dump()]
+    extract = selection_payload(action="document.extract", parametersSchema={"fields": []})
+    scripted_llm.on("ActionSelection", extract, {**extract, "requiredInputDocuments": ["docList:input"]})
+    update = select(state(input_documents=documents), runtime(context), services)
+    assert update["selection"]["requiredInputDocuments"] == ["docList:input"]
+    assert "document.extract works on documents" in scripted_llm.requests_for("ActionSelection")[1].text

@@ -1,0 +1,98 @@
+"""Optional API-key auth for the LangGraph server (`langgraph.json` `auth`), with owner-only threads.
+
+PAOR_SERVER_API_KEY unset: the server is open, as `langgraph dev` is by default (keep it on loopback). Set — one
+key, or several separated by commas, one per client — every protected route (runs, threads, assistants, the store
+API, `/mcp` and paor's own routes, see `http.enable_custom_route_auth`) needs `x-api-key`; anything else is 401.
+Each key is its own owner: threads, runs and crons are stamped with it and filtered by it, so a client sees only
+its own threads (another's is 404, as if it did not exist). Assistants are shared for reading (paor's own has no
+owner); one a client creates can be changed or deleted by that client only. The store API is confined to
+namespaces that start with the client's identity: paor's own learning memory is the graph's, not the clients'.
+Identities are derived from the key by hashing, so no key is ever stored in metadata or logs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Any
+
+from langgraph_sdk import Auth
+
+from server.settings import API_KEY_ENV, api_keys
+
+ANONYMOUS = "anonymous"
+
+auth = Auth()
+
+
+def identity_of(key: str) -> str:
+    return "client-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+@auth.authenticate
+async def authenticate(headers: dict[bytes, bytes]) -> Auth.types.MinimalUserDict:
+    keys = api_keys()
+    if not keys:
+        return {"identity": ANONYMOUS, "is_authenticated": False}
+    given = headers.get(b"x-api-key", b"").decode("utf-8", errors="replace").strip()
+    for key in keys:
+        if given and hmac.compare_digest(given.encode("utf-8"), key.encode("utf-8")):
+            return {"identity": identity_of(key)}
+    raise Auth.exceptions.HTTPException(status_code=401, detail=f"missing or wrong x-api-key ({API_KEY_ENV} is set)")
+
+
+def _owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """Stamp what the caller creates with their identity and show them only what carries it."""
+    if not api_keys():
+        return None
+    if ctx.action in ("create", "create_run", "update") and isinstance(value, dict):
+        metadata = value.get("metadata")
+        if isinstance(metadata, dict):
+            metadata["owner"] = ctx.user.identity  # in place: the server keeps its own reference to this dict
+        else:
+            value["metadata"] = {"owner": ctx.user.identity}
+    return {"owner": ctx.user.identity}
+
+
+@auth.on.threads
+async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    return _owner_only(ctx, value)
+
+
+@auth.on.crons
+async def own_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    return _owner_only(ctx, value)
+
+
+@auth.on.assistants.read
+async def read_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
+    """The graphs of langgraph.json (paor) belong to everyone who may use the server."""
+
+
+@auth.on.assistants.search
+async def search_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
+    """Listing them too: Studio and MCP's tools/list start here."""
+
+
+@auth.on.assistants
+async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """Assistants a client creates are theirs; the server's own (no owner) cannot be changed or deleted."""
+    return _owner_only(ctx, value)
+
+
+@auth.on.store()
+async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> bool | None:
+    if not api_keys():
+        return None
+    namespace = tuple(value.get("namespace") or ())
+    if not namespace or namespace[0] != ctx.user.identity:
+        raise Auth.exceptions.HTTPException(
+            status_code=403, detail=f"store namespaces of this client start with {ctx.user.identity!r}"
+        )
+    return None
+
+
+@auth.on
+async def refuse_the_rest(ctx: Auth.types.AuthContext, value: Any) -> bool | None:
+    """Anything no handler above covers is refused while auth is on."""
+    return None if not api_keys() else False

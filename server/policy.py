@@ -1,0 +1,75 @@
+"""What a run started through the LangGraph server may name as input, and which settings only the operator sets.
+
+A server client is remote: the host's files are not theirs to give. Its input documents are upload references,
+http(s) URLs (fetched through the guard like every web tool), or files inside the folder the operator opened with
+PAOR_SERVER_DOCUMENTS_DIR (unset: no paths at all). The policy is fixed when the server's graph is built, so no
+run configuration can widen it; for the same reason the context fields that decide where files are read, stored
+or fetched from, and where the model key goes, are the operator's environment, whatever a client sends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from graph.context import Context
+from graph.errors import DocumentRejected, InputRefused
+from graph.services import Services
+from server.settings import DOCUMENTS_DIR_ENV, documents_dir
+from server.uploads import UPLOAD_PREFIX, find_upload
+from server.urls import UPLOAD_PATH, document_url
+from tools.document.paths import resolve_in_documents_dir
+from tools.documents import DocumentStore
+from tools.ingest import Admitted, FetchUrl, ReadFile, Stored, is_url
+
+RULE = f"a server run takes upload references (POST {UPLOAD_PATH}), http(s) URLs, or files inside {DOCUMENTS_DIR_ENV}"
+
+
+@dataclass(frozen=True)
+class ServerInputs:
+    """The server's input policy; `documents_dir` None means no path is accepted."""
+
+    documents_dir: Path | None = None
+
+    @classmethod
+    def from_env(cls) -> ServerInputs:
+        return cls(documents_dir())
+
+    def admit(self, source: str, store: DocumentStore) -> Admitted:
+        if source.startswith(UPLOAD_PREFIX):
+            return Stored(find_upload(source, store))
+        if is_url(source):
+            if source.split("://", 1)[0].lower() not in ("http", "https"):
+                raise InputRefused(f"input document {source!r} refused: {RULE}; other URL schemes are not")
+            return FetchUrl(source)
+        if self.documents_dir is None:
+            raise InputRefused(f"input document {source!r} refused: {RULE}, and {DOCUMENTS_DIR_ENV} is not set")
+        try:
+            return ReadFile(resolve_in_documents_dir(source, self.documents_dir), source)
+        except DocumentRejected as exc:
+            raise InputRefused(f"input document {source!r} refused: {RULE} ({exc})") from None
+
+
+def operator_context(context: Context) -> Context:
+    """A server run's Context: where tools read files (the operator's folder), where documents are stored, what may
+    be fetched beyond the public internet and which endpoint gets the server's OPENAI_API_KEY are the operator's
+    settings, whatever the client sent (a client-chosen `base_url` would receive the key)."""
+    operator = Context()
+    folder = documents_dir()
+    return replace(
+        context,
+        documents_dir=str(folder) if folder else "",
+        store_dir=operator.store_dir,
+        fetch_allowlist=operator.fetch_allowlist,
+        base_url=operator.base_url,
+    )
+
+
+def server_services() -> Services:
+    """The collaborators of the graph the LangGraph server loads."""
+    return Services(
+        inputs=ServerInputs.from_env(),
+        pin=operator_context,
+        tool_paths=documents_dir() is not None,
+        links=document_url,
+    )

@@ -1,0 +1,179 @@
+"""The process isolation holds by itself: hostile programs run with the import gate switched off."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import KINDS, TIGHT
+from tests.support.loopback import LoopbackServer
+from tools.code import isolation
+from tools.code.runner import run_program
+
+
+def _raw(source: str, kind: isolation.Kind | None = None) -> tuple[str, str, str | None]:
+    result = run_program(source, limits=TIGHT, kind=kind, gate=False)
+    return result.stdout.decode("utf-8", errors="replace"), result.stderr, result.reason
+
+
+def test_this_machine_offers_network_isolation() -> None:
+    assert isolation.detect().kind in ("bubblewrap", "unshare"), isolation.detect().detail
+
+
+@pytest.mark.parametrize("kind", [*KINDS, "none"])
+def test_environment_is_empty_so_the_canary_never_reaches_the_program(canary: str, kind: isolation.Kind) -> None:
+    program = (
+        "import os\n"
+        "print(dict(os.environ))\n"
+        "for pid in ('self', '1'):\n"
+        "    try:\n"
+        "        print(open(f'/proc/{pid}/environ', 'rb').read())\n"
+        "    except OSError as exc:\n"
+        "        print(exc)\n"
+    )
+    out, _, reason = _raw(program)
+    assert reason is None
+    assert canary not in out and "OPENAI" not in out and "PAOR" not in out and "PROXY" not in out.upper()
+
+
+def test_a_file_outside_the_working_folder_cannot_be_read(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret", encoding="utf-8")
+    secret.chmod(0o644)
+    out, _, reason = _raw(f"print(open({str(secret)!r}).read())")
+    assert "top secret" not in out
+    assert reason is not None and ("No such file" in reason or "Permission denied" in reason)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_loopback_server_sees_no_connection(loopback_server: LoopbackServer, kind: isolation.Kind) -> None:
+    program = (
+        "import socket\n"
+        "s = socket.socket()\n"
+        "s.settimeout(1)\n"
+        f"s.connect(('127.0.0.1', {loopback_server.port}))\n"
+        "print('connected')\n"
+    )
+    out, _, reason = _raw(program, kind)
+    assert "connected" not in out
+    assert reason is not None and ("Network is unreachable" in reason or "Connection refused" in reason), reason
+    assert loopback_server.connections == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_fork_bomb_is_bounded_by_the_process_limit(kind: isolation.Kind) -> None:
+    program = (
+        "import os, sys\n"
+        "while True:\n"
+        "    try:\n"
+        "        pid = os.fork()\n"
+        "    except OSError:\n"
+        "        continue\n"
+        "    if pid:\n"
+        "        print('forked', flush=True)\n"
+    )
+    out, _, reason = _raw(program, kind)
+    assert reason is not None and "limit" in reason
+    assert 0 < out.count("forked") <= TIGHT.processes
+    assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None)
+
+
+def test_an_infinite_loop_is_killed_by_the_time_limits() -> None:
+    _, _, reason = _raw("while True:\n    pass\n")
+    assert reason is not None and ("CPU-time limit" in reason or "wall-time limit" in reason)
+
+
+def test_a_sleeping_program_is_killed_at_the_wall_time_limit() -> None:
+    _, _, reason = _raw("import time\ntime.sleep(60)\n")
+    assert reason is not None and "wall-time limit" in reason
+
+
+def test_allocating_8_gb_hits_the_memory_limit() -> None:
+    _, _, reason = _raw("block = bytearray(8 * 1024**3)\nprint(len(block))\n")
+    assert reason is not None and "memory limit" in reason
+
+
+def test_writing_a_1_gb_file_stops_at_the_file_size_limit() -> None:
+    program = "with open('big.bin', 'wb') as f:\n    for _ in range(1024):\n        f.write(b'x' * 1024 * 1024)\n"
+    result = run_program(program, limits=TIGHT, gate=False)
+    assert result.reason is not None and "file-size limit" in result.reason
+    assert all(len(data) <= TIGHT.file_mb * 1024 * 1024 for _, data in result.files)
+
+
+def test_many_files_stop_at_the_folder_limit() -> None:
+    program = (
+        "import time\n"
+        "for i in range(10_000):\n"
+        "    with open(f'part{i}.bin', 'wb') as f:\n"
+        "        f.write(b'x' * 1024 * 1024)\n"
+        "    time.sleep(0.01)\n"
+    )
+    result = run_program(program, limits=TIGHT, gate=False)
+    assert result.reason is not None and "disk limit" in result.reason
+
+
+def test_program_runs_in_its_own_folder_with_read_only_input_copies() -> None:
+    program = (
+        "import os\n"
+        "print(sorted(os.listdir('.')))\n"
+        "print(open('numbers.csv').read().strip())\n"
+        "try:\n"
+        "    open('numbers.csv', 'a').write('4\\n')\n"
+        "except OSError as exc:\n"
+        "    print('read-only', type(exc).__name__)\n"
+    )
+    result = run_program(program, [("numbers.csv", b"1\n2\n3\n")], TIGHT, gate=False)
+    assert result.reason is None, result.stderr
+    lines = result.stdout.decode().splitlines()
+    assert lines[:4] == ["['numbers.csv']", "1", "2", "3"]
+    assert any(line.startswith("read-only") for line in lines)
+    assert result.files == []  # the unchanged input is not an output
+
+
+def _processes_of(uid: int | None) -> list[str]:
+    """Processes left running by the sandbox's user (only checkable when that user is nobody)."""
+    if uid is None:
+        return []
+    left = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        if any(line.startswith("Uid:") and line.split()[1] == str(uid) for line in text.splitlines()):
+            left.append(status.parent.name)
+    return left
+
+
+def test_a_program_slipping_past_the_gate_still_meets_the_isolation(
+    canary: str, loopback_server: LoopbackServer, tmp_path: Path
+) -> None:
+    """sympy's sympify evaluates strings with Python's eval and full builtins: a known way around the gate."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret", encoding="utf-8")
+    program = (
+        f"PORT = {loopback_server.port}\n"
+        "import sympy\n"
+        "def escape(expression):\n"
+        "    try:\n"
+        "        return 'ok ' + str(sympy.parse_expr(expression, transformations=()))\n"
+        "    except Exception as exc:\n"
+        "        return 'refused ' + str(exc)\n"
+        "print('uid', escape(\"__import__('os').getuid()\"))\n"
+        "print('env', escape(\"__import__('os').environ.get('OPENAI_API_KEY', 'absent')\"))\n"
+        f"print('file', escape(\"open({str(secret)!r}).read()\"))\n"
+        "print('net', escape(\"__import__('socket').create_connection(('127.0.0.1', PORT), 1).close() "
+        "or 'connected'\".replace('PORT', str(PORT))))\n"
+    )
+    result = run_program(program, limits=replace(TIGHT, cpu_s=10, wall_s=20))
+    out = result.stdout.decode()
+    assert result.reason is None, result.stderr
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    assert lines["uid"].startswith("ok")  # the gate was bypassed: only the isolation stands
+    assert lines["env"] == "ok absent"
+    assert lines["file"].startswith("refused") and lines["net"].startswith("refused")
+    assert "top secret" not in out
+    assert loopback_server.connections == 0

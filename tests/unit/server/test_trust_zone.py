@@ -1,0 +1,93 @@
+"""The server's graph is built in the server's trust zone; no run configuration can leave it."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import Runtime
+
+from graph.builder import build_graph
+from graph.builder import graph as server_graph
+from graph.context import Context
+from graph.errors import InputRefused
+from graph.instrument import context_of, instrumented
+from graph.services import Services
+from server.policy import server_services
+from tests.unit.core.factories import runtime, state
+from tools.base import ToolDeps
+from tools.document.inputs import InputDocument, iter_inputs
+from tools.documents import DocumentStore
+
+
+def test_context_fields_that_open_files_or_addresses_keep_the_operators_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PAOR_STORE_DIR", str(tmp_path / "operator-store"))
+    monkeypatch.setenv("PAOR_SERVER_DOCUMENTS_DIR", str(tmp_path / "operator-folder"))
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8080/v1")
+    caller = Context(
+        model="caller-model",
+        max_steps=3,
+        documents_dir="/",
+        store_dir=str(tmp_path / "caller-store"),
+        fetch_allowlist="169.254.169.254",
+        base_url="https://collector.example/v1",
+    )
+    seen: list[Context] = []
+
+    def spy(current: Any, rt: Runtime[Context], svc: Services) -> dict[str, Any]:
+        seen.append(context_of(rt))
+        return {}
+
+    instrumented("select", spy, server_services())(state(), runtime(caller))
+
+    [effective] = seen
+    assert (effective.documents_dir, effective.fetch_allowlist) == (str(tmp_path / "operator-folder"), "")
+    assert effective.store_dir == str(tmp_path / "operator-store")
+    assert effective.base_url == "http://127.0.0.1:8080/v1", "the server's model key goes to its own endpoint only"
+    assert (effective.model, effective.max_steps) == ("caller-model", 3), "the rest is the caller's to choose"
+
+
+def test_without_an_operator_folder_server_tools_read_no_file_by_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "secret.txt").write_text("in the server's working directory", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PAOR_SERVER_DOCUMENTS_DIR", raising=False)
+    services = server_services()
+    context = services.pin(Context(documents_dir=str(tmp_path))) if services.pin else Context()
+    deps = ToolDeps(llm=None, store=DocumentStore(tmp_path / "store"), context=context, paths=services.tool_paths)  # type: ignore[arg-type]
+
+    [refused] = iter_inputs(deps, ["secret.txt"])
+    [read] = iter_inputs(replace(deps, paths=True), ["secret.txt"])
+
+    assert refused == (
+        "secret.txt is a file path, and this server reads no files by path: name documents by docList:/docItem: "
+        "reference"
+    )
+    assert isinstance(read, InputDocument) and read.data == b"in the server's working directory", "local zone reads"
+
+
+def test_the_server_graph_refuses_host_paths_and_build_graph_accepts_them(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("local file", encoding="utf-8")
+    digest = hashlib.sha256(secret.read_bytes()).hexdigest()
+    request = {"prompt": "Summarise this", "documents": [str(secret)]}
+    context = Context(model="offline", base_url="http://127.0.0.1:9/v1", max_retries=0)
+
+    with pytest.raises(InputRefused, match="PAOR_SERVER_DOCUMENTS_DIR is not set"):
+        server_graph.invoke(request, context=context)
+
+    stored = context.store_path / digest[:2] / digest[2:4] / digest
+    assert not stored.exists()
+
+    # The local graph ingests the file, and only then fails on the unreachable model.
+    with pytest.raises(openai.APIConnectionError):
+        build_graph(checkpointer=InMemorySaver()).invoke(request, {"configurable": {"thread_id": "t"}}, context=context)
+    assert stored.read_bytes() == secret.read_bytes()

@@ -1,0 +1,140 @@
+"""One sandboxed run: program in, stdout, stderr, written files and — when it failed — the reason out.
+
+The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found. The runner
+watches the wall time and the size of the working folder (rlimits bound each file, not how many there are);
+past either, the sandbox is killed, and with it, through the PID namespace, everything the program started.
+stdout and stderr go to files the file-size limit also bounds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.code import environment, isolation
+from tools.code.child import BOOT, EXIT_GATE
+from tools.code.limits import MB, Limits
+
+STDERR_CHARS = 4000
+REAP_TIMEOUT_S = 10.0
+WATCH_INTERVAL_S = 0.1
+
+
+@dataclass
+class RunResult:
+    exit_code: int
+    stdout: bytes
+    stderr: str
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reason: str | None = None  # why the run failed; None when it succeeded
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is None
+
+
+def run_program(
+    source: str,
+    inputs: Sequence[tuple[str, bytes]] = (),
+    limits: Limits | None = None,
+    *,
+    kind: isolation.Kind | None = None,
+    gate: bool = True,
+) -> RunResult:
+    """Run `source` with read-only copies of `inputs` in its working folder. `gate=False` exists for tests that
+    prove the isolation holds by itself."""
+    limits = limits or Limits()
+    kind = kind or isolation.detect().kind
+    owner = isolation.sandbox_user()
+    spec = {"gate": gate, "limits": limits.as_dict(), "user": owner}
+    with environment.workspace(inputs, owner) as space:
+        python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
+        out_path, err_path = space.logs / "stdout", space.logs / "stderr"
+        with out_path.open("wb") as out, err_path.open("wb") as err:
+            process = subprocess.Popen(
+                isolation.command(kind, space.folder, python_args),
+                cwd=space.folder,
+                env=environment.SANDBOX_ENV,
+                stdin=subprocess.PIPE,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+            killed = _feed_and_wait(process, source, limits, space.folder, namespaced=kind != "none")
+        max_bytes = limits.file_mb * MB
+        stdout = environment.read_capped(out_path, max_bytes)
+        stderr = environment.read_capped(err_path, max_bytes).decode("utf-8", errors="replace")[-STDERR_CHARS:]
+        files, notes = environment.collect_outputs(space, max_bytes)
+    code = process.returncode
+    return RunResult(code, stdout, stderr, files, notes, killed or _reason(code, stderr, limits))
+
+
+def _feed_and_wait(
+    process: subprocess.Popen[bytes], source: str, limits: Limits, folder: Path, *, namespaced: bool
+) -> str | None:
+    """Send the program on stdin and wait, watching the clock and the folder's size; the reason it was killed,
+    or None when it ended by itself."""
+    try:
+        assert process.stdin is not None
+        process.stdin.write(source.encode("utf-8"))
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    deadline = time.monotonic() + limits.wall_s
+    killed = None
+    while process.poll() is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            killed = f"wall-time limit: the program ran longer than {limits.wall_s:g}s and was killed"
+        elif environment.folder_bytes(folder, limits.folder_mb * MB) > limits.folder_mb * MB:
+            killed = f"disk limit: the program wrote more than {limits.folder_mb} MB into its folder"
+        if killed:
+            if namespaced:
+                _stop(process)
+            break
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=min(WATCH_INTERVAL_S, remaining))
+    with contextlib.suppress(ProcessLookupError):  # whatever a program without a PID namespace left behind
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    return killed
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill the sandbox from the inside out: the namespace's first process first — the kernel then kills every
+    process in the PID namespace before that one is reaped — then the wrapper, which exits once it has reaped it."""
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    with contextlib.suppress(OSError):
+        for pid in children.read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=REAP_TIMEOUT_S)
+
+
+def _reason(code: int, stderr: str, limits: Limits) -> str | None:
+    last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
+    if code == 0:
+        return None
+    if code == EXIT_GATE:
+        return last
+    signalled = -code if code < 0 else code - 128 if code > 128 else 0
+    if signalled == signal.SIGXCPU:
+        return f"CPU-time limit: the program used more than {limits.cpu_s}s of CPU and was killed"
+    if signalled == signal.SIGKILL and not last:
+        return f"killed: the CPU-time limit ({limits.cpu_s}s) or the memory ran out"
+    if "MemoryError" in last:
+        return f"memory limit: the program needed more than {limits.memory_mb} MB"
+    if "File too large" in stderr:
+        return f"file-size limit: the program wrote more than {limits.file_mb} MB to one file"
+    if signalled:
+        return f"the program was killed by {signal.Signals(signalled).name}"
+    return last or f"the program exited with status {code}"
