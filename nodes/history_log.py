@@ -12,6 +12,7 @@ only home, so it keeps every entry as before.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
@@ -34,7 +35,13 @@ def _log(runtime: Runtime[Any]) -> tuple[BaseStore, tuple[str, ...]] | None:
     thread = getattr(info, "thread_id", None)
     if runtime.store is None or not thread:
         return None
-    return runtime.store, ("paor", "history", str(thread))
+    return runtime.store, ("paor", "history", namespace_label(str(thread)))
+
+
+def namespace_label(thread: str) -> str:
+    """A thread id as a store namespace label: any text (server ids are UUIDs, CLI ids are the user's), but a label
+    may not contain '.', so it is percent-encoded."""
+    return quote(thread, safe="").replace(".", "%2E")
 
 
 def _key(round_: int, step: int) -> str:

@@ -90,3 +90,12 @@ def test_the_output_has_the_complete_history_and_a_new_round_shrinks_it_again(co
     bounded = history_log.bounded({**current, "history": output}, runtime)["history"].value
     assert [h["step"] for h in bounded] == list(range(5, 13))
     assert ["summary" in h for h in bounded] == [False] * 5 + [True] * 3
+
+
+def test_any_thread_id_works_as_a_store_namespace(context: Context) -> None:
+    """Thread ids are free text (a CLI user's --thread, a whole question); store labels may not contain '.'."""
+    store = InMemoryStore()
+    for thread in ("What is the total in sales.csv?", "a/b.c", ""):
+        runtime = _threaded(context, store, thread=thread or None)
+        assert [e.step for e in history_log.complete(_run(runtime, 2), runtime)] == [1, 2]
+    assert history_log.namespace_label("sales.csv") != history_log.namespace_label("sales%2Ecsv")  # no collisions
