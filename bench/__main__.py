@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import checkpoints, computation, hotspots, overhead, recovery, server_load, tokens
+from bench import checkpoints, computation, hotspots, overhead, recovery, server_load, tokens, walltime
 
 HERE = Path(__file__).resolve().parent
 
@@ -22,7 +22,8 @@ def main() -> None:
     ]
     verdicts: list[str] = []
 
-    token_results = tokens.run_all()
+    wall_results = walltime.run_all()
+    token_results = wall_results[tokens.TOOL_TOKENS]  # the same runs: ~3000-token outputs
     sections += [
         "",
         "## Prompt tokens (tool answers of ~3000 tokens each; o200k_base over every request's messages)",
@@ -35,8 +36,25 @@ def main() -> None:
     verdicts += tokens.verdicts(token_results)
     tokens.plot(token_results, HERE / "tokens.png")
 
+    sections += [
+        "",
+        "## Wall time under a latency model, and model requests per step",
+        "",
+        walltime.table(wall_results),
+        "",
+        "paor React's model requests per step, by node:",
+        "",
+        walltime.node_table(wall_results),
+    ]
+    verdicts += walltime.verdicts(wall_results)
+
     checkpoint_results = checkpoints.run_all()
-    sections += ["", "## Checkpoint size (SqliteSaver)", "", checkpoints.table(checkpoint_results)]
+    sections += [
+        "",
+        "## Checkpoint bytes as runs grow (SqliteSaver)",
+        "",
+        checkpoints.table(checkpoint_results),
+    ]
     verdicts += checkpoints.verdicts(checkpoint_results)
 
     overhead_results = overhead.run_all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -121,6 +122,7 @@ def tempdir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"paor-bench-{prefix}-"))
 
 
+@functools.lru_cache(maxsize=256)
 def varied_text(seed: int, tokens: int = 3000) -> str:
     """Deterministic, varied markdown prose of exactly `tokens` o200k tokens (a realistic ai.process answer)."""
     rng = random.Random(seed)
@@ -169,12 +171,22 @@ def prompt_tokens(body: dict[str, Any]) -> int:
 
 @dataclass
 class TokenRun:
-    """Prompt tokens of one run: one (step, tokens, label) per LLM call."""
+    """Prompt tokens of one run: one (step, tokens, label) per LLM call; `outputs` the output tokens of each call
+    (same order) and `framework_s` the run's wall time against an instant model."""
 
     system: str
     steps: int
     calls: list[tuple[int, int, str]] = field(default_factory=list)
     notes: str = ""
+    outputs: list[int] = field(default_factory=list)
+    framework_s: float = 0.0
+
+    def model_seconds(self, latency: Any) -> float:
+        """What the model requests would take, one after another, on an endpoint with `latency` (a `Latency`)."""
+        return sum(
+            latency.base_s + tokens / latency.prompt_tps + out / latency.output_tps
+            for (_, tokens, _), out in zip(self.calls, self.outputs, strict=True)
+        )
 
     @property
     def total(self) -> int:
@@ -228,6 +240,7 @@ def react_script(llm: Any, steps: int, tool_tokens: int = 3000, answer: Callable
             "qualityScore": 0.95 if met else 0.5,
             "issues": [] if met else ["regions are still missing"],
             "improvementSuggestions": [] if met else ["Cover the next missing region."],
+            "decision": "stop" if met else "continue",
         }
 
     make = answer or (lambda i: varied_text(i, tool_tokens))
@@ -237,10 +250,6 @@ def react_script(llm: Any, steps: int, tool_tokens: int = 3000, answer: Callable
         .on("ParametersAnswer", parameters)
         .on("text", lambda request: make(next(produced)))
         .on("ContentJudgement", judgement)
-        .on(
-            "RefinementDecision",
-            {"decision": "continue", "reason": "regions are still missing", "progress": 50, "nextHint": "next region"},
-        )
     )
 
 

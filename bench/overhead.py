@@ -60,11 +60,11 @@ class InstantPaorModel(BaseChatModel):
                 },
             },
             "ParametersAnswer": {"schema": "parameters_v1", "parameters": {"aiPrompt": "Write the next section."}},
-            "RefinementDecision": {"decision": "continue", "reason": "regions missing", "progress": 50},
         }
         if route == "ContentJudgement":
             met = next(self.judged) >= self.steps
-            content = json.dumps({"criteriaMet": [met, met], "qualityScore": 0.95 if met else 0.5})
+            verdict = {"criteriaMet": [met, met], "qualityScore": 0.95 if met else 0.5}
+            content = json.dumps({**verdict, "decision": "stop" if met else "continue"})
         elif route in answers:
             content = json.dumps(answers[route])
         else:

@@ -54,19 +54,6 @@ def _task(request: RecordedRequest) -> str:
     return request.last_user.split("SOURCES:", 1)[0]
 
 
-def _refine(request: RecordedRequest) -> dict[str, Any]:
-    """Continue, passing on the first improvement suggestion the validation in the prompt carries."""
-    hint = None
-    match = re.search(r"CONTENT VALIDATION:\s*(\{.*?\})\s*\n\s*PROGRESS STATE", request.text, re.DOTALL)
-    if match:
-        try:
-            suggestions = json.loads(match.group(1)).get("improvementSuggestions") or []
-            hint = suggestions[0] if suggestions else None
-        except ValueError:
-            hint = None
-    return {"decision": "continue", "reason": "the criteria are not met yet", "progress": 40, "nextHint": hint}
-
-
 def _judge(met: Callable[[str], bool]) -> Callable[[RecordedRequest], dict[str, Any]]:
     """One verdict per criterion listed in the prompt; `met` reads the delivered previews."""
 
@@ -132,7 +119,6 @@ def script_language(llm: ScriptedLLM) -> None:
         .on("ParametersAnswer", parameters)
         .on("text", lambda request: GERMAN_ANSWER if GERMAN_MARKER in _task(request) else ENGLISH_ANSWER)
         .on("ContentJudgement", _judge(lambda previews: "Heimspeicher" in previews))
-        .on("RefinementDecision", _refine)
     )
 
 
@@ -170,7 +156,6 @@ def script_too_few(llm: ScriptedLLM) -> None:
         .on("ActionSelection", selection)
         .on("ParametersAnswer", parameters)
         .on("text", answer)
-        .on("RefinementDecision", _refine)
     )
 
 
@@ -194,7 +179,6 @@ def _small(llm: ScriptedLLM, selection: Any, parameters: Any) -> None:
         .on("ActionSelection", selection)
         .on("ParametersAnswer", parameters)
         .on("text", lambda request: SMALL_ANSWER if "prime" in _task(request) else "I do not know.")
-        .on("RefinementDecision", _refine)
     )
 
 

@@ -23,6 +23,7 @@ class ReactStub:
         self.steps = steps
         self.answer = answer
         self.bodies: list[dict[str, Any]] = []
+        self.answers: list[str] = []  # the text (or tool-call arguments) of each answer, in order
         self._ids = itertools.count(1)
         self._produced = itertools.count(1)
         self._lock = threading.Lock()
@@ -59,6 +60,9 @@ class ReactStub:
         with self._lock:
             self.bodies.append(body)
             reply = self._reply(body)
+            message = reply["choices"][0]["message"]
+            calls = message.get("tool_calls") or []
+            self.answers.append(message.get("content") or "".join(c["function"]["arguments"] for c in calls))
         return httpx.Response(200, json=reply)
 
     def model(self) -> ChatOpenAI:

@@ -23,13 +23,14 @@ from bench.common import (
     tempdir,
     varied_text,
 )
+from graph.tokens import count_tokens
 
 STEPS = (5, 10, 20)
 TOOL_TOKENS = 3000
 SHOWN_STEPS = (1, 2, 5, 10, 20)
 
 
-def run_paor(mode: str, steps: int) -> TokenRun:
+def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenRun:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
 
@@ -39,7 +40,7 @@ def run_paor(mode: str, steps: int) -> TokenRun:
 
     root = tempdir(f"tokens-{mode}-{steps}")
     with ScriptedLLM() as llm:
-        (react_script if mode == "React" else plan_script)(llm, steps, TOOL_TOKENS)
+        (react_script if mode == "React" else plan_script)(llm, steps, tool_tokens)
         context = Context(
             model="scripted",
             base_url=llm.base_url,
@@ -51,16 +52,19 @@ def run_paor(mode: str, steps: int) -> TokenRun:
             documents_dir=str(root / "docs"),
         )
         graph = build_graph(checkpointer=InMemorySaver(), store=InMemoryStore())
+        started = time.perf_counter()
         out = graph.invoke({"prompt": PROMPT}, {"configurable": {"thread_id": "bench"}}, context=context)
+        framework_s = time.perf_counter() - started
         done = len(out.get("history") or [])
         if done != steps:
             raise RuntimeError(f"paor {mode} did {done} steps, not {steps}: {out.get('stop_reason')}")
         opener = "ActionSelection" if mode == "React" else "text"
         calls = attribute(((r.route, r.body) for r in llm.requests), lambda route: route == opener, steps)
-    return TokenRun(f"paor {mode}", steps, calls, notes=str(out.get("stop_reason")))
+        outputs = [count_tokens(r.answer) for r in llm.requests]
+    return TokenRun(f"paor {mode}", steps, calls, str(out.get("stop_reason")), outputs, framework_s)
 
 
-def run_create_react_agent(steps: int) -> TokenRun:
+def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenRun:
     import warnings
 
     from langchain_core.messages import ToolMessage
@@ -71,12 +75,14 @@ def run_create_react_agent(steps: int) -> TokenRun:
 
     from bench.stub import ReactStub, make_ai_process_tool
 
-    stub = ReactStub(steps, lambda i: varied_text(i, TOOL_TOKENS))
+    stub = ReactStub(steps, lambda i: varied_text(i, tool_tokens))
     model = stub.model()
     with warnings.catch_warnings():  # deprecated in favour of langchain.agents.create_agent, still the reference
         warnings.simplefilter("ignore")
         agent = create_react_agent(model, [make_ai_process_tool(model)])
+    started = time.perf_counter()
     out = agent.invoke({"messages": [("user", PROMPT)]}, {"recursion_limit": 4 * steps + 10})
+    framework_s = time.perf_counter() - started
     done = sum(isinstance(m, ToolMessage) for m in out["messages"])
     if done != steps:
         raise RuntimeError(f"create_react_agent did {done} tool calls, not {steps}")
@@ -88,14 +94,20 @@ def run_create_react_agent(steps: int) -> TokenRun:
             calls.append((step, prompt_tokens(body), "agent"))
         else:
             calls.append((step, prompt_tokens(body), "tool llm"))
-    return TokenRun("create_react_agent", steps, calls)
+    outputs = [count_tokens(answer) for answer in stub.answers]
+    return TokenRun("create_react_agent", steps, calls, outputs=outputs, framework_s=framework_s)
 
 
-def run_all(steps_list: tuple[int, ...] = STEPS) -> dict[int, list[TokenRun]]:
+def run_all(steps_list: tuple[int, ...] = STEPS, tool_tokens: int = TOOL_TOKENS) -> dict[int, list[TokenRun]]:
+    """Per step count: paor React, paor Actionplan, create_react_agent (the baseline, last)."""
     prepare_environment(tempdir("tokens"))
     results: dict[int, list[TokenRun]] = {}
     for steps in steps_list:
-        results[steps] = [run_paor("React", steps), run_paor("Actionplan", steps), run_create_react_agent(steps)]
+        results[steps] = [
+            run_paor("React", steps, tool_tokens),
+            run_paor("Actionplan", steps, tool_tokens),
+            run_create_react_agent(steps, tool_tokens),
+        ]
     return results
 
 

@@ -327,8 +327,22 @@ def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt
         from cli.view import print_history
         from graph.schemas import HistoryEntry
 
-        entries = [HistoryEntry.model_validate(h) for h in values.get("history") or []]
+        items = values.get("history") or [] if values.get("status") else _history_of_checkpoints(thread, db)
+        entries = [HistoryEntry.model_validate(h) for h in items]
     print_history(_stdout(), thread, entries)
+
+
+def _history_of_checkpoints(thread: str, db: str | None) -> list[dict[str, Any]]:
+    """A round that has not finished holds only the newest steps in state (its output gets them all): the union of
+    the windows of its checkpoints is the complete history, read through the checkpointer alone."""
+    from graph.persistence import database_errors, open_persistence
+
+    entries: dict[tuple[int, int], dict[str, Any]] = {}
+    with database_errors(db), open_persistence(db) as (saver, _):
+        for saved in saver.list({"configurable": {"thread_id": thread, "checkpoint_ns": ""}}):
+            for item in saved.checkpoint.get("channel_values", {}).get("history") or []:
+                entries.setdefault((int(item.get("round", 0)), int(item.get("step", 0))), item)  # newest first
+    return [entries[key] for key in sorted(entries)]
 
 
 def _thread_values(thread: str, db: str | None) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """One wrapper gives every node timing, token accounting, a progress event and a log line.
 
 Nodes stay plain functions `(state, runtime, services) -> update`; what the CLI, Studio and the benchmarks observe
-is produced here once, identically for every node.
+is produced here once, identically for every node. The per-node record goes to the stream and the log; state keeps
+only the round's running totals, so checkpoints do not grow with the step count.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from langchain_core.callbacks import get_usage_metadata_callback
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.schemas import TelemetryRecord, dump
+from graph.schemas import TelemetryRecord
 from graph.services import Services
 from graph.state import State
 
@@ -53,11 +54,18 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
         event = progress_event(record, {**state, **update})
         runtime.stream_writer(event)
         log.info("%s", event)
-        return {**update, "telemetry": [dump(record)]}
+        return {**update, "telemetry": totals_of(record)}
 
     node.__name__ = name
     node.__doc__ = fn.__doc__
     return node
+
+
+def totals_of(record: TelemetryRecord) -> dict[str, Any]:
+    """A node's record as an addend of the round's running totals (graph.state.add_totals)."""
+    spent = {"inputTokens": record.inputTokens, "outputTokens": record.outputTokens}
+    node = {"runs": 1, "seconds": record.durationS}  # per-node tokens are in the progress events
+    return {"round": record.round, "seconds": record.durationS, **spent, "nodes": {record.node: node}}
 
 
 def _step_error(node: str, state: dict[str, Any], result: dict[str, Any]) -> str | None:

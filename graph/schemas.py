@@ -210,7 +210,9 @@ class ContentValidation(Protocol):
 
 
 class ContentJudgement(Protocol):
-    """The model's verdict on what deterministic checks could not decide."""
+    """The model's verdict on what deterministic checks could not decide, and in the same answer the refinement
+    decision: the judge already knows which criteria are unmet and what to change, so one call answers both
+    (validate turns it into the spec's ContentValidation and RefinementDecision)."""
 
     answer_tokens: ClassVar[int] = 512
 
@@ -220,6 +222,9 @@ class ContentJudgement(Protocol):
     _percent_as_ratio = field_validator("qualityScore", mode="before")(_ratio)
     issues: list[str] = Field(default_factory=list)
     improvementSuggestions: list[str] = Field(default_factory=list)
+    decision: Literal["continue", "stop"] = Field(
+        "continue", description="stop only when no further action can improve the result"
+    )
 
 
 # --- Learn / refine ---------------------------------------------------------------------------------------------
@@ -239,8 +244,6 @@ class Strategy(Protocol):
 
 
 class RefinementDecision(Protocol):
-    answer_tokens: ClassVar[int] = 256
-
     decision: Literal["continue", "stop"]
     reason: str = Field(min_length=1)
     progress: int = Field(0, ge=0, le=100)

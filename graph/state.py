@@ -1,8 +1,10 @@
 """Graph state: what flows between nodes.
 
 Protocol objects are stored as their JSON dumps (see `graph.schemas.dump`) so checkpoints and the server's JSON
-API carry plain data; nodes validate them back into models at the boundary. History and telemetry are
-append-only channels. `TypedDict` comes from typing_extensions: the stdlib one empties the server's schemas on 3.11.
+API carry plain data; nodes validate them back into models at the boundary. Nothing in state grows with the step
+count, because every checkpoint holds all of it: `history` is a bounded window (the complete record is in the store,
+see nodes.history_log, and in the output once a round ends) and `telemetry` is the round's running totals.
+`TypedDict` comes from typing_extensions: the stdlib one empties the server's schemas on 3.11.
 """
 
 import operator
@@ -11,6 +13,26 @@ from typing import Annotated, Any, Literal, NotRequired
 from typing_extensions import TypedDict
 
 Json = dict[str, Any]
+
+
+def add_totals(totals: Json | None, record: Json | None) -> Json:
+    """Reducer of `telemetry`: a node's record adds to the running totals of its round; a new round starts afresh.
+
+    Per-node, per-step detail goes to the progress events of the stream and the log, not into every checkpoint."""
+    if not record:
+        return totals or {}
+    if not totals or totals.get("round") != record.get("round"):
+        totals = {"round": record.get("round"), "nodes": {}}
+    nodes = dict(totals.get("nodes") or {})
+    for name, added in (record.get("nodes") or {}).items():
+        before = nodes.get(name) or {}
+        nodes[name] = {k: _sum(before.get(k, 0), v) for k, v in added.items()}
+    summed = {k: _sum(totals.get(k, 0), v) for k, v in record.items() if k not in ("round", "nodes")}
+    return {**totals, **summed, "nodes": nodes}
+
+
+def _sum(a: Any, b: Any) -> Any:
+    return round(a + b, 6) if isinstance(a, float) or isinstance(b, float) else a + b
 
 
 class InputState(TypedDict):
@@ -51,4 +73,4 @@ class State(InputState, OutputState, total=False):
     decision: Json | None
     learnings: list[str]
     hint: str | None
-    telemetry: Annotated[list[Json], operator.add]
+    telemetry: Annotated[Json, add_totals]

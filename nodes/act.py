@@ -17,6 +17,7 @@ from graph.instrument import context_of
 from graph.schemas import ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
+from nodes import history_log
 from nodes.common import document_index, intent_of, result_label
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
@@ -45,7 +46,7 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
             llm=services.llm(context),
             store=store,
             context=context,
-            index=document_index(state),
+            index=document_index(state, history_log.complete(state, runtime)),
             language=intent_of(state).language,
             paths=services.tool_paths,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from graph.schemas import DocumentRef, HistoryEntry, Intent
@@ -20,7 +21,8 @@ STEP_RESET: dict[str, Any] = {
     "validation": None,
     "decision": None,
 }
-# A new prompt on an existing thread starts a round: per-round fields clean, history and telemetry kept.
+# A new prompt on an existing thread starts a round: per-round fields clean, history kept (telemetry totals restart
+# by themselves when the round number changes).
 ROUND_RESET: dict[str, Any] = {
     **STEP_RESET,
     "hint": None,
@@ -33,23 +35,15 @@ ROUND_RESET: dict[str, Any] = {
 }
 
 
-def history_of(state: State) -> list[HistoryEntry]:
-    return [HistoryEntry.model_validate(item) for item in state.get("history") or []]
-
-
-def round_history(state: State) -> list[HistoryEntry]:
-    current = state.get("round", 0)
-    return [entry for entry in history_of(state) if entry.round == current]
-
-
 def intent_of(state: State) -> Intent:
     return Intent.model_validate(state["intent"])
 
 
-def document_index(state: State) -> DocumentIndex:
-    """Every document this thread can reference: the user's inputs and all step results, all rounds."""
+def document_index(state: State, history: Sequence[HistoryEntry]) -> DocumentIndex:
+    """Every document this thread can reference: the user's inputs and the results of `history` (the thread's
+    complete history, see nodes.history_log.complete)."""
     refs = [DocumentRef.model_validate(d) for d in state.get("input_documents") or []]
-    for entry in history_of(state):
+    for entry in history:
         refs.extend(entry.documents)
     return DocumentIndex(refs)
 

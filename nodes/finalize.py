@@ -13,8 +13,8 @@ from graph.instrument import context_of
 from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
-from nodes.common import round_history
-from nodes.refine import spent
+from nodes import history_log
+from nodes.refine import current_totals, spent
 from tools.documents import DocumentStore
 
 ANSWER_CHARS = 4000
@@ -22,7 +22,7 @@ ANSWER_CHARS = 4000
 
 def finalize(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     context = context_of(runtime)
-    entries = round_history(state)
+    entries = history_log.current_round(state, runtime)
     met = [e for e in entries if e.success and e.qualityScore >= context.quality_threshold]
     best = met[-1] if met else _best_attempt(entries)
     raw_decision = state.get("decision")
@@ -33,9 +33,10 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     else:
         reason = "finished"
     tokens, seconds = spent(state)
-    records = [t for t in state.get("telemetry") or [] if t.get("round") == state.get("round")]
+    totals = current_totals(state)
     where = _locator(services, runtime)
     return {
+        **history_log.output(state, runtime),
         "answer": _answer(best, services.documents(context), where, met=bool(met), reason=reason),
         "deliverables": [_deliverable(ref, where) for ref in best.documents] if best else [],
         "status": "completed" if met else "incomplete",
@@ -43,8 +44,8 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
         "totals": {
             "steps": len(entries),
             "tokens": tokens,
-            "inputTokens": sum(int(t.get("inputTokens", 0)) for t in records),
-            "outputTokens": sum(int(t.get("outputTokens", 0)) for t in records),
+            "inputTokens": int(totals.get("inputTokens", 0)),
+            "outputTokens": int(totals.get("outputTokens", 0)),
             "seconds": round(seconds, 3),
         },
     }

@@ -14,6 +14,7 @@ from graph.llm import ask_json
 from graph.schemas import Intent, dump
 from graph.services import Services
 from graph.state import State
+from nodes import history_log
 from nodes.common import ROUND_RESET
 from nodes.hints import Hints, read_hints
 from prompts.render import intent_messages
@@ -48,6 +49,7 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         proposed = None
     return {
         **ROUND_RESET,
+        **history_log.bounded(state, runtime),
         "round": int(state.get("round") or 0) + 1,
         "step": 0,
         "workflow_mode": context.workflow_mode,

@@ -9,14 +9,16 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.instrument import context_of
-from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation, dump
+from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation
 from graph.services import Services
 from graph.state import State
+from nodes import history_log
 from nodes.common import intent_of
 from nodes.strategies import record
+from prompts.render import SHOWN_LEARNINGS
 from prompts.templates import clip
 
-MAX_LEARNINGS = 6
+MAX_LEARNINGS = SHOWN_LEARNINGS  # state keeps no more than Stage 1 shows: every checkpoint holds them
 _APPROACH_KEYS = ("aiPrompt", "query", "title")
 
 
@@ -56,7 +58,7 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         learnings=[*selection.learnings[:2], lesson],
     )
     learnings = [*(state.get("learnings") or []), lesson][-MAX_LEARNINGS:]
-    return {"history": [dump(entry)], "learnings": learnings}
+    return {**history_log.record(state, runtime, entry), "learnings": learnings}
 
 
 def outcome_of(result: ActionResult, validation: ContentValidation) -> Literal["met", "progress", "failed"]:

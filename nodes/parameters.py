@@ -10,11 +10,12 @@ from graph.context import Context
 from graph.errors import ModelOutputInvalid, StepFailed
 from graph.instrument import context_of
 from graph.llm import ask_json
-from graph.schemas import ActionSelection, HistoryEntry, ParametersAnswer, dump
+from graph.schemas import ActionSelection, HistoryEntry, ParametersAnswer
 from graph.services import Services
 from graph.state import State
+from nodes import history_log
 from nodes.arguments import prepare_arguments, stage2_fields
-from nodes.common import fingerprint, intent_of, round_history
+from nodes.common import fingerprint, intent_of
 from nodes.shapes import parameters_shape
 from prompts.render import parameters_messages
 from tools.catalog import lookup
@@ -26,9 +27,13 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     selection = ActionSelection.model_validate(state["selection"])
     entry = lookup(selection.action)
     if entry is None:  # select validated it; the catalog changed between checkpoint and resume
-        return _failed(state, selection, f"action {selection.action} is no longer registered")
+        return _failed(state, runtime, selection, f"action {selection.action} is no longer registered")
     intent = intent_of(state)
-    failed = {fingerprint(e.action, e.parameters) for e in round_history(state) if e.action and e.outcome == "failed"}
+    failed = {
+        fingerprint(e.action, e.parameters)
+        for e in history_log.current_round(state, runtime)
+        if e.action and e.outcome == "failed"
+    }
     fields = stage2_fields(selection, entry)
     messages = parameters_messages(
         action=selection.action,
@@ -47,11 +52,11 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
             what="Stage 2 parameters",
         )
     except (StepFailed, ModelOutputInvalid) as exc:
-        return _failed(state, selection, str(exc))
+        return _failed(state, runtime, selection, str(exc))
     return {"parameters": arguments}
 
 
-def _failed(state: State, selection: ActionSelection, reason: str) -> dict[str, Any]:
+def _failed(state: State, runtime: Runtime[Context], selection: ActionSelection, reason: str) -> dict[str, Any]:
     entry = HistoryEntry(
         round=int(state.get("round") or 1),
         step=int(state.get("step") or 1),
@@ -61,4 +66,4 @@ def _failed(state: State, selection: ActionSelection, reason: str) -> dict[str, 
         findings=[reason],
         learnings=list(selection.learnings),
     )
-    return {"step_error": reason, "history": [dump(entry)]}
+    return {"step_error": reason, **history_log.record(state, runtime, entry)}

@@ -17,6 +17,7 @@ from graph.llm import ask_json
 from graph.schemas import ActionPlan, ActionSelection, HistoryEntry, PlannedAction, dump
 from graph.services import Services
 from graph.state import State
+from nodes import history_log
 from nodes.arguments import prepare_arguments
 from nodes.common import STEP_RESET, document_index, intent_of
 from prompts.render import plan_messages
@@ -33,7 +34,7 @@ def plan(state: State, runtime: Runtime[Context], services: Services) -> dict[st
         request=state["prompt"],
         intent=intent,
         methods=methods,
-        documents=document_index(state).render(),
+        documents=document_index(state, history_log.complete(state, runtime)).render(),
         round_=int(state.get("round") or 1),
         max_steps=context.max_steps,
     )
@@ -43,7 +44,7 @@ def plan(state: State, runtime: Runtime[Context], services: Services) -> dict[st
         )
     except (StepFailed, ModelOutputInvalid) as exc:
         failure = HistoryEntry(round=int(state.get("round") or 1), step=1, summary=f"planning failed: {exc}")
-        return {"plan": [], "step_error": str(exc), "history": [dump(failure)]}
+        return {"plan": [], "step_error": str(exc), **history_log.record(state, runtime, failure)}
     return {"plan": [dump(action) for action in action_plan.actions[: context.max_steps]]}
 
 
@@ -72,7 +73,7 @@ def plan_step(state: State, runtime: Runtime[Context], services: Services) -> di
     try:
         if entry is None:
             raise ParametersInvalid(f"action {planned.action} is not registered")
-        document_index(state).resolve_all(planned.requiredInputDocuments)
+        document_index(state, history_log.complete(state, runtime)).resolve_all(planned.requiredInputDocuments)
         arguments = prepare_arguments(entry, planned.parameters, selection, intent_of(state), context)
     except PaorError as exc:  # a bad planned action fails its step; the plan goes on, as the legacy mode did
         failure = HistoryEntry(
@@ -88,6 +89,6 @@ def plan_step(state: State, runtime: Runtime[Context], services: Services) -> di
             "step": step,
             "selection": dump(selection),
             "step_error": str(exc),
-            "history": [dump(failure)],
+            **history_log.record(state, runtime, failure),
         }
     return {**STEP_RESET, "step": step, "selection": dump(selection), "parameters": arguments}

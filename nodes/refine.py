@@ -1,50 +1,53 @@
-"""refine: continue or stop — budget and criteria rules first, the model's opinion second."""
+"""refine: continue or stop, by rule — it asks no model.
+
+The continue/stop judgement needs the same evidence as the content judgement, so validate's one judge call answers
+both (its verdict carries the decision and the hint) and refine applies the rules over it: criteria met at the
+quality threshold stop, so do max_steps, the budgets and a run of failures; a judge that sees no way to improve
+stops; otherwise the next step starts with the judge's hint or the deterministic checks' suggestion.
+"""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.errors import ModelOutputInvalid, StepFailed
 from graph.instrument import context_of
-from graph.llm import ask_json
-from graph.schemas import ContentValidation, Observation, RefinementDecision, dump
+from graph.schemas import ContentValidation, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
-from nodes.common import intent_of, round_history
-from prompts.render import refine_messages
-
-log = logging.getLogger(__name__)
+from nodes.history_log import window_of
 
 MAX_CONSECUTIVE_FAILURES = 3
 
 
 def refine(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    context = context_of(runtime)
-    decision = rule_decision(state, context)
-    if decision is None:
-        decision = _model_decision(state, context, services)
+    decision = rule_decision(state, context_of(runtime))
     return {
         "decision": dump(decision),
         "hint": decision.nextHint if decision.decision == "continue" else None,
     }
 
 
+def current_totals(state: State) -> dict[str, Any]:
+    """The running telemetry totals of the current round (empty before its first node has finished)."""
+    totals = state.get("telemetry") or {}
+    return totals if isinstance(totals, dict) and totals.get("round") == state.get("round", 0) else {}
+
+
 def spent(state: State) -> tuple[int, float]:
     """Tokens and node-seconds of the current round (seconds of work, so a resumed run is not penalised)."""
-    current = state.get("round", 0)
-    records = [t for t in state.get("telemetry") or [] if t.get("round") == current]
-    tokens = sum(int(t.get("inputTokens", 0)) + int(t.get("outputTokens", 0)) for t in records)
-    return tokens, sum(float(t.get("durationS", 0.0)) for t in records)
+    totals = current_totals(state)
+    tokens = int(totals.get("inputTokens", 0)) + int(totals.get("outputTokens", 0))
+    return tokens, float(totals.get("seconds", 0.0))
 
 
-def rule_decision(state: State, context: Context) -> RefinementDecision | None:
+def rule_decision(state: State, context: Context) -> RefinementDecision:
     step = int(state.get("step") or 0)
     raw = state.get("validation")
     validation = ContentValidation.model_validate(raw) if raw else None
+    progress = _progress(validation)
     if validation and validation.overallSuccess and validation.qualityScore >= context.quality_threshold:
         return RefinementDecision(
             decision="stop",
@@ -52,48 +55,46 @@ def rule_decision(state: State, context: Context) -> RefinementDecision | None:
             progress=100,
         )
     if step >= context.max_steps:
-        return RefinementDecision(decision="stop", reason=f"max_steps ({context.max_steps}) reached")
+        return RefinementDecision(decision="stop", reason=f"max_steps ({context.max_steps}) reached", progress=progress)
     tokens, seconds = spent(state)
     if tokens >= context.token_budget:
-        return RefinementDecision(decision="stop", reason=f"token budget spent ({tokens} ≥ {context.token_budget})")
+        return RefinementDecision(
+            decision="stop", reason=f"token budget spent ({tokens} ≥ {context.token_budget})", progress=progress
+        )
     if seconds >= context.time_budget_s:
         return RefinementDecision(
-            decision="stop", reason=f"time budget spent ({seconds:.1f}s ≥ {context.time_budget_s:.0f}s)"
+            decision="stop",
+            reason=f"time budget spent ({seconds:.1f}s ≥ {context.time_budget_s:.0f}s)",
+            progress=progress,
         )
-    recent = round_history(state)[-MAX_CONSECUTIVE_FAILURES:]
+    recent = [e for e in window_of(state) if e.round == state.get("round", 0)][-MAX_CONSECUTIVE_FAILURES:]
     if len(recent) == MAX_CONSECUTIVE_FAILURES and all(e.outcome == "failed" for e in recent):
-        return RefinementDecision(decision="stop", reason=f"no progress in the last {MAX_CONSECUTIVE_FAILURES} steps")
+        return RefinementDecision(
+            decision="stop", reason=f"no progress in the last {MAX_CONSECUTIVE_FAILURES} steps", progress=progress
+        )
     if state.get("step_error") or validation is None:
         return RefinementDecision(
             decision="continue", reason=f"step {step} failed: {state.get('step_error') or 'no result'}"
         )
-    return None
-
-
-def _model_decision(state: State, context: Context, services: Services) -> RefinementDecision:
-    validation = ContentValidation.model_validate(state["validation"])
-    tokens, seconds = spent(state)
-    progress = (
-        f"step {state.get('step')} of {context.max_steps}; criteria met "
-        f"{sum(validation.successCriteriaMet)}/{len(validation.successCriteriaMet)}; "
-        f"tokens {tokens}/{context.token_budget}; seconds {seconds:.1f}/{context.time_budget_s:.0f}"
-    )
-    messages = refine_messages(
-        request=state["prompt"],
-        intent=intent_of(state),
-        observation=Observation.model_validate(state["observation"]),
-        validation=validation,
+    judged = state.get("decision")  # the judge's proposal, made by validate in the same call as its verdict
+    if judged:
+        proposal = RefinementDecision.model_validate(judged)
+        hint = proposal.nextHint or _suggestion(validation)
+        return proposal.model_copy(update={"nextHint": hint if proposal.decision == "continue" else None})
+    return RefinementDecision(
+        decision="continue",
+        reason="; ".join(validation.issues[:2]) or "criteria not met yet",
         progress=progress,
+        nextHint=_suggestion(validation),
     )
-    try:
-        return ask_json(
-            services.llm(context),
-            messages,
-            RefinementDecision,
-            RefinementDecision.model_validate,
-            what="refinement",
-        )
-    except (StepFailed, ModelOutputInvalid) as exc:
-        log.warning("refinement model unavailable, continuing by rule: %s", exc)
-        hint = validation.improvementSuggestions[0] if validation.improvementSuggestions else None
-        return RefinementDecision(decision="continue", reason="criteria not met yet", nextHint=hint)
+
+
+def _suggestion(validation: ContentValidation) -> str | None:
+    return validation.improvementSuggestions[0] if validation.improvementSuggestions else None
+
+
+def _progress(validation: ContentValidation | None) -> int:
+    """The share of success criteria met, in percent."""
+    if validation is None or not validation.successCriteriaMet:
+        return 0
+    return round(100 * sum(validation.successCriteriaMet) / len(validation.successCriteriaMet))

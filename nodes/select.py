@@ -13,7 +13,8 @@ from graph.llm import ask_json
 from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from graph.services import Services
 from graph.state import State
-from nodes.common import STEP_RESET, document_index, history_of, intent_of
+from nodes import history_log
+from nodes.common import STEP_RESET, document_index, intent_of
 from nodes.shapes import selection_shape
 from nodes.strategies import pattern_of, recall
 from prompts.history import render_history
@@ -28,7 +29,7 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
     step = int(state.get("step") or 0) + 1
     round_ = int(state.get("round") or 1)
     intent = intent_of(state)
-    index = document_index(state)
+    index = document_index(state, history_log.complete(state, runtime))
     entries = usable_entries(allowed_entries(context.allowed_method_names), index)
     strategies = recall(runtime.store, intent) if context.learning else []
     messages = selection_messages(
@@ -39,7 +40,7 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         documents=index.render(),
         learnings=state.get("learnings") or [],
         hint=state.get("hint"),
-        history=render_history(history_of(state), round_),
+        history=render_history(history_log.window_of(state), round_),
         step=step,
         max_steps=context.max_steps,
     )
@@ -53,7 +54,7 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         )
     except (StepFailed, ModelOutputInvalid) as exc:
         failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
-        return {**STEP_RESET, "step": step, "step_error": str(exc), "history": [dump(failure)]}
+        return {**STEP_RESET, "step": step, "step_error": str(exc), **history_log.record(state, runtime, failure)}
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
     return {**STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
 

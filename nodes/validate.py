@@ -1,4 +1,7 @@
-"""validate: a compact Observation of the result, and the content checked against the intent."""
+"""validate: a compact Observation of the result, and the content checked against the intent.
+
+When the deterministic checks leave criteria undecided, one judge call answers both the content judgement and the
+continue/stop proposal with its hint, so refine never has to ask the model again."""
 
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from graph.schemas import (
     Intent,
     Observation,
     Preview,
+    RefinementDecision,
     dump,
 )
 from graph.services import Services
@@ -37,7 +41,8 @@ READ_LIMIT = 8 * 1024 * 1024  # validation reads at most this much of one docume
 
 
 def validate(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    """Deterministic checks first; the model judges only criteria that code could not decide."""
+    """Deterministic checks first; the model judges only criteria that code could not decide (and proposes the
+    refinement decision in the same answer)."""
     context = context_of(runtime)
     result = ActionResult.model_validate(state["result"])
     intent = intent_of(state)
@@ -64,9 +69,26 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
     undecided = [i for i in range(len(intent.successCriteria)) if i not in report.verdicts]
     judgement = None
     if undecided and report.all_passed:
-        judgement = _judge(services, context, state["prompt"], intent, report, undecided, observation)
+        progress = f"step {state.get('step') or 1} of at most {context.max_steps}"
+        judgement = _judge(services, context, state["prompt"], intent, report, undecided, observation, progress)
     validation = combine(intent, report, undecided, judgement)
-    return {"observation": dump(observation), "validation": dump(validation)}
+    update = {"observation": dump(observation), "validation": dump(validation)}
+    if judgement is not None:  # the judge's continue/stop proposal; refine applies its rules over it
+        update["decision"] = dump(proposed_decision(judgement, validation))
+    return update
+
+
+def proposed_decision(judgement: ContentJudgement, validation: ContentValidation) -> RefinementDecision:
+    """The RefinementDecision the judge's answer carries (spec 5): its decision; the issues it found are the
+    reason and its first improvement suggestion the hint, so the answer repeats nothing."""
+    met = validation.successCriteriaMet
+    hint = validation.improvementSuggestions[0] if validation.improvementSuggestions else None
+    return RefinementDecision(
+        decision=judgement.decision,
+        reason="; ".join(judgement.issues[:2]) or "criteria not met yet",
+        progress=round(100 * sum(met) / len(met)) if met else 0,
+        nextHint=hint if judgement.decision == "continue" else None,
+    )
 
 
 def build_observation(result: ActionResult, documents: Sequence[tuple[DocumentRef, bytes]]) -> Observation:
@@ -98,6 +120,7 @@ def _judge(
     report: CheckReport,
     undecided: list[int],
     observation: Observation,
+    progress: str,
 ) -> ContentJudgement | None:
     criteria = [intent.successCriteria[i] for i in undecided]
 
@@ -113,6 +136,7 @@ def _judge(
         checked=[f"{c.name}: {'ok' if c.passed else 'FAILED'} — {c.detail}" for c in report.checks],
         criteria=criteria,
         observation=observation,
+        progress=progress,
     )
     try:
         return ask_json(services.llm(context), messages, ContentJudgement, parse, what="content judgement")

@@ -9,7 +9,6 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from graph.schemas import (
     ActionSelection,
-    ContentValidation,
     Intent,
     Observation,
     ParameterField,
@@ -17,6 +16,8 @@ from graph.schemas import (
     Strategy,
 )
 from prompts.templates import clip, fill, untrusted
+
+SHOWN_LEARNINGS = 4  # Stage 1 shows the newest learnings only
 
 _SELECTION_EXAMPLE = ActionSelection(
     action="method.action",
@@ -76,7 +77,7 @@ def selection_messages(
         strategies=render_strategies(strategies),
         catalog=catalog,
         documents=documents,
-        learnings="\n".join(f"- {clip(item, 200)}" for item in learnings[-4:]) or "(none)",
+        learnings="\n".join(f"- {clip(item, 200)}" for item in learnings[-SHOWN_LEARNINGS:]) or "(none)",
         hint=hint or "(none)",
         history=history,
         step=step,
@@ -108,7 +109,13 @@ def parameters_messages(
 
 
 def judge_messages(
-    *, request: str, intent: Intent, checked: Sequence[str], criteria: Sequence[str], observation: Observation
+    *,
+    request: str,
+    intent: Intent,
+    checked: Sequence[str],
+    criteria: Sequence[str],
+    observation: Observation,
+    progress: str,
 ) -> list[BaseMessage]:
     previews = "\n".join(untrusted(p.snippet, p.name) for p in observation.previews) or "(no content)"
     user = fill(
@@ -118,26 +125,9 @@ def judge_messages(
         checked="\n".join(f"- {c}" for c in checked) or "(nothing)",
         criteria="\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1)),
         previews=previews,
-    )
-    return [SystemMessage(content=fill("judge")), HumanMessage(content=user)]
-
-
-def refine_messages(
-    *, request: str, intent: Intent, observation: Observation, validation: ContentValidation, progress: str
-) -> list[BaseMessage]:
-    obs = observation.model_dump(mode="json")
-    obs["previews"] = [
-        {"name": p.name, "mime": p.mime, "snippet": untrusted(p.snippet, p.name)} for p in observation.previews
-    ]
-    user = fill(
-        "refine_user",
-        request=request,
-        intent=_json(intent.model_dump(mode="json")),
-        observation=_json(obs),
-        validation=_json(validation.model_dump(mode="json")),
         progress=progress,
     )
-    return [SystemMessage(content=fill("refine")), HumanMessage(content=user)]
+    return [SystemMessage(content=fill("judge")), HumanMessage(content=user)]
 
 
 _FORMAT_RULES = {

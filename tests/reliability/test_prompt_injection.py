@@ -54,7 +54,6 @@ def selection(action: str, refs: list[str], objective: str = "Work on the docume
 
 NO_PARAMETERS = {"schema": "parameters_v1", "parameters": {}}
 SUMMARY_INTENT = {"dataType": "text", "expectedFormat": "markdown", "successCriteria": ["a summary of the report"]}
-CONTINUE = {"decision": "continue", "reason": "summarise next", "progress": 50}
 REJECT = {"criteriaMet": [False], "qualityScore": 0.2, "issues": ["not a summary yet"]}
 
 
@@ -80,7 +79,6 @@ def test_injected_document_text_reaches_prompts_only_inside_untrusted_blocks(
             {"schema": "parameters_v1", "parameters": {"aiPrompt": "Summarise the report"}},
         ],
         text=["Revenue grew four percent in the quarter."],
-        RefinementDecision=[CONTINUE],
         ContentJudgement=[REJECT],
     )
     rctx.max_steps = 2
@@ -107,7 +105,6 @@ def test_an_obeying_model_cannot_reach_the_metadata_service_through_web_crawl(
         Intent=[json.dumps(SUMMARY_INTENT)],
         ActionSelection=[selection("web.crawl", ["docList:input"], "Read the linked page"), obey],
         ParametersAnswer=[NO_PARAMETERS],
-        RefinementDecision=[CONTINUE],
         ContentJudgement=[REJECT],
     )
     rctx.max_steps = 2
@@ -187,7 +184,6 @@ def test_raw_html_from_the_model_is_escaped_in_generated_reports(
         ],
         ParametersAnswer=[{"schema": "parameters_v1", "parameters": {"aiPrompt": "Write the findings"}}, report],
         text=[hostile],
-        RefinementDecision=[CONTINUE],
     )
     rctx.max_steps = 2
     out = invoke(graph, rctx, "xss", prompt="Write my findings as an HTML report")

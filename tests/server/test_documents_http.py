@@ -89,7 +89,6 @@ def _script(llm: ScriptedLLM) -> None:
     llm.on("ActionSelection", _by_scenario(SUMMARY_SELECTION, scenarios.selection))
     llm.on("ParametersAnswer", _by_scenario(SUMMARY_PARAMETERS, scenarios.parameters))
     llm.on("text", _by_scenario(_summary, scenarios.ai_process))
-    llm.on("RefinementDecision", scenarios.REFINE_CONTINUE)
     llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
 
 

@@ -92,7 +92,7 @@ def test_thread_state_and_history(client: Any, primes_run: tuple[str, dict[str, 
     assert state["next"] == []
     assert state["values"]["status"] == "completed"
     assert state["values"]["history"] == out["history"]
-    assert {t["node"] for t in state["values"]["telemetry"]} >= ALL_NODES
+    assert set(state["values"]["telemetry"]["nodes"]) >= ALL_NODES
 
     checkpoints = client.threads.get_history(thread_id, limit=100)
     assert len(checkpoints) >= 1 + 6 * 2 + 1  # input, intent … finalize over two steps

@@ -44,5 +44,4 @@ def script_code(
         .on("ActionSelection", code_selection(objective, documents, schema=schema))
         .on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"code": program}})
         .on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
-        .on("RefinementDecision", {"decision": "stop", "reason": "the program failed", "progress": 0})
     )

@@ -67,14 +67,6 @@ def ai_process(request: RecordedRequest) -> str:
     return DATA_ANSWER if DATA_PROMPT in request.text else CODE_ANSWER
 
 
-REFINE_CONTINUE = {
-    "decision": "continue",
-    "reason": "the result is code, not the numbers",
-    "progress": 10,
-    "nextHint": "Ask for the numbers directly.",
-}
-
-
 def script_primes(llm: ScriptedLLM, tool_answer: Callable[[RecordedRequest], str] = ai_process) -> ScriptedLLM:
     """The primes scenario of issue 2: code first, then data once the model has learned."""
     return (
@@ -82,5 +74,4 @@ def script_primes(llm: ScriptedLLM, tool_answer: Callable[[RecordedRequest], str
         .on("ActionSelection", selection)
         .on("ParametersAnswer", parameters)
         .on("text", tool_answer)
-        .on("RefinementDecision", REFINE_CONTINUE)
     )

@@ -19,6 +19,7 @@ import re
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,7 +27,7 @@ from typing import Any, TypeAlias
 
 from langchain_openai import ChatOpenAI
 
-__all__ = ["HTTPError", "RecordedRequest", "Response", "ScriptedLLM", "route_for"]
+__all__ = ["HTTPError", "Latency", "RecordedRequest", "Response", "ScriptedLLM", "route_for"]
 
 #: Fixed ``created`` timestamp so answers are byte-for-byte reproducible.
 CREATED = 1_700_000_000
@@ -61,12 +62,31 @@ def _content_text(content: Any) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class Latency:
+    """How long a real endpoint would take to answer: a per-request base, plus prompt tokens at `prompt_tps` and
+    output tokens at `output_tps` (output tokens dominate a short prompt's latency). The server records each
+    request's modelled seconds and sleeps `time_scale` times that (0: only recorded, as the benchmarks use it,
+    adding the modelled seconds to the measured framework time of a sequential run)."""
+
+    base_s: float = 0.4
+    prompt_tps: float = 5000.0
+    output_tps: float = 60.0
+    time_scale: float = 0.0
+    count: Callable[[str], int] = field(default=lambda text: max(1, len(text) // 4))
+
+    def seconds(self, prompt: str, output: str) -> float:
+        return self.base_s + self.count(prompt) / self.prompt_tps + self.count(output) / self.output_tps
+
+
 @dataclass
 class RecordedRequest:
     """One chat-completions request as the server saw it, so tests can assert on what was sent."""
 
     route: str
     body: dict[str, Any]
+    answer: str = ""  # the text answered (tool-call arguments for a forced function), "" for an error
+    latency_s: float = 0.0  # modelled seconds of this request, with a `Latency`
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -166,13 +186,16 @@ class ScriptedLLM:
         reject_response_formats: Iterable[str] = (),
         reject_body_keys: Iterable[str] = (),
         obey_max_tokens: bool = True,
+        latency: Latency | None = None,
     ) -> None:
         """``reject_response_formats``: ``response_format.type`` values answered with HTTP 500 (simulates servers
         such as llama.cpp that do not support ``json_schema``); ``reject_body_keys``: request keys answered with
         HTTP 400 (``tools`` for a server without function calling, ``guided_json`` for one without guided
         decoding). Like a real server, an answer longer than the request's ``max_tokens`` is cut there, with
-        ``finish_reason: length`` (``obey_max_tokens=False``: a server that ignores the limit)."""
+        ``finish_reason: length`` (``obey_max_tokens=False``: a server that ignores the limit). ``latency``: the
+        model of a real endpoint's answer time, see `Latency`."""
         self.obey_max_tokens = obey_max_tokens
+        self.latency = latency
         self.reject_response_formats: frozenset[str] = frozenset(reject_response_formats)
         self.reject_body_keys: frozenset[str] = frozenset(reject_body_keys)
         self.requests: list[RecordedRequest] = []
@@ -321,6 +344,11 @@ class ScriptedLLM:
         cut = self.obey_max_tokens and isinstance(limit, int) and _tokens(answer) > limit
         if cut:
             answer = answer[: 4 * int(limit)]
+        request.answer = answer
+        if self.latency is not None:
+            request.latency_s = self.latency.seconds(request.text, answer)
+            if self.latency.time_scale > 0:
+                time.sleep(request.latency_s * self.latency.time_scale)
         usage = {"prompt_tokens": _tokens(request.text), "completion_tokens": _tokens(answer)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         if as_tool_call:

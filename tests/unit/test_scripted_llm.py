@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -11,7 +12,7 @@ import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM, route_for
+from tests.support.scripted_llm import HTTPError, Latency, RecordedRequest, ScriptedLLM, route_for
 
 
 class Verdict(BaseModel):
@@ -236,3 +237,16 @@ def test_base_url_requires_running_server() -> None:
     finally:
         server.stop()
     server.stop()  # idempotent
+
+
+def test_latency_model_prices_each_request_and_sleeps_its_scaled_time() -> None:
+    latency = Latency(base_s=0.4, prompt_tps=100.0, output_tps=10.0, time_scale=0.05, count=lambda t: len(t.split()))
+    with ScriptedLLM(latency=latency) as server:
+        server.on("text", "one two three four five")
+        started = time.perf_counter()
+        server.model().invoke([HumanMessage(content=" ".join(["word"] * 50))])
+        elapsed = time.perf_counter() - started
+    [request] = server.requests
+    assert request.answer == "one two three four five"
+    assert request.latency_s == pytest.approx(0.4 + 50 / 100 + 5 / 10)  # base + prompt + output
+    assert elapsed >= 0.05 * request.latency_s  # served after the scaled delay

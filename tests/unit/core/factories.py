@@ -85,7 +85,7 @@ def state(intent: Intent | None = None, **overrides: Any) -> dict[str, Any]:
         "history": [],
         "learnings": [],
         "hint": None,
-        "telemetry": [],
+        "telemetry": {},
     }
     return {**values, **overrides}
 

@@ -48,10 +48,7 @@ def test_met_criteria_complete_the_run_with_the_best_steps_documents(services: S
         entry(step=1, action="ai.process", documents=[code], qualityScore=0.2),
         entry(step=2, action="ai.process", documents=[data], success=True, qualityScore=1.0),
     ]
-    telemetry = [
-        {"node": "select", "round": 1, "step": 1, "durationS": 0.25, "inputTokens": 100, "outputTokens": 20},
-        {"node": "select", "round": 0, "step": 1, "durationS": 9.0, "inputTokens": 999, "outputTokens": 999},
-    ]
+    telemetry = {"round": 1, "seconds": 0.25, "inputTokens": 100, "outputTokens": 20, "nodes": {}}
     out = _finalize(
         services,
         context,

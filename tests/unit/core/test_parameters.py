@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langgraph.runtime import ExecutionInfo, Runtime
 from langgraph.store.memory import InMemoryStore
 
 from graph.builder import after_parameters
@@ -232,3 +233,18 @@ def test_parameters_of_an_intermediate_step_may_be_used_again(
     progress = {**_failed_attempt(context, round_=1), "outcome": "progress"}
     update = _parameters(services, context, history=[progress])
     assert update["parameters"]["aiPrompt"] == CODE_PROMPT
+
+
+def test_a_failure_older_than_the_state_window_is_still_never_repeated(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    """State keeps only the newest steps; the failed attempt of step 1 is found in the thread's store record."""
+    store = InMemoryStore()
+    old = _failed_attempt(context, round_=1)
+    store.put(("paor", "history", "t1"), "00001-00001", old)
+    later = [entry(round_=1, step=s, action="ai.process", outcome="progress") for s in range(2, 12)]
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT))
+    current = state(step=12, selection=dump(selection()), history=later[-8:])
+    info = ExecutionInfo(checkpoint_id="c", checkpoint_ns="", task_id="task", thread_id="t1")
+    update = parameters(current, Runtime(context=context, store=store, execution_info=info), services)
+    assert "already failed" in update["step_error"]

@@ -1,4 +1,4 @@
-"""refine: rules (criteria, max_steps, budgets, repeated failure) first; the model only when rules cannot decide."""
+"""refine decides by rule (criteria, max_steps, budgets, failures, the judge's proposal); it never asks a model."""
 
 from __future__ import annotations
 
@@ -12,7 +12,15 @@ from nodes.refine import refine
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import entry, runtime, state
 
-CONTINUE = {"decision": "continue", "reason": "quality too low", "progress": 60, "nextHint": "Be more precise."}
+
+def _proposal(decision: str, reason: str, hint: str | None = None) -> dict[str, Any]:
+    """What validate writes when its judge call answered: the judge's continue/stop proposal."""
+    return dump(RefinementDecision(decision=decision, reason=reason, progress=50, nextHint=hint))  # type: ignore[arg-type]
+
+
+def _spent(round_: int = 1, seconds: float = 0.1, tokens: int = 0) -> dict[str, Any]:
+    """Running telemetry totals as graph.state.add_totals keeps them."""
+    return {"round": round_, "seconds": seconds, "inputTokens": tokens, "outputTokens": 0, "nodes": {}}
 
 
 def _validation(success: bool = True, quality: float = 0.95) -> dict[str, Any]:
@@ -55,22 +63,45 @@ def test_stop_when_criteria_are_met_at_the_quality_threshold(
     assert scripted_llm.requests == []
 
 
-def test_met_criteria_below_the_quality_threshold_ask_the_model(
+def test_unmet_criteria_continue_by_rule_with_the_checks_suggestion(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
-    scripted_llm.on("RefinementDecision", CONTINUE)
     decision = _refine(services, context, _observed(validation=_validation(quality=0.5)))
-    assert decision.decision == "continue" and decision.nextHint == "Be more precise."
-    [request] = scripted_llm.requests_for("RefinementDecision")
-    assert "step 1 of 5" in request.text and "criteria met 1/1" in request.text
+    assert decision.decision == "continue" and decision.progress == 100
+    decision = _refine(services, context, _observed(validation=_validation(success=False)))
+    assert decision.decision == "continue" and decision.reason == "not all primes"
+    assert decision.nextHint == "Deliver only primes." and decision.progress == 0
+    assert scripted_llm.requests == []
 
 
-def test_model_may_stop_when_no_action_can_improve(
+def test_the_judges_stop_ends_the_run_when_no_action_can_improve(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
-    scripted_llm.on("RefinementDecision", {"decision": "stop", "reason": "nothing more to gain", "progress": 70})
-    decision = _refine(services, context, _observed(validation=_validation(success=False)))
+    proposal = _proposal("stop", "nothing more to gain")
+    decision = _refine(services, context, _observed(validation=_validation(success=False), decision=proposal))
     assert decision.decision == "stop" and decision.reason == "nothing more to gain"
+    assert scripted_llm.requests == []
+
+
+def test_the_judges_hint_leads_the_next_step_and_the_checks_fill_a_missing_one(
+    services: Services, context: Context
+) -> None:
+    proposal = _proposal("continue", "regions missing", "Cover Asia next.")
+    decision = _refine(services, context, _observed(validation=_validation(success=False), decision=proposal))
+    assert decision.decision == "continue" and decision.nextHint == "Cover Asia next."
+    proposal = _proposal("continue", "regions missing")
+    decision = _refine(services, context, _observed(validation=_validation(success=False), decision=proposal))
+    assert decision.nextHint == "Deliver only primes."
+
+
+def test_rules_overrule_the_judge(services: Services, context: Context) -> None:
+    """Met criteria stop even if the judge said continue; max_steps stops even if it did not say stop."""
+    proposal = _proposal("continue", "could be prettier", "Polish it.")
+    assert _refine(services, context, _observed(decision=proposal)).decision == "stop"
+    context.max_steps = 1
+    assert _refine(services, context, _observed(validation=_validation(False), decision=proposal)).reason == (
+        "max_steps (1) reached"
+    )
 
 
 def test_stop_at_max_steps(scripted_llm: ScriptedLLM, services: Services, context: Context) -> None:
@@ -82,10 +113,7 @@ def test_stop_at_max_steps(scripted_llm: ScriptedLLM, services: Services, contex
 
 def test_stop_when_the_token_budget_is_spent(scripted_llm: ScriptedLLM, services: Services, context: Context) -> None:
     context.token_budget = 1_000
-    telemetry = [
-        {"node": "select", "round": 1, "step": 1, "durationS": 0.1, "inputTokens": 700, "outputTokens": 100},
-        {"node": "act", "round": 1, "step": 1, "durationS": 0.1, "inputTokens": 150, "outputTokens": 50},
-    ]
+    telemetry = {**_spent(tokens=850), "outputTokens": 150}
     decision = _refine(services, context, _observed(validation=_validation(False), telemetry=telemetry))
     assert decision.decision == "stop" and decision.reason.startswith("token budget spent (1000")
     assert scripted_llm.requests == []
@@ -95,15 +123,14 @@ def test_tokens_of_earlier_rounds_do_not_count_against_this_rounds_budget(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
     context.token_budget = 1_000
-    scripted_llm.on("RefinementDecision", CONTINUE)
-    telemetry = [{"node": "act", "round": 1, "step": 1, "durationS": 0.1, "inputTokens": 5_000, "outputTokens": 0}]
+    telemetry = _spent(round_=1, tokens=5_000)
     decision = _refine(services, context, _observed(round=2, validation=_validation(False), telemetry=telemetry))
     assert decision.decision == "continue"
 
 
 def test_stop_when_the_time_budget_is_spent(scripted_llm: ScriptedLLM, services: Services, context: Context) -> None:
     context.time_budget_s = 5
-    telemetry = [{"node": "act", "round": 1, "step": 1, "durationS": 6.5, "inputTokens": 0, "outputTokens": 0}]
+    telemetry = _spent(seconds=6.5)
     decision = _refine(services, context, _observed(validation=_validation(False), telemetry=telemetry))
     assert decision.decision == "stop" and decision.reason.startswith("time budget spent (6.5s")
     assert scripted_llm.requests == []
@@ -120,7 +147,6 @@ def test_stop_after_three_consecutive_failures(scripted_llm: ScriptedLLM, servic
 def test_two_failures_after_a_success_do_not_stop_the_run(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
-    scripted_llm.on("RefinementDecision", CONTINUE)
     history = [entry(step=1, success=True), entry(step=2), entry(step=3)]
     decision = _refine(services, context, _observed(step=3, validation=_validation(False), history=history))
     assert decision.decision == "continue"
@@ -135,28 +161,10 @@ def test_failed_step_continues_without_asking_the_model(
     assert scripted_llm.requests == []
 
 
-def test_model_failure_continues_by_rule_with_the_validation_hint(
-    llama_llm: ScriptedLLM, llama_services: Services, context: Context
-) -> None:
-    llama_llm.on("RefinementDecision", {"decision": "maybe"})
-    decision = _refine(llama_services, context, _observed(validation=_validation(success=False)))
-    assert decision.decision == "continue" and decision.reason == "criteria not met yet"
-    assert decision.nextHint == "Deliver only primes."
-    assert len([r for r in llama_llm.requests if r.schema_grammar]) == 2
-
-
-def test_unavailable_model_continues_by_rule(scripted_llm: ScriptedLLM, services: Services, context: Context) -> None:
-    # Nothing scripted for "RefinementDecision": the endpoint answers HTTP 500 to every request.
-    decision = _refine(services, context, _observed(validation=_validation(success=False)))
-    assert decision.decision == "continue" and decision.nextHint == "Deliver only primes."
-
-
 def test_intermediate_results_are_not_counted_as_failures(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
     context.max_steps = 10
-    scripted_llm.on("RefinementDecision", CONTINUE)
     history = [entry(step=s, outcome="progress") for s in (1, 2, 3)]
     decision = _refine(services, context, _observed(step=3, validation=_validation(False), history=history))
     assert decision.decision == "continue"
-    assert len(scripted_llm.requests_for("RefinementDecision")) == 1

@@ -9,7 +9,15 @@ import pytest
 from sympy import prime, primerange
 
 from graph.context import Context
-from graph.schemas import PREVIEW_LIMIT, SNIPPET_CHARS, ActionResult, ContentValidation, Observation, dump
+from graph.schemas import (
+    PREVIEW_LIMIT,
+    SNIPPET_CHARS,
+    ActionResult,
+    ContentValidation,
+    Observation,
+    RefinementDecision,
+    dump,
+)
 from graph.services import Services
 from nodes.checks import extract_numbers, looks_like_code, run_checks
 from nodes.validate import build_observation, validate
@@ -276,3 +284,41 @@ def test_pretty_printed_json_data_is_not_mistaken_for_code() -> None:
     intent = summary_intent(dataType="table", expectedFormat="json", successCriteria=["valid json"])
     report = run_checks(intent, [_doc(text, mime="application/json", name="result.json")])
     assert report.all_passed, _failed(report)
+
+
+def test_the_judge_answers_the_refinement_decision_in_the_same_call(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    verdict = {
+        "criteriaMet": [False],
+        "qualityScore": 0.4,
+        "issues": ["the PDFs are not named"],
+        "improvementSuggestions": ["Name each PDF in its own paragraph."],
+    }
+    scripted_llm.on("ContentJudgement", {**verdict, "decision": "continue"}, {**verdict, "decision": "stop"})
+    store = DocumentStore(context.store_path)
+    doc = store.put_text(ENGLISH_SUMMARY, label="round1_task1_action1_process", name="result.md")
+    result = dump(ActionResult(success=True, resultLabel="round1_task1_action1_process", documents=[doc]))
+    current = state(intent=summary_intent(), step=2, result=result)
+
+    first = RefinementDecision.model_validate(validate(current, runtime(context), services)["decision"])
+    assert (first.decision, first.reason, first.nextHint) == (
+        "continue",
+        "the PDFs are not named",
+        "Name each PDF in its own paragraph.",
+    )
+    second = RefinementDecision.model_validate(validate(current, runtime(context), services)["decision"])
+    assert second.decision == "stop" and second.nextHint is None
+    judge = scripted_llm.requests_for("ContentJudgement")[0]
+    assert "step 2 of at most 5" in judge.text and "decision" in judge.system
+    assert [r.route for r in scripted_llm.requests] == ["ContentJudgement"] * 2  # one request per validation
+
+
+def test_no_proposal_when_code_decided_everything(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    store = DocumentStore(context.store_path)
+    doc = store.put_text(PYTHON, label="round1_task1_action1_process", name="result.md")
+    result = dump(ActionResult(success=True, resultLabel="round1_task1_action1_process", documents=[doc]))
+    update = validate(state(step=1, result=result), runtime(context), services)
+    assert "decision" not in update and scripted_llm.requests == []
