@@ -17,6 +17,7 @@ from graph.instrument import context_of
 from graph.schemas import ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
+from nodes.chat import show_result, show_step
 from nodes.common import document_index, intent_of, result_label
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
@@ -51,10 +52,12 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
         )
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}
+        show_step(label, entry.tool_name, arguments)
         output = _artifact(run_with_timeout(lambda: tool.invoke(call), context.tool_timeout_s))
     except Exception as exc:  # a tool failure is an observation, not a crash
         log.warning("%s failed: %s: %s", selection.action, type(exc).__name__, exc)
         failed = ActionResult(success=False, resultLabel=label, error=f"{type(exc).__name__}: {exc}")
+        show_result(label, entry.tool_name if entry else selection.action, failed.error or "", failed=True)
         return {"result": dump(failed)}
     limit = int(context.max_document_mb * 1024 * 1024)
     notes = [clip(note, NOTE_CHARS) for note in output.notes[:MAX_NOTES]]
@@ -73,6 +76,7 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
         notes=notes,
         error=None if refs else "the action produced no documents",
     )
+    show_result(label, entry.tool_name, result.summary or result.error or "", failed=not refs)
     return {"result": dump(result)}
 
 

@@ -30,6 +30,7 @@ ROUND_RESET: dict[str, Any] = {
     "stop_reason": "",
     "status": None,
     "totals": {},
+    "refused": None,
 }
 
 

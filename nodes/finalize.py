@@ -13,6 +13,7 @@ from graph.instrument import context_of
 from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
+from nodes.chat import answer_message
 from nodes.common import round_history
 from nodes.refine import spent
 from tools.documents import DocumentStore
@@ -35,9 +36,12 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     tokens, seconds = spent(state)
     records = [t for t in state.get("telemetry") or [] if t.get("round") == state.get("round")]
     where = _locator(services, runtime)
+    answer = _answer(best, services.documents(context), where, met=bool(met), reason=reason)
+    deliverables = [_deliverable(ref, where) for ref in best.documents] if best else []
     return {
-        "answer": _answer(best, services.documents(context), where, met=bool(met), reason=reason),
-        "deliverables": [_deliverable(ref, where) for ref in best.documents] if best else [],
+        "answer": answer,
+        "deliverables": deliverables,
+        "messages": [answer_message(answer, deliverables)],
         "status": "completed" if met else "incomplete",
         "stop_reason": reason,
         "totals": {
