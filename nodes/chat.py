@@ -23,6 +23,7 @@ from langgraph.graph.message import push_message
 
 from graph.errors import DocumentRejected
 from graph.state import State
+from tools.documents import safe_file_name
 
 _DATA_BLOCKS = ("file", "image", "audio", "video")
 
@@ -86,12 +87,13 @@ def chat_request(state: State) -> ChatRequest | None:
 
 
 def _name_of(block: dict[str, Any], number: int, mime: str) -> str:
-    """The file name the client gave (Agent Chat UI: metadata.filename / metadata.name), else one from the type."""
+    """The file name the client gave (Agent Chat UI: metadata.filename / metadata.name) without its path parts,
+    else one made from the type."""
     extras = block.get("extras") or {}
     metadata = extras.get("metadata") or {}
     for candidate in (block.get("filename"), extras.get("filename"), metadata.get("filename"), metadata.get("name")):
         if isinstance(candidate, str) and candidate.strip():
-            return candidate
+            return safe_file_name(candidate)
     return f"attachment-{number}.{mime.rsplit('/', 1)[-1]}"
 
 
