@@ -42,6 +42,7 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     try:
         if entry is None:
             raise LookupError(f"action {selection.action} is not registered")
+        show_step(label, entry.tool_name, arguments)
         deps = ToolDeps(
             llm=services.llm(context),
             store=store,
@@ -52,12 +53,12 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
         )
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}
-        show_step(label, entry.tool_name, arguments)
         output = _artifact(run_with_timeout(lambda: tool.invoke(call), context.tool_timeout_s))
     except Exception as exc:  # a tool failure is an observation, not a crash
         log.warning("%s failed: %s: %s", selection.action, type(exc).__name__, exc)
         failed = ActionResult(success=False, resultLabel=label, error=f"{type(exc).__name__}: {exc}")
-        show_result(label, entry.tool_name if entry else selection.action, failed.error or "", failed=True)
+        if entry is not None:
+            show_result(label, entry.tool_name, failed.error or "", failed=True)
         return {"result": dump(failed)}
     limit = int(context.max_document_mb * 1024 * 1024)
     notes = [clip(note, NOTE_CHARS) for note in output.notes[:MAX_NOTES]]
