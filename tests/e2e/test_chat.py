@@ -15,7 +15,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.errors import RequestRefused
 from graph.schemas import DocumentRef
-from tests.support.scenarios import PRIMES_PROMPT, script_primes
+from tests.support.scenarios import NOTES, PRIMES_PROMPT, REPORT_PROMPT, script_primes, script_report
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.builders import pdf_bytes
 from tools.documents import DocumentStore
@@ -134,3 +134,42 @@ def test_a_chat_streaming_messages_sees_each_step_as_a_tool_call_and_its_result_
     assert isinstance(seen[-1], AIMessage) and "2, 3, 5, 7, 11, 13" in seen[-1].text
     kept = graph.get_state(config).values["messages"]
     assert len(kept) == 2, "the steps were streamed, not written into the checkpoints"
+
+
+def test_what_a_chat_user_sees_of_a_three_step_run(
+    scripted_llm: ScriptedLLM, checkpointer: Any, store: Any, context: Context
+) -> None:
+    """The document comes as a chat attachment; the chat sees each step start and end, then the answer."""
+    script_report(scripted_llm)
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    notes = {
+        "type": "file",
+        "base64": base64.b64encode(NOTES.encode()).decode(),
+        "mime_type": "text/plain",
+        "filename": "notes.txt",
+    }
+    config = {"configurable": {"thread_id": "chat-three-steps"}}
+    seen = [m for m, _ in graph.stream(_chat(REPORT_PROMPT, notes), config, context=context, stream_mode="messages")]
+
+    shown = [
+        f"call {m.tool_calls[0]['name']}"
+        if isinstance(m, AIMessage) and m.tool_calls
+        else f"result {m.name} {m.status}"
+        if isinstance(m, ToolMessage)
+        else type(m).__name__
+        for m in seen
+    ]
+    assert shown == [
+        "call document_extract",
+        "result document_extract success",
+        "call ai_process",
+        "result ai_process success",
+        "call document_generate_report",
+        "result document_generate_report success",
+        "AIMessage",
+    ]
+    assert seen[1].content, "each result carries the step's summary"
+    final = graph.get_state(config).values
+    assert final["status"] == "completed" and len(final["history"]) == 3
+    assert seen[-1] == final["messages"][-1] and ".docx" in seen[-1].text
+    assert [type(m).__name__ for m in final["messages"]] == ["HumanMessage", "AIMessage"]
