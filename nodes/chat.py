@@ -68,7 +68,7 @@ class ChatRequest:
 def chat_request(state: State) -> ChatRequest | None:
     """The request of this round if it came as a message; None when `prompt` carries it."""
     human = next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage)), None)
-    if human is None or human.id == state.get("request_message"):
+    if human is None or (human.id is not None and human.id == state.get("request_message")):
         return None
     texts: list[str] = []
     attachments: list[Attachment] = []
