@@ -26,7 +26,7 @@ from nodes.common import ROUND_RESET
 from nodes.hints import Hints, read_hints
 from prompts.render import intent_messages
 from tools.catalog import allowed_entries, unavailable_notes
-from tools.documents import DocumentIndex
+from tools.documents import DocumentIndex, unique_name
 from tools.ingest import ingest_sources, store_checked
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,9 @@ def _analyse(
     context = context_of(runtime)
     allowed_entries(context.allowed_method_names)  # a misconfigured allow-list fails before any model call
     documents = [*(state.get("documents") or []), *(urls or [])]
-    inputs = [*(attached or []), *ingest_sources(documents, services.documents(context), context, services.inputs)]
+    sources = ingest_sources(documents, services.documents(context), context, services.inputs)
+    taken: set[str] = set()  # a chat attachment and a listed document may share a name; the index keys on names
+    inputs = [ref.model_copy(update={"name": unique_name(ref.name, taken)}) for ref in [*(attached or []), *sources]]
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
     shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}

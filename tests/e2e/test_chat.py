@@ -15,15 +15,11 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.errors import RequestRefused
 from graph.schemas import DocumentRef
+from tests.support.chat import ui_file_block, ui_message
 from tests.support.scenarios import NOTES, PRIMES_PROMPT, REPORT_PROMPT, script_primes, script_report
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.builders import pdf_bytes
 from tools.documents import DocumentStore
-
-
-def _chat(text: str, *blocks: dict[str, Any]) -> dict[str, Any]:
-    """A human message as Agent Chat UI sends it: content blocks, no id."""
-    return {"messages": [{"type": "human", "content": [{"type": "text", "text": text}, *blocks]}]}
 
 
 @pytest.fixture
@@ -35,7 +31,7 @@ def graph(scripted_llm: ScriptedLLM, checkpointer: Any, store: Any) -> Any:
 def test_a_chat_message_is_the_request_and_the_answer_comes_back_as_one_ai_message(
     graph: Any, context: Context
 ) -> None:
-    out = graph.invoke(_chat(PRIMES_PROMPT), {"configurable": {"thread_id": "chat-1"}}, context=context)
+    out = graph.invoke(ui_message(PRIMES_PROMPT), {"configurable": {"thread_id": "chat-1"}}, context=context)
 
     assert out["status"] == "completed"
     human, answer = out["messages"]
@@ -49,7 +45,7 @@ def test_a_chat_message_is_the_request_and_the_answer_comes_back_as_one_ai_messa
 def test_a_second_human_message_starts_round_two_with_round_one_in_history(graph: Any, context: Context) -> None:
     config = {"configurable": {"thread_id": "chat-2"}}
     graph.invoke({"prompt": PRIMES_PROMPT}, config, context=context)
-    out = graph.invoke(_chat("Now the first 1000 prime numbers again, please"), config, context=context)
+    out = graph.invoke(ui_message("Now the first 1000 prime numbers again, please"), config, context=context)
 
     assert out["round"] == 2
     assert {entry["round"] for entry in out["history"]} == {1, 2}
@@ -65,19 +61,18 @@ def test_a_second_human_message_starts_round_two_with_round_one_in_history(graph
 
 def test_a_base64_pdf_block_becomes_an_input_document_and_leaves_the_message(graph: Any, context: Context) -> None:
     pdf = pdf_bytes("Revenue rose 12 percent in the third quarter.")
-    block = {
-        "type": "file",
-        "source_type": "base64",
-        "mime_type": "application/pdf",
-        "data": base64.b64encode(pdf).decode(),
-        "metadata": {"filename": "../../q3 report.pdf"},
-    }
+    block = ui_file_block(pdf, "../../q3 report.pdf")
+    other = pdf_bytes("Revenue fell in the fourth quarter.")
     config = {"configurable": {"thread_id": "chat-3"}}
-    out = graph.invoke(_chat(PRIMES_PROMPT, block), config, context=context)
+    out = graph.invoke(ui_message(PRIMES_PROMPT, block, ui_file_block(other, "q3 report.pdf")), config, context=context)
 
-    (ref,) = [DocumentRef.model_validate(d) for d in graph.get_state(config).values["input_documents"]]
-    assert (ref.label, ref.name, ref.mime) == ("input", "q3 report.pdf", "application/pdf")
-    assert DocumentStore(context.store_path).path_of(ref).read_bytes() == pdf
+    refs = [DocumentRef.model_validate(d) for d in graph.get_state(config).values["input_documents"]]
+    assert [(r.label, r.name, r.mime) for r in refs] == [
+        ("input", "q3 report.pdf", "application/pdf"),
+        ("input", "q3 report-2.pdf", "application/pdf"),  # both stay addressable
+    ]
+    store = DocumentStore(context.store_path)
+    assert [store.path_of(ref).read_bytes() for ref in refs] == [pdf, other]
     kept = out["messages"][0]
     assert block["data"] not in str(kept.content), "the checkpointed message keeps the name, not the bytes"
     assert "q3 report.pdf" in str(kept.content)
@@ -86,9 +81,9 @@ def test_a_base64_pdf_block_becomes_an_input_document_and_leaves_the_message(gra
 @pytest.mark.parametrize(
     ("message", "reason"),
     [
-        (_chat("   "), "the message is empty"),
+        (ui_message("   "), "the message is empty"),
         (
-            _chat(
+            ui_message(
                 "Summarise this",
                 {
                     "type": "file",
@@ -114,7 +109,7 @@ def test_a_chat_request_that_cannot_start_ends_with_an_ai_message_and_a_readable
     assert not scripted_llm.requests_for("Intent"), "nothing was asked of the model"
 
     # the thread goes on: the next message is a new round
-    out = graph.invoke(_chat(PRIMES_PROMPT), config, context=context)
+    out = graph.invoke(ui_message(PRIMES_PROMPT), config, context=context)
     assert out["status"] == "completed" and out["round"] == 2
 
 
@@ -123,7 +118,7 @@ def test_a_chat_streaming_messages_sees_each_step_as_a_tool_call_and_its_result_
 ) -> None:
     config = {"configurable": {"thread_id": "chat-stream"}}
     seen: list[BaseMessage] = []
-    for message, _ in graph.stream(_chat(PRIMES_PROMPT), config, context=context, stream_mode="messages"):
+    for message, _ in graph.stream(ui_message(PRIMES_PROMPT), config, context=context, stream_mode="messages"):
         seen.append(message)
 
     calls = [m for m in seen if isinstance(m, AIMessage) and m.tool_calls]
@@ -142,14 +137,9 @@ def test_what_a_chat_user_sees_of_a_three_step_run(
     """The document comes as a chat attachment; the chat sees each step start and end, then the answer."""
     script_report(scripted_llm)
     graph = build_graph(checkpointer=checkpointer, store=store)
-    notes = {
-        "type": "file",
-        "base64": base64.b64encode(NOTES.encode()).decode(),
-        "mime_type": "text/plain",
-        "filename": "notes.txt",
-    }
+    request = ui_message(REPORT_PROMPT, ui_file_block(NOTES.encode(), "notes.txt", "text/plain"))
     config = {"configurable": {"thread_id": "chat-three-steps"}}
-    seen = [m for m, _ in graph.stream(_chat(REPORT_PROMPT, notes), config, context=context, stream_mode="messages")]
+    seen = [m for m, _ in graph.stream(request, config, context=context, stream_mode="messages")]
 
     shown = [
         f"call {m.tool_calls[0]['name']}"

@@ -6,7 +6,6 @@ server's environment only, because a chat front end sends no context.
 
 from __future__ import annotations
 
-import base64
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.chat import ui_file_block, ui_message
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -27,10 +27,6 @@ pytest.importorskip("langgraph_api", reason="langgraph dev needs langgraph-cli[i
 ASSISTANT = "paor"
 #: What Agent Chat UI sends for a typed message (its `useStream` submit), apart from the text.
 UI_STREAM_MODES = ["values", "messages-tuple", "custom"]
-
-
-def ui_message(text: str, *blocks: dict[str, Any]) -> dict[str, Any]:
-    return {"messages": [{"type": "human", "content": [{"type": "text", "text": text}, *blocks]}]}
 
 
 @pytest.fixture(scope="module")
@@ -105,14 +101,7 @@ def test_a_second_human_message_starts_round_two_with_round_one_in_history(
 
 def test_a_base64_pdf_block_becomes_an_input_document(server: str, client: Any) -> None:
     pdf = pdf_bytes("Revenue rose 12 percent in the third quarter.")
-    # Agent Chat UI's "Upload PDF or Image" block
-    block = {
-        "type": "file",
-        "source_type": "base64",
-        "mime_type": "application/pdf",
-        "data": base64.b64encode(pdf).decode(),
-        "metadata": {"filename": "q3.pdf"},
-    }
+    block = ui_file_block(pdf, "q3.pdf")
     thread = client.threads.create()["thread_id"]
     parts = stream_like_the_ui(client, thread, ui_message(PRIMES_PROMPT, block))
     assert not [p.data for p in parts if p.event == "error"]
