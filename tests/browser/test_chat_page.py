@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.langgraph_dev import langgraph_dev, scripted_env
+from tests.support.langgraph_dev import scripted_langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
-from tests.support.scripted_llm import ScriptedLLM
 
 PAGE = Path(__file__).parent / "page"
 CHROMIUM = os.environ.get("PAOR_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -53,11 +52,8 @@ def page_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("browser")
-    with ScriptedLLM() as llm:
-        script_primes(llm)
-        with langgraph_dev(tmp, scripted_env(llm.base_url, tmp / "paor-home")) as url:
-            yield url
+    with scripted_langgraph_dev(tmp_path_factory.mktemp("browser"), script_primes) as url:
+        yield url
 
 
 def test_a_request_typed_in_the_browser_gets_the_answer(page_url: str, api_url: str, tmp_path: Path) -> None:

@@ -14,9 +14,8 @@ import httpx
 import pytest
 
 from tests.support.chat import ui_file_block, ui_message
-from tests.support.langgraph_dev import langgraph_dev, scripted_env
+from tests.support.langgraph_dev import scripted_langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
-from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.builders import pdf_bytes
 
 langgraph_sdk = pytest.importorskip(
@@ -31,11 +30,8 @@ UI_STREAM_MODES = ["values", "messages-tuple", "custom"]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    tmp = tmp_path_factory.mktemp("chat")
-    with ScriptedLLM() as llm:
-        script_primes(llm)
-        with langgraph_dev(tmp, scripted_env(llm.base_url, tmp / "paor-home")) as url:
-            yield url
+    with scripted_langgraph_dev(tmp_path_factory.mktemp("chat"), script_primes) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
