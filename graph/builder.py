@@ -25,7 +25,7 @@ from graph.services import Services
 from graph.state import InputState, OutputState, State
 from nodes.act import act
 from nodes.finalize import finalize
-from nodes.intent import intent
+from nodes.intent import intent, refuse
 from nodes.learn import learn
 from nodes.parameters import parameters
 from nodes.plan import plan, plan_step
@@ -58,8 +58,11 @@ CRASH_SAFE_CONFIG: RunnableConfig = {
 }
 
 
-def after_intent(state: State) -> Literal["select", "plan"]:
-    """React loops one action at a time; the legacy Actionplan mode plans everything first."""
+def after_intent(state: State) -> Literal["select", "plan", "refuse"]:
+    """React loops one action at a time; the legacy Actionplan mode plans everything first. A chat request that
+    cannot start has its AI message in the thread already; `refuse` fails the run with the reason."""
+    if state.get("refused"):
+        return "refuse"
     return "plan" if state.get("workflow_mode") == "Actionplan" else "select"
 
 
@@ -106,6 +109,7 @@ def make_builder(services: Services | None = None) -> StateGraph[State, Context,
         ("plan_step", plan_step),
     ):
         builder.add_node(name, instrumented(name, fn, services))  # type: ignore[call-overload]
+    builder.add_node("refuse", refuse)
     builder.add_edge(START, "intent")
     builder.add_conditional_edges("intent", after_intent)
     builder.add_conditional_edges("select", after_select)

@@ -51,3 +51,8 @@ class InputRefused(DocumentRejected, ValueError):
     Also a ValueError because the LangGraph server shows a failed run's message to the client only for such
     errors (others become "An internal error occurred"), and the client must learn which rule it broke.
     """
+
+
+class RequestRefused(InvalidRequest, ValueError):
+    """A chat request cannot start (empty message, unreadable attachment); the thread ends the round with an AI
+    message saying why. A ValueError for the same reason as `InputRefused`: the server then shows the reason."""

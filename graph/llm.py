@@ -28,6 +28,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
 from langgraph.config import get_store
+from langgraph.constants import TAG_NOSTREAM
 from langgraph.store.base import BaseStore
 from pydantic import BaseModel, ValidationError
 
@@ -86,6 +87,9 @@ def chat_openai(context: Context) -> ChatOpenAI:
         max_retries=context.max_retries,
         timeout=context.request_timeout_s,
         stream_usage=True,
+        # Its answers are protocol JSON and drafts, not chat text: a chat streaming `messages` sees the steps and
+        # the final answer (nodes/chat.py), never these.
+        tags=[TAG_NOSTREAM],
     )
 
 

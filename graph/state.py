@@ -8,8 +8,10 @@ see nodes.history_log, and in the output once a round ends) and `telemetry` is t
 """
 
 import operator
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal
 
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 Json = dict[str, Any]
@@ -35,12 +37,16 @@ def _sum(a: Any, b: Any) -> Any:
     return round(a + b, 6) if isinstance(a, float) or isinstance(b, float) else a + b
 
 
-class InputState(TypedDict):
-    """What a caller sends: the request, optional documents (paths or URLs) and language."""
+class InputState(TypedDict, total=False):
+    """What a caller sends: the request, optional documents (paths or URLs) and language.
+
+    Chat clients send `messages` instead of `prompt`: the newest human message is then the request (nodes/chat.py).
+    """
 
     prompt: str
-    documents: NotRequired[list[str]]
-    language: NotRequired[str]
+    messages: Annotated[list[AnyMessage], add_messages]
+    documents: list[str]
+    language: str
 
 
 class OutputState(TypedDict, total=False):
@@ -54,6 +60,7 @@ class OutputState(TypedDict, total=False):
     notes: list[str]  # what the caller should know about this round (e.g. actions unavailable here, and why)
     round: int
     history: Annotated[list[Json], operator.add]
+    messages: Annotated[list[AnyMessage], add_messages]  # per round: the request and one lean AI answer
 
 
 class State(InputState, OutputState, total=False):
@@ -74,3 +81,5 @@ class State(InputState, OutputState, total=False):
     learnings: list[str]
     hint: str | None
     telemetry: Annotated[Json, add_totals]
+    request_message: str | None  # id of the human message a round has taken as its request
+    refused: str | None  # why this round's chat request cannot start

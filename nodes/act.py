@@ -18,6 +18,7 @@ from graph.schemas import ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.chat import show_result, show_step
 from nodes.common import document_index, intent_of, result_label
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
@@ -42,6 +43,7 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     try:
         if entry is None:
             raise LookupError(f"action {selection.action} is not registered")
+        show_step(label, entry.tool_name, arguments)
         deps = ToolDeps(
             llm=services.llm(context),
             store=store,
@@ -56,6 +58,8 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     except Exception as exc:  # a tool failure is an observation, not a crash
         log.warning("%s failed: %s: %s", selection.action, type(exc).__name__, exc)
         failed = ActionResult(success=False, resultLabel=label, error=f"{type(exc).__name__}: {exc}")
+        if entry is not None:
+            show_result(label, entry.tool_name, failed.error or "", failed=True)
         return {"result": dump(failed)}
     limit = int(context.max_document_mb * 1024 * 1024)
     notes = [clip(note, NOTE_CHARS) for note in output.notes[:MAX_NOTES]]
@@ -74,6 +78,7 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
         notes=notes,
         error=None if refs else "the action produced no documents",
     )
+    show_result(label, entry.tool_name, result.summary or result.error or "", failed=not refs)
     return {"result": dump(result)}
 
 

@@ -32,6 +32,7 @@ ROUND_RESET: dict[str, Any] = {
     "stop_reason": "",
     "status": None,
     "totals": {},
+    "refused": None,
 }
 
 

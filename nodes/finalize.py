@@ -14,6 +14,7 @@ from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.chat import answer_message
 from nodes.refine import current_totals, spent
 from tools.documents import DocumentStore
 
@@ -35,10 +36,13 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     tokens, seconds = spent(state)
     totals = current_totals(state)
     where = _locator(services, runtime)
+    answer = _answer(best, services.documents(context), where, met=bool(met), reason=reason)
+    deliverables = [_deliverable(ref, where) for ref in best.documents] if best else []
     return {
         **history_log.output(state, runtime),
-        "answer": _answer(best, services.documents(context), where, met=bool(met), reason=reason),
-        "deliverables": [_deliverable(ref, where) for ref in best.documents] if best else [],
+        "answer": answer,
+        "deliverables": deliverables,
+        "messages": [answer_message(answer, deliverables)],
         "status": "completed" if met else "incomplete",
         "stop_reason": reason,
         "totals": {

@@ -8,19 +8,27 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.errors import InvalidRequest, ModelOutputInvalid, StepFailed
+from graph.errors import (
+    DocumentRejected,
+    FetchRefused,
+    InvalidRequest,
+    ModelOutputInvalid,
+    RequestRefused,
+    StepFailed,
+)
 from graph.instrument import context_of
 from graph.llm import ask_json
-from graph.schemas import Intent, dump
+from graph.schemas import DocumentRef, Intent, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.chat import ChatRequest, chat_request, human_message, refusal_message
 from nodes.common import ROUND_RESET
 from nodes.hints import Hints, read_hints
 from prompts.render import intent_messages
 from tools.catalog import allowed_entries, unavailable_notes
-from tools.documents import DocumentIndex
-from tools.ingest import ingest_sources
+from tools.documents import DocumentIndex, unique_name
+from tools.ingest import ingest_sources, store_checked
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +36,62 @@ MAX_PROMPT_CHARS = 200_000
 
 
 def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    """Analyse the request with deterministic hints first, then the model; explicit hints win."""
+    """Analyse the request with deterministic hints first, then the model; explicit hints win.
+
+    The request is the newest human message no round has taken yet, else `prompt`. A chat request that cannot
+    start ends its round with an AI message saying why (the `refuse` node then fails the run with that reason);
+    a `prompt` one raises here, as it always has."""
+    chat = chat_request(state)
+    if chat is None:
+        request = checked_request(state.get("prompt") or "")
+        asked = human_message(request)
+        return {**_analyse(state, runtime, services, request), "messages": [asked], "request_message": asked.id}
+    taken = {"request_message": chat.message.id}
+    try:
+        request = checked_request(chat.text, what="the message")
+        attached = _attached(chat, services, context_of(runtime))
+        update = _analyse(state, runtime, services, request, attached, chat.urls)
+    except (InvalidRequest, DocumentRejected, FetchRefused) as exc:
+        reason = str(exc)
+        return {
+            **ROUND_RESET,
+            **taken,
+            "round": int(state.get("round") or 0) + 1,
+            "status": "incomplete",
+            "stop_reason": reason,
+            "answer": reason,
+            "refused": reason,
+            "messages": [chat.lean(), refusal_message(reason)],
+        }
+    return {**update, **taken, "prompt": request, "messages": [chat.lean()]}
+
+
+def _attached(chat: ChatRequest, services: Services, context: Context) -> list[DocumentRef]:
+    """A chat's attachments as input documents, under the caps and checks of an upload."""
+    limit = int(context.max_document_mb * 1024 * 1024)
+    store = services.documents(context)
+    return [store_checked(a.data(limit), a.name, store) for a in chat.attachments]
+
+
+def refuse(state: State) -> dict[str, Any]:
+    """Fail the run with the reason `intent` recorded, after its AI message is in the thread."""
+    raise RequestRefused(state.get("refused") or "the request cannot start")
+
+
+def _analyse(
+    state: State,
+    runtime: Runtime[Context],
+    services: Services,
+    request: str,
+    attached: list[DocumentRef] | None = None,
+    urls: list[str] | None = None,
+) -> dict[str, Any]:
     context = context_of(runtime)
-    request = checked_request(state.get("prompt") or "")
     allowed_entries(context.allowed_method_names)  # a misconfigured allow-list fails before any model call
-    documents = list(state.get("documents") or [])
-    inputs = ingest_sources(documents, services.documents(context), context, services.inputs)
+    documents = [*(state.get("documents") or []), *(urls or [])]
+    sources = ingest_sources(documents, services.documents(context), context, services.inputs)
+    taken: set[str] = set()  # a chat attachment and a listed document may share a name; the index keys on names
+    inputs = [ref.model_copy(update={"name": unique_name(ref.name, taken)}) for ref in [*(attached or []), *sources]]
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
     shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}
@@ -60,20 +118,20 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     }
 
 
-def checked_request(prompt: str) -> str:
+def checked_request(prompt: str, *, what: str = "the prompt") -> str:
     """The request, stripped; `InvalidRequest` for one that cannot be worked on (also used by the CLI up front)."""
     request = prompt.strip()
     if not request:
-        raise InvalidRequest("the prompt is empty: say what you want paor to deliver")
+        raise InvalidRequest(f"{what} is empty: say what you want paor to deliver")
     try:
         request.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise InvalidRequest(
-            f"the prompt is not valid Unicode text (character {exc.start}: {request[exc.start]!r}); check its encoding"
+            f"{what} is not valid Unicode text (character {exc.start}: {request[exc.start]!r}); check its encoding"
         ) from None
     if len(request) > MAX_PROMPT_CHARS:
         raise InvalidRequest(
-            f"the prompt has {len(request)} characters (limit {MAX_PROMPT_CHARS}); pass long material as a document"
+            f"{what} has {len(request)} characters (limit {MAX_PROMPT_CHARS}); pass long material as a document"
         )
     return request
 

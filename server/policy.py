@@ -62,6 +62,7 @@ def operator_context(context: Context) -> Context:
         store_dir=operator.store_dir,
         fetch_allowlist=operator.fetch_allowlist,
         base_url=operator.base_url,
+        max_document_mb=operator.max_document_mb,  # a chat attachment's cap is the upload route's
     )
 
 

@@ -14,10 +14,10 @@ import secrets
 import tempfile
 from dataclasses import dataclass
 
-from graph.errors import DocumentRejected, InputRefused
+from graph.errors import InputRefused
 from graph.schemas import DocumentRef, dump
-from tools.document.detect import MIME_OF_KIND, sniff_kind
-from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name
+from tools.documents import DocumentStore
+from tools.ingest import store_checked
 
 UPLOAD_PREFIX = "upload:"
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
@@ -36,11 +36,7 @@ class Upload:
 
 def store_upload(data: bytes, name: str, store: DocumentStore) -> Upload:
     """Store `data` under a sanitised name with its sniffed type; DocumentRejected for an empty or unreadable one."""
-    clean = safe_file_name(name)
-    if not data:
-        raise DocumentRejected(f"{clean} is empty")
-    mime = MIME_OF_KIND[sniff_kind(data, clean)]
-    ref = store.put(data, label=INPUT_LABEL, name=clean, mime=mime)
+    ref = store_checked(data, name, store)
     token = secrets.token_urlsafe(24)
     records = store.root / _RECORDS
     records.mkdir(parents=True, exist_ok=True)

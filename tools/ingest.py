@@ -16,7 +16,8 @@ from typing import Protocol
 from graph.context import Context
 from graph.errors import DocumentRejected
 from graph.schemas import DocumentRef
-from tools.documents import INPUT_LABEL, DocumentStore, unique_name
+from tools.document.detect import MIME_OF_KIND, sniff_kind
+from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name, unique_name
 
 MAX_INPUT_BYTES = 100 * 1024 * 1024
 
@@ -86,6 +87,17 @@ def ingest_sources(
         # two inputs with one file name (a/report.pdf, b/report.pdf) must both stay addressable
         refs.append(ref.model_copy(update={"name": unique_name(ref.name, taken)}))
     return refs
+
+
+def store_checked(data: bytes, name: str, store: DocumentStore) -> DocumentRef:
+    """Store a sent document (an upload, a chat attachment) as an input under a sanitised name and the type its
+    content shows; DocumentRejected for an empty or unreadable one. Its size is checked by the caller, before the
+    bytes are all read."""
+    clean = safe_file_name(name)
+    if not data:
+        raise DocumentRejected(f"{clean} is empty")
+    mime = MIME_OF_KIND[sniff_kind(data, clean)]
+    return store.put(data, label=INPUT_LABEL, name=clean, mime=mime)
 
 
 def _ingest(admitted: Admitted, store: DocumentStore, context: Context) -> DocumentRef:

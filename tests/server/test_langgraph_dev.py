@@ -130,8 +130,8 @@ def test_stream_carries_progress_events_and_values(
 def test_schemas_expose_input_output_and_context(client: Any) -> None:
     assistant = client.assistants.search(graph_id=ASSISTANT)[0]
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
-    assert "prompt" in schemas["input_schema"]["properties"]
-    assert schemas["input_schema"].get("required") == ["prompt"]
+    assert {"prompt", "messages", "documents"} <= set(schemas["input_schema"]["properties"])
+    assert not schemas["input_schema"].get("required"), "a chat client sends messages, an API client a prompt"
     assert {"answer", "status", "history"} <= set(schemas["output_schema"]["properties"])
     context_fields = schemas["context_schema"]["properties"]
     assert "model" in context_fields and context_fields["model"].get("description")

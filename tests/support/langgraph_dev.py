@@ -13,12 +13,13 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import httpx
 
 from graph.processes import free_port, stop_process_group
+from tests.support.scripted_llm import ScriptedLLM
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("graph", "nodes", "tools", "prompts", "server")
@@ -74,6 +75,15 @@ def langgraph_dev(workdir: Path, env: Mapping[str, str], *, jobs_per_worker: int
         yield url
     finally:
         stop_process_group(process)
+
+
+@contextlib.contextmanager
+def scripted_langgraph_dev(workdir: Path, script: Callable[[ScriptedLLM], object]) -> Iterator[str]:
+    """`langgraph dev` configured by its environment alone (as a chat front end leaves it) for a scripted model."""
+    with ScriptedLLM() as llm:
+        script(llm)
+        with langgraph_dev(workdir, scripted_env(llm.base_url, workdir / "paor-home")) as url:
+            yield url
 
 
 def _wait_ready(url: str, process: subprocess.Popen[bytes], stdout: Path, stderr: Path) -> None:

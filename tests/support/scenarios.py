@@ -8,11 +8,15 @@ that code failed and data must be asked for directly.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from typing import Any
 
 from sympy import prime, primerange
 
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
+
+REPORT_PROMPT = "Summarise this document in German as a Word report"
 
 PRIMES_PROMPT = "Calculate the first 1000 prime numbers"
 FIRST_1000_PRIMES = list(primerange(2, int(prime(1000)) + 1))
@@ -75,3 +79,56 @@ def script_primes(llm: ScriptedLLM, tool_answer: Callable[[RecordedRequest], str
         .on("ParametersAnswer", parameters)
         .on("text", tool_answer)
     )
+
+
+# --- A three-step run: a user's document → extract → German summary → Word report -----------------------------
+
+NOTES = (
+    "The city council approved the new cycling plan on Monday. It adds forty kilometres of protected bike lanes, "
+    "lowers the speed limit near schools and funds three hundred new bicycle parking spaces by the end of next year."
+)
+GERMAN_SUMMARY = (
+    "Der Stadtrat hat am Montag den neuen Radverkehrsplan beschlossen. Er schafft vierzig Kilometer geschützte "
+    "Radwege, senkt die Geschwindigkeit in der Nähe von Schulen und finanziert bis Ende nächsten Jahres dreihundert "
+    "neue Fahrradstellplätze für die Bürgerinnen und Bürger der Stadt."
+)
+_STEPS = {
+    1: ("document.extract", ["docList:input"], []),
+    2: ("ai.process", ["docList:round1_task1_action1_extract"], ["aiPrompt"]),
+    3: ("document.generateReport", ["docList:round1_task1_action2_process"], ["title"]),
+}
+_PARAMETERS = {
+    "document.extract": {},
+    "ai.process": {"aiPrompt": "Fasse das Dokument auf Deutsch zusammen."},
+    "document.generateReport": {"title": "Radverkehrsplan"},
+}
+
+
+def _report_selection(request: RecordedRequest) -> dict[str, Any]:
+    step = int(re.search(r"This is step (\d+)", request.text).group(1))  # type: ignore[union-attr]
+    action, documents, fields = _STEPS[step]
+    return {
+        "action": action,
+        "actionObjective": f"step {step} towards the German Word report",
+        "requiredInputDocuments": documents,
+        "parametersContext": "German summary as a Word report",
+        "parametersSchema": {"fields": [{"name": f, "type": "string", "required": True} for f in fields]},
+    }
+
+
+def _report_parameters(request: RecordedRequest) -> dict[str, Any]:
+    action = re.search(r"SELECTED ACTION: (\S+)", request.text).group(1)  # type: ignore[union-attr]
+    return {"schema": "parameters_v1", "parameters": _PARAMETERS[action]}
+
+
+def script_report(llm: ScriptedLLM) -> ScriptedLLM:
+    """Three actions, each taking the previous one's documents; only the final report is judged by the model."""
+    intent = {
+        "dataType": "report",
+        "expectedFormat": "docx",
+        "successCriteria": ["summarises the document", "written in German", "delivered as a Word document"],
+        "language": "de",
+    }
+    llm.on("Intent", json.dumps(intent)).on("ActionSelection", _report_selection)
+    llm.on("ParametersAnswer", _report_parameters).on("text", GERMAN_SUMMARY)
+    return llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})

@@ -1,0 +1,165 @@
+"""The chat channel end to end in Python: `messages` in and out, rounds, attachments, refusals, what a chat streams.
+
+The same graph the server runs, through the real ChatOpenAI client against the scripted loopback model.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+
+from graph.builder import build_graph
+from graph.context import Context
+from graph.errors import RequestRefused
+from graph.schemas import DocumentRef
+from tests.support.chat import ui_file_block, ui_message
+from tests.support.scenarios import NOTES, PRIMES_PROMPT, REPORT_PROMPT, script_primes, script_report
+from tests.support.scripted_llm import ScriptedLLM
+from tests.unit.documents.builders import pdf_bytes
+from tools.documents import DocumentStore
+
+
+@pytest.fixture
+def graph(scripted_llm: ScriptedLLM, checkpointer: Any, store: Any) -> Any:
+    script_primes(scripted_llm)
+    return build_graph(checkpointer=checkpointer, store=store)
+
+
+def test_a_chat_message_is_the_request_and_the_answer_comes_back_as_one_ai_message(
+    graph: Any, context: Context
+) -> None:
+    out = graph.invoke(ui_message(PRIMES_PROMPT), {"configurable": {"thread_id": "chat-1"}}, context=context)
+
+    assert out["status"] == "completed"
+    human, answer = out["messages"]
+    assert isinstance(human, HumanMessage) and isinstance(answer, AIMessage)
+    assert answer.text.startswith(out["answer"])
+    assert "2, 3, 5, 7, 11, 13" in answer.text
+    assert "Deliverables:" in answer.text and out["deliverables"][0]["name"] in answer.text
+    assert not answer.tool_calls, "the steps are not kept as messages: the history is their record"
+
+
+def test_a_second_human_message_starts_round_two_with_round_one_in_history(graph: Any, context: Context) -> None:
+    config = {"configurable": {"thread_id": "chat-2"}}
+    graph.invoke({"prompt": PRIMES_PROMPT}, config, context=context)
+    out = graph.invoke(ui_message("Now the first 1000 prime numbers again, please"), config, context=context)
+
+    assert out["round"] == 2
+    assert {entry["round"] for entry in out["history"]} == {1, 2}
+    kinds = [type(m).__name__ for m in out["messages"]]
+    assert kinds == ["HumanMessage", "AIMessage", "HumanMessage", "AIMessage"]
+    assert out["messages"][0].text == PRIMES_PROMPT, "a prompt run shows its request in the chat too"
+    assert graph.get_state(config).values["prompt"] == "Now the first 1000 prime numbers again, please"
+
+    # and a prompt starts round three, although the last human message is still there
+    out = graph.invoke({"prompt": PRIMES_PROMPT}, config, context=context)
+    assert out["round"] == 3 and out["messages"][-2].text == PRIMES_PROMPT
+
+
+def test_a_base64_pdf_block_becomes_an_input_document_and_leaves_the_message(graph: Any, context: Context) -> None:
+    pdf = pdf_bytes("Revenue rose 12 percent in the third quarter.")
+    block = ui_file_block(pdf, "../../q3 report.pdf")
+    other = pdf_bytes("Revenue fell in the fourth quarter.")
+    config = {"configurable": {"thread_id": "chat-3"}}
+    out = graph.invoke(ui_message(PRIMES_PROMPT, block, ui_file_block(other, "q3 report.pdf")), config, context=context)
+
+    refs = [DocumentRef.model_validate(d) for d in graph.get_state(config).values["input_documents"]]
+    assert [(r.label, r.name, r.mime) for r in refs] == [
+        ("input", "q3 report.pdf", "application/pdf"),
+        ("input", "q3 report-2.pdf", "application/pdf"),  # both stay addressable
+    ]
+    store = DocumentStore(context.store_path)
+    assert [store.path_of(ref).read_bytes() for ref in refs] == [pdf, other]
+    kept = out["messages"][0]
+    assert block["data"] not in str(kept.content), "the checkpointed message keeps the name, not the bytes"
+    assert "q3 report.pdf" in str(kept.content)
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        (ui_message("   "), "the message is empty"),
+        (
+            ui_message(
+                "Summarise this",
+                {
+                    "type": "file",
+                    "base64": base64.b64encode(b"\x00\x01junk").decode(),
+                    "mime_type": "application/pdf",
+                    "filename": "broken.pdf",
+                },
+            ),
+            "broken.pdf is of an unknown type",
+        ),
+    ],
+)
+def test_a_chat_request_that_cannot_start_ends_with_an_ai_message_and_a_readable_error(
+    graph: Any, context: Context, scripted_llm: ScriptedLLM, message: dict[str, Any], reason: str
+) -> None:
+    config = {"configurable": {"thread_id": "chat-refused"}}
+    with pytest.raises(RequestRefused, match=reason) as raised:
+        graph.invoke(message, config, context=context)
+    assert isinstance(raised.value, ValueError), "the server shows only ValueError messages to clients"
+    values = graph.get_state(config).values
+    assert isinstance(values["messages"][-1], AIMessage) and reason in values["messages"][-1].text
+    assert values["status"] == "incomplete" and reason in values["stop_reason"]
+    assert not scripted_llm.requests_for("Intent"), "nothing was asked of the model"
+
+    # the thread goes on: the next message is a new round
+    out = graph.invoke(ui_message(PRIMES_PROMPT), config, context=context)
+    assert out["status"] == "completed" and out["round"] == 2
+
+
+def test_a_chat_streaming_messages_sees_each_step_as_a_tool_call_and_its_result_then_the_answer(
+    graph: Any, context: Context
+) -> None:
+    config = {"configurable": {"thread_id": "chat-stream"}}
+    seen: list[BaseMessage] = []
+    for message, _ in graph.stream(ui_message(PRIMES_PROMPT), config, context=context, stream_mode="messages"):
+        seen.append(message)
+
+    calls = [m for m in seen if isinstance(m, AIMessage) and m.tool_calls]
+    results = [m for m in seen if isinstance(m, ToolMessage)]
+    assert [c.tool_calls[0]["name"] for c in calls] == ["ai_process", "ai_process"]  # two steps in this scenario
+    assert [r.tool_call_id for r in results] == [c.tool_calls[0]["id"] for c in calls]
+    assert not any(isinstance(m, AIMessageChunk) for m in seen), "protocol JSON and drafts are not chat text"
+    assert isinstance(seen[-1], AIMessage) and "2, 3, 5, 7, 11, 13" in seen[-1].text
+    kept = graph.get_state(config).values["messages"]
+    assert len(kept) == 2, "the steps were streamed, not written into the checkpoints"
+
+
+def test_what_a_chat_user_sees_of_a_three_step_run(
+    scripted_llm: ScriptedLLM, checkpointer: Any, store: Any, context: Context
+) -> None:
+    """The document comes as a chat attachment; the chat sees each step start and end, then the answer."""
+    script_report(scripted_llm)
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    request = ui_message(REPORT_PROMPT, ui_file_block(NOTES.encode(), "notes.txt", "text/plain"))
+    config = {"configurable": {"thread_id": "chat-three-steps"}}
+    seen = [m for m, _ in graph.stream(request, config, context=context, stream_mode="messages")]
+
+    shown = [
+        f"call {m.tool_calls[0]['name']}"
+        if isinstance(m, AIMessage) and m.tool_calls
+        else f"result {m.name} {m.status}"
+        if isinstance(m, ToolMessage)
+        else type(m).__name__
+        for m in seen
+    ]
+    assert shown == [
+        "call document_extract",
+        "result document_extract success",
+        "call ai_process",
+        "result ai_process success",
+        "call document_generate_report",
+        "result document_generate_report success",
+        "AIMessage",
+    ]
+    assert seen[1].content, "each result carries the step's summary"
+    final = graph.get_state(config).values
+    assert final["status"] == "completed" and len(final["history"]) == 3
+    assert seen[-1] == final["messages"][-1] and ".docx" in seen[-1].text
+    assert [type(m).__name__ for m in final["messages"]] == ["HumanMessage", "AIMessage"]

@@ -1,0 +1,140 @@
+"""Chat front ends on the real `langgraph dev`: the request Agent Chat UI (any `useStream` app) sends, and A2A.
+
+One server serves the module; the model is the scripted loopback server of this process, configured through the
+server's environment only, because a chat front end sends no context.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.chat import ui_file_block, ui_message
+from tests.support.langgraph_dev import scripted_langgraph_dev
+from tests.support.scenarios import PRIMES_PROMPT, script_primes
+from tests.unit.documents.builders import pdf_bytes
+
+langgraph_sdk = pytest.importorskip(
+    "langgraph_sdk", reason="the server extra is not installed: pip install -e '.[server]'"
+)
+pytest.importorskip("langgraph_api", reason="langgraph dev needs langgraph-cli[inmem]: pip install -e '.[server]'")
+
+ASSISTANT = "paor"
+#: What Agent Chat UI sends for a typed message (its `useStream` submit), apart from the text.
+UI_STREAM_MODES = ["values", "messages-tuple", "custom"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with scripted_langgraph_dev(tmp_path_factory.mktemp("chat"), script_primes) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def client(server: str) -> Any:
+    return langgraph_sdk.get_sync_client(url=server, api_key=None, timeout=120)
+
+
+def stream_like_the_ui(client: Any, thread: str, request: dict[str, Any]) -> list[Any]:
+    return list(
+        client.runs.stream(
+            thread,
+            ASSISTANT,
+            input=request,
+            stream_mode=UI_STREAM_MODES,
+            stream_subgraphs=True,
+            stream_resumable=True,
+            on_disconnect="continue",
+        )
+    )
+
+
+@pytest.fixture(scope="module")
+def first_round(client: Any) -> tuple[str, list[Any]]:
+    thread = client.threads.create()["thread_id"]
+    return thread, stream_like_the_ui(client, thread, ui_message(PRIMES_PROMPT))
+
+
+def test_the_agent_chat_ui_request_completes_with_the_answer_as_the_last_message(
+    first_round: tuple[str, list[Any]],
+) -> None:
+    thread, parts = first_round
+    assert not [p.data for p in parts if p.event == "error"]
+    final = [p.data for p in parts if p.event == "values"][-1]
+    assert final["status"] == "completed"
+    human, answer = final["messages"]
+    assert human["type"] == "human" and human["content"][0]["text"] == PRIMES_PROMPT
+    assert answer["type"] == "ai" and answer["content"].startswith(final["answer"])
+    url = final["deliverables"][0]["url"]
+    assert f"/paor/threads/{thread}/documents/" in url and f"]({url})" in answer["content"]
+
+
+def test_messages_tuple_streams_the_steps_and_then_the_answer(first_round: tuple[str, list[Any]]) -> None:
+    _, parts = first_round
+    streamed = [p.data[0] for p in parts if p.event == "messages"]
+    final = [p.data for p in parts if p.event == "values"][-1]
+    assert streamed[-1] == final["messages"][-1]
+    calls = [m for m in streamed if m["type"] == "ai" and m.get("tool_calls")]
+    results = [m for m in streamed if m["type"] == "tool"]
+    assert len(calls) == len(results) == len(final["history"]) == 2
+    assert all(m["type"] != "AIMessageChunk" for m in streamed), "no protocol JSON is streamed to the chat"
+    assert [p.data["node"] for p in parts if p.event == "custom"][-1] == "finalize"
+
+
+def test_a_second_human_message_starts_round_two_with_round_one_in_history(
+    client: Any, first_round: tuple[str, list[Any]]
+) -> None:
+    thread, _ = first_round
+    parts = stream_like_the_ui(client, thread, ui_message("The first 1000 prime numbers once more"))
+    final = [p.data for p in parts if p.event == "values"][-1]
+    assert final["round"] == 2 and {h["round"] for h in final["history"]} == {1, 2}
+    assert [m["type"] for m in final["messages"]] == ["human", "ai", "human", "ai"]
+
+
+def test_a_base64_pdf_block_becomes_an_input_document(server: str, client: Any) -> None:
+    pdf = pdf_bytes("Revenue rose 12 percent in the third quarter.")
+    block = ui_file_block(pdf, "q3.pdf")
+    thread = client.threads.create()["thread_id"]
+    parts = stream_like_the_ui(client, thread, ui_message(PRIMES_PROMPT, block))
+    assert not [p.data for p in parts if p.event == "error"]
+    values = client.threads.get_state(thread)["values"]
+    assert [(d["label"], d["name"]) for d in values["input_documents"]] == [("input", "q3.pdf")]
+    assert block["data"] not in str(values["messages"]), "the checkpointed message keeps the name, not the bytes"
+    download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/q3.pdf", timeout=30)
+    assert download.status_code == 200 and download.content == pdf
+
+
+def test_an_empty_message_ends_with_an_ai_message_and_a_readable_error(client: Any) -> None:
+    thread = client.threads.create()["thread_id"]
+    parts = stream_like_the_ui(client, thread, ui_message("  "))
+    (error,) = [p.data for p in parts if p.event == "error"]
+    assert error["error"] == "RequestRefused" and "the message is empty" in error["message"]
+    messages = client.threads.get_state(thread)["values"]["messages"]
+    assert messages[-1]["type"] == "ai" and "the message is empty" in messages[-1]["content"]
+
+
+def test_an_a2a_text_message_is_answered(server: str, client: Any) -> None:
+    assistant = client.assistants.search(graph_id=ASSISTANT)[0]["assistant_id"]  # A2A addresses it by id
+    request = {
+        "jsonrpc": "2.0",
+        "id": "1",
+        "method": "message/send",
+        "params": {
+            "message": {
+                "role": "user",
+                "messageId": str(uuid.uuid4()),
+                "parts": [{"kind": "text", "text": PRIMES_PROMPT}],
+            }
+        },
+    }
+    response = httpx.post(f"{server}/a2a/{assistant}", json=request, timeout=120)
+    assert response.status_code == 200, response.text
+    assert "result" in response.json(), response.text
+    task = response.json()["result"]
+    assert task["status"]["state"] == "completed", task
+    text = " ".join(part.get("text", "") for artifact in task["artifacts"] for part in artifact["parts"])
+    assert "2, 3, 5, 7, 11, 13" in text
