@@ -161,7 +161,16 @@ def run_prompt(
 def run_all(base_url: str, model: str, prompts: tuple[Prompt, ...] = PROMPTS, max_steps: int = 3) -> list[RunResult]:
     root = tempdir("models")
     database = root / "paor.sqlite"  # shared, as a user's is: capabilities learned in run 1 serve the others
-    return [run_prompt(p, base_url, model, root / f"run{i}", max_steps, database) for i, p in enumerate(prompts)]
+    results = []
+    for i, prompt in enumerate(prompts):  # a slow model's figures appear as they come
+        results.append(run_prompt(prompt, base_url, model, root / f"run{i}", max_steps, database))
+        r = results[-1]
+        print(
+            f"  {i + 1}/{len(prompts)} {prompt.kind}: {r.status}, {r.accepted}/{r.answers} valid, "
+            f"{r.steps} steps, {r.seconds:.0f}s",
+            flush=True,
+        )
+    return results
 
 
 def table(results: list[RunResult], model: str) -> str:
