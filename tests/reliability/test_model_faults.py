@@ -165,10 +165,28 @@ def test_extremely_long_output_is_rejected_not_repaired_and_the_run_stops(
     script_direct(scripted_llm, ActionSelection=[runaway])
     started = time.monotonic()
     out = invoke(graph, rctx, "runaway")
-    assert out["status"] == "incomplete"
-    assert f"answer has {len(runaway)} characters" in out["history"][0]["summary"]
-    assert len(scripted_llm.requests_for("ActionSelection")) <= 6  # two per step, at most three steps
+    assert out["status"] == "incomplete"  # the runaway answers spend the token budget, or three steps fail
+    steps = len(out["history"])
+    reason = f"the answer has {len(runaway)} characters; answer with the JSON object only"
+    assert summaries(out) == [f"selection failed: Stage 1 selection failed twice; last reason: {reason}"] * steps
+    # Each step: the answer, then exactly one retry that tells the model why it was rejected.
+    retried = [f"Your answer was rejected: {reason}" in r.text for r in scripted_llm.requests_for("ActionSelection")]
+    assert retried == [False, True] * steps
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize("nested", ["[" * 50_000, '{"a":' * 15_000, '{"a": ' * 5_000 + "1" + "}" * 5_000])
+def test_absurdly_deep_json_is_rejected_and_retried_once_not_a_recursion_error(
+    scripted_llm: ScriptedLLM, rctx: Context, graph: Any, nested: str
+) -> None:
+    script_direct(scripted_llm, ActionSelection=[nested, nested, DIRECT_SELECTION])
+    out = invoke(graph, rctx, "nested")
+    assert out["status"] == "completed"
+    failed = out["history"][0]
+    assert failed["outcome"] == "failed"
+    assert failed["summary"].startswith("selection failed: Stage 1 selection failed twice; last reason: the answer is not a JSON object")
+    retried = ["Your answer was rejected: the answer is not a JSON object" in r.text for r in scripted_llm.requests_for("ActionSelection")]
+    assert retried == [False, True, False]
 
 
 @pytest.mark.parametrize(
@@ -187,7 +205,11 @@ def test_truncated_or_empty_200_bodies_fail_the_step_instead_of_crashing_the_run
     script_direct(scripted_llm, ActionSelection=[HTTPError(200, body, headers), DIRECT_SELECTION])
     out = invoke(graph, rctx, "truncated")
     assert out["status"] == "completed"
-    assert "malformed" in out["history"][0]["summary"] or "failed" in out["history"][0]["summary"]
+    failed, recovered = out["history"]
+    assert failed["outcome"] == "failed" and recovered["outcome"] == "met"
+    assert failed["summary"].startswith("selection failed: the model endpoint sent a malformed response (")
+    # A broken 200 is not an answer to correct: the step fails at once and the next step asks afresh.
+    assert len(scripted_llm.requests_for("ActionSelection")) == 2
 
 
 def test_faults_inside_the_tool_model_call_are_failed_results(

@@ -110,6 +110,28 @@ def test_primes_that_are_not_the_first_ones_are_flagged() -> None:
     assert "number property" in _failed(report)
 
 
+def test_too_many_numbers_fail_the_count_even_when_the_first_ones_are_right() -> None:
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000, 7933])))])
+    assert _failed(report)["item count"] == "1001 numbers delivered, 1000 asked"
+    assert report.verdicts[0] is False
+
+
+def test_the_right_primes_in_the_wrong_order_are_flagged() -> None:
+    shuffled = [FIRST_1000[1], FIRST_1000[0], *FIRST_1000[2:]]  # 3, 2, 5, …: the right set, not in order
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, shuffled)))])
+    assert _failed(report) == {"number property": "not exactly the first primes in order"}
+    assert report.verdicts == {0: True, 1: False}
+
+
+def test_a_repeated_prime_is_flagged_with_or_without_an_asked_count() -> None:
+    repeated = [*FIRST_1000[:999], FIRST_1000[998]]  # 1000 numbers, the last prime twice, the 1000th missing
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, repeated)))])
+    assert _failed(report) == {"number property": f"1 numbers are repeated (e.g. [{FIRST_1000[998]}])"}
+    uncounted = run_checks(primes_intent(itemCount=None), [_doc("2, 3, 3, 5, 7")])
+    assert _failed(uncounted) == {"number property": "1 numbers are repeated (e.g. [3])"}
+    assert run_checks(primes_intent(itemCount=None), [_doc("2, 3, 5, 7")]).all_passed
+
+
 def test_no_numbers_at_all_is_flagged() -> None:
     report = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
     assert _failed(report)["numbers"] == "no numbers found"
