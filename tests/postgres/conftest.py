@@ -155,7 +155,7 @@ def password_login(pg_server: str, pg_url: str) -> Iterator[PasswordLogin]:
             yield login
         finally:
             _write_hba(conn, hba_file, original.splitlines())
-            conn.execute(sql.SQL('DROP DATABASE IF EXISTS {} WITH (FORCE)').format(sql.Identifier(database)))
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
             conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
 
 

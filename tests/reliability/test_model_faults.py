@@ -184,8 +184,9 @@ def test_absurdly_deep_json_is_rejected_and_retried_once_not_a_recursion_error(
     assert out["status"] == "completed"
     failed = out["history"][0]
     assert failed["outcome"] == "failed"
-    assert failed["summary"].startswith("selection failed: Stage 1 selection failed twice; last reason: the answer is not a JSON object")
-    retried = ["Your answer was rejected: the answer is not a JSON object" in r.text for r in scripted_llm.requests_for("ActionSelection")]
+    reason = "the answer is not a JSON object"
+    assert failed["summary"].startswith(f"selection failed: Stage 1 selection failed twice; last reason: {reason}")
+    retried = [f"Your answer was rejected: {reason}" in r.text for r in scripted_llm.requests_for("ActionSelection")]
     assert retried == [False, True, False]
 
 
