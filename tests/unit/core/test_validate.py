@@ -141,6 +141,10 @@ def test_list_item_count_for_non_numeric_lists() -> None:
     intent = summary_intent(dataType="list", itemCount=3, successCriteria=["3 ideas"])
     report = run_checks(intent, [_doc("- one idea\n- two ideas\n")])
     assert _failed(report)["item count"] == "2 list items delivered, 3 asked"
+    assert report.get("item count").suggestion == "Deliver exactly 3 items as a list."  # type: ignore[union-attr]
+    complete = run_checks(intent, [_doc("- one idea\n- two ideas\n- three ideas\n")])
+    assert complete.all_passed and complete.verdicts == {0: True}
+    assert complete.get("item count").suggestion == ""  # type: ignore[union-attr]
 
 
 # --- formats and language ------------------------------------------------------------------------------------
@@ -153,6 +157,7 @@ def test_list_item_count_for_non_numeric_lists() -> None:
         ("json", '{"primes": [2, 3, 5],}', False),
         ("csv", "n,prime\n1,2\n2,3\n", True),
         ("csv", "n,prime\n1\n2,3,4\n", False),
+        ("csv", "2,3,5,7\n", True),  # one row is a table too
     ],
 )
 def test_json_and_csv_deliverables_must_parse(fmt: str, text: str, ok: bool) -> None:
@@ -160,6 +165,13 @@ def test_json_and_csv_deliverables_must_parse(fmt: str, text: str, ok: bool) -> 
     report = run_checks(intent, [_doc(text, mime="application/json" if fmt == "json" else "text/csv")])
     assert report.get("format").passed is ok  # type: ignore[union-attr]
     assert report.verdicts == {0: ok}
+
+
+def test_csv_that_is_not_utf8_fails_the_format_check() -> None:
+    data = "n,prime\n1,2\n".encode("utf-16")
+    intent = summary_intent(dataType="table", expectedFormat="csv", successCriteria=["valid csv"])
+    report = run_checks(intent, [(ref(name="t.csv", mime="text/csv", data=data), data)])
+    assert _failed(report) == {"format": "no valid CSV"}
 
 
 def test_docx_asked_but_only_markdown_delivered_fails_the_format_check() -> None:
