@@ -13,15 +13,19 @@ import secrets
 import shlex
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from tests.support.scenarios import DATA_PROMPT, ai_process
+from tests.support.scripted_llm import RecordedRequest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -88,6 +92,20 @@ class PgCtl:
             command = ["runuser", "-u", owner, "--", *command]
         done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
         assert done.returncode == 0, f"pg_ctl {action} failed: {done.stdout}{done.stderr}"
+
+
+@dataclass
+class RestartDuringStep2:
+    """The primes scenario's tool answer, restarting the server (fast) once while step 2's action is in flight."""
+
+    pg_ctl: PgCtl
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def __call__(self, request: RecordedRequest) -> str:
+        if DATA_PROMPT in request.text and not self.done.is_set():
+            self.pg_ctl("restart", "-m", "fast")
+            self.done.set()
+        return ai_process(request)
 
 
 @pytest.fixture

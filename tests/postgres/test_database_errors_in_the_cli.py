@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,9 @@ from typer.testing import CliRunner, Result
 from cli.app import app
 from graph.errors import ConfigurationError
 from graph.persistence import locked_persistence
-from tests.postgres.conftest import REPO, PasswordLogin, PgCtl
-from tests.support.scenarios import DATA_PROMPT, PRIMES_PROMPT, ai_process, script_primes
-from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
+from tests.postgres.conftest import REPO, PasswordLogin, PgCtl, RestartDuringStep2
+from tests.support.scenarios import PRIMES_PROMPT, script_primes
+from tests.support.scripted_llm import ScriptedLLM
 
 
 @pytest.fixture
@@ -67,17 +66,10 @@ def test_a_wrong_password_is_a_configuration_error_exit_2_in_one_line(
 def test_a_database_lost_mid_run_ends_with_paors_line_and_no_library_noise(
     scripted_llm: ScriptedLLM, pg_url: str, pg_ctl: PgCtl, tmp_path: Path
 ) -> None:
-    restarted = threading.Event()
-
-    def restart_during_act_of_step_2(request: RecordedRequest) -> str:
-        if DATA_PROMPT in request.text and not restarted.is_set():
-            pg_ctl("restart", "-m", "fast")
-            restarted.set()
-        return ai_process(request)
-
-    script_primes(scripted_llm, tool_answer=restart_during_act_of_step_2)
+    restart = RestartDuringStep2(pg_ctl)
+    script_primes(scripted_llm, tool_answer=restart)
     done = paor_process(scripted_llm, tmp_path, "run", PRIMES_PROMPT, "--thread", "lost", "--db", pg_url)
-    assert restarted.is_set()
+    assert restart.done.is_set()
     assert done.returncode == 75, done.stderr
     lines = done.stderr.splitlines()
     assert lines[-1].startswith("paor: the database") and "paor resume lost" in lines[-1], done.stderr
