@@ -157,10 +157,14 @@ def _check_format(
         report.checks.append(Check("format", ok, detail, "" if ok else f"Create the {fmt} document."))
     elif fmt == "json":
         ok = any(_parses_json(data) for ref, data in documents if ref.is_text)
-        report.checks.append(Check("format", ok, "valid JSON" if ok else "no valid JSON", "Deliver valid JSON."))
+        report.checks.append(
+            Check("format", ok, "valid JSON" if ok else "no valid JSON", "" if ok else "Deliver valid JSON.")
+        )
     elif fmt == "csv":
         ok = any(_parses_csv(data) for ref, data in documents if ref.is_text)
-        report.checks.append(Check("format", ok, "valid CSV" if ok else "no valid CSV", "Deliver valid CSV."))
+        report.checks.append(
+            Check("format", ok, "valid CSV" if ok else "no valid CSV", "" if ok else "Deliver valid CSV.")
+        )
     else:
         ok = bool(text.strip())
         report.checks.append(Check("format", ok, "text content delivered" if ok else "no text content"))

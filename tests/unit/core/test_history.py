@@ -121,11 +121,11 @@ def test_exactly_the_limit_omits_nothing_and_one_more_says_so() -> None:
 
 
 def test_documents_show_five_names_and_the_count_of_the_rest_and_the_latest_learning() -> None:
-    documents = [ref(label="round1_task1_action1_scrape", name=f"page{i}.md") for i in range(7)]
+    documents = [ref(label="round1_task1_action1_scrape", name=f"page{i}.md") for i in range(6)]
     entry = _entry(1, 1, action=None, documents=documents, learnings=["first lesson", "latest lesson"])
     text = render_history([entry], current_round=1)
     names = ", ".join(f"page{i}.md" for i in range(5))
-    assert f"  documents: docList:round1_task1_action1_scrape ({names} +2)" in text.splitlines()
+    assert f"  documents: docList:round1_task1_action1_scrape ({names} +1)" in text.splitlines()
     assert "(no action)" in text.splitlines()[0]
     assert "  learnings: latest lesson" in text.splitlines() and "first lesson" not in text
     five = render_history([_entry(1, 1, documents=documents[:5])], current_round=1)

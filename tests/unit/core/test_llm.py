@@ -11,8 +11,8 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 import graph.llm
 from graph.context import Context
-from graph.errors import StepFailed
-from graph.llm import Models, ask_json
+from graph.errors import ConfigurationError, StepFailed
+from graph.llm import Models, ask_json, chat_openai
 from graph.schemas import Intent
 from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM
 
@@ -142,3 +142,22 @@ def test_models_cache_one_chat_openai_per_configuration() -> None:
     context = Context(base_url="http://127.0.0.1:9/v1")
     assert models.for_context(context) is models.for_context(Context(base_url="http://127.0.0.1:9/v1"))
     assert models.for_context(context) is not models.for_context(Context(base_url="http://127.0.0.1:8/v1"))
+
+
+def test_chat_openai_uses_the_environment_key_and_the_context_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    context = Context(
+        model="m", base_url="http://127.0.0.1:9/v1", temperature=0.3, max_retries=4, request_timeout_s=7.5
+    )
+    llm = chat_openai(context)
+    assert llm.openai_api_key is not None and llm.openai_api_key.get_secret_value() == "sk-from-the-environment"
+    assert (llm.model_name, llm.openai_api_base, llm.temperature, llm.max_retries) == ("m", context.base_url, 0.3, 4)
+    assert llm.request_timeout == 7.5 and llm.stream_usage is True
+
+
+def test_a_local_endpoint_needs_no_key_but_openai_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    local = chat_openai(Context(model="m", base_url="http://127.0.0.1:9/v1"))
+    assert local.openai_api_key is not None and local.openai_api_key.get_secret_value() == "sk-no-key-required"
+    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY is not set"):
+        chat_openai(Context(model="m", base_url=""))

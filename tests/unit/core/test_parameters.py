@@ -105,13 +105,14 @@ def test_unknown_keys_are_rejected_and_a_second_violation_fails_the_step(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
     scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=DATA_PROMPT, temperature=0.2))
-    update = _parameters(services, context)
+    update = _parameters(services, context, chosen=selection(learnings=["code was delivered, ask for data"]))
     assert "parameters" not in update
     assert "no parameters ['temperature']" in update["step_error"]
     assert "no parameters ['temperature']" in _stage2(scripted_llm)[1].last_user
     [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
     assert failure.action == "ai.process" and not failure.success and failure.step == 1
     assert failure.summary.startswith("parameters failed:")
+    assert failure.learnings == ["code was delivered, ask for data"]  # what Stage 1 knew stays in the history
     assert after_parameters({**state(), **update}) == "refine"
 
 

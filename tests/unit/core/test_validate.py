@@ -163,7 +163,11 @@ def test_list_item_count_for_non_numeric_lists() -> None:
 def test_json_and_csv_deliverables_must_parse(fmt: str, text: str, ok: bool) -> None:
     intent = summary_intent(dataType="table", expectedFormat=fmt, successCriteria=[f"valid {fmt}"])
     report = run_checks(intent, [_doc(text, mime="application/json" if fmt == "json" else "text/csv")])
-    assert report.get("format").passed is ok  # type: ignore[union-attr]
+    check = report.get("format")
+    assert check is not None and check.passed is ok
+    assert (check.detail, check.suggestion) == (
+        (f"valid {fmt.upper()}", "") if ok else (f"no valid {fmt.upper()}", f"Deliver valid {fmt.upper()}.")
+    )
     assert report.verdicts == {0: ok}
 
 
@@ -310,3 +314,54 @@ def test_pretty_printed_json_data_is_not_mistaken_for_code() -> None:
     intent = summary_intent(dataType="table", expectedFormat="json", successCriteria=["valid json"])
     report = run_checks(intent, [_doc(text, mime="application/json", name="result.json")])
     assert report.all_passed, _failed(report)
+
+
+def test_each_failed_check_suggests_the_fix_and_passed_checks_suggest_nothing() -> None:
+    good = run_checks(primes_intent(), [_doc(PRIMES_TEXT)])
+    assert {c.name: c.suggestion for c in good.checks} == {
+        "data type": "",
+        "format": "",
+        "item count": "",
+        "number property": "",
+    }
+    none = run_checks(primes_intent(), [_doc("No numbers here, sorry about that.")])
+    assert none.get("numbers").suggestion == "Deliver the numbers themselves."  # type: ignore[union-attr]
+    short = run_checks(primes_intent(), [_doc(", ".join(map(str, FIRST_1000[:999])))])
+    assert short.get("item count").suggestion == "Deliver exactly 1000 numbers."  # type: ignore[union-attr]
+    wrong = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000[:-1], 7921])))])
+    assert wrong.get("number property").suggestion == "Deliver each correct prime number once."  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "asked", [{"dataType": "code", "expectedFormat": "markdown"}, {"dataType": "analysis", "expectedFormat": "code"}]
+)
+def test_code_passes_the_data_type_check_when_code_was_asked(asked: dict[str, str]) -> None:
+    report = run_checks(summary_intent(**asked, successCriteria=["a python program"]), [_doc(PYTHON)])
+    check = report.get("data type")
+    assert check is not None and check.passed and check.detail == "code was asked for"
+
+
+def test_a_delivered_docx_passes_the_format_check_without_a_suggestion() -> None:
+    mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    intent = summary_intent(expectedFormat="docx", successCriteria=["a Word document"])
+    report = run_checks(intent, [_doc(ENGLISH_SUMMARY), (ref(name="r.docx", mime=mime, data=b"PK"), b"PK")])
+    check = report.get("format")
+    assert check is not None and check.passed and check.suggestion == ""
+    assert check.detail == f"a docx document was delivered (text/markdown, {mime})"
+    assert report.verdicts == {0: True}
+
+
+def test_numbers_get_no_language_check_and_prose_in_another_language_is_named_with_the_fix() -> None:
+    mixed = run_checks(primes_intent(), [_doc(GERMAN_SUMMARY + "\n\n" + ", ".join(map(str, FIRST_1000)))])
+    assert mixed.get("language") is None and mixed.all_passed
+    german = run_checks(summary_intent(successCriteria=["in English"]), [_doc(GERMAN_SUMMARY)])
+    assert german.get("language").suggestion == "Write the deliverable in language 'en'."  # type: ignore[union-attr]
+    english = run_checks(summary_intent(successCriteria=["in English"]), [_doc(ENGLISH_SUMMARY)])
+    assert english.get("language").suggestion == "" and english.verdicts == {0: True}  # type: ignore[union-attr]
+
+
+def test_criteria_get_the_verdict_of_the_checks_they_talk_about() -> None:
+    nothing = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
+    assert nothing.verdicts == {0: False, 1: False}  # "first 1000" and "prime numbers" both need numbers
+    prose = run_checks(summary_intent(successCriteria=["plain prose, no code", "covers the risks"]), [_doc(PYTHON)])
+    assert prose.verdicts == {0: False}  # the code criterion is decided; the other one goes to the model

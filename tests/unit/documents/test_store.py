@@ -1,0 +1,42 @@
+"""The content-addressed document store: bytes in, a reference out, the same bytes back by reference."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from graph.errors import UnknownDocumentReference
+from tools.documents import DocumentIndex, DocumentStore
+
+
+def test_a_stored_document_lies_under_its_digest_and_reads_back_byte_identical(tmp_path: Path) -> None:
+    store = DocumentStore(tmp_path)
+    ref = store.put(b"first 1000 primes", label="input", name="primes.txt", mime="text/plain")
+    digest = hashlib.sha256(b"first 1000 primes").hexdigest()
+    assert ref.sha256 == digest and ref.size == 17
+    assert store.path_of(ref) == tmp_path / digest[:2] / digest[2:4] / digest
+    assert store.path_of(ref).read_bytes() == store.read_bytes(ref) == b"first 1000 primes"
+
+
+def test_text_with_invalid_utf8_reads_with_replacement_characters(tmp_path: Path) -> None:
+    store = DocumentStore(tmp_path)
+    ref = store.put(b"caf\xe9 au lait", label="input", name="menu.txt", mime="text/plain")
+    assert store.read_text(ref) == "caf\ufffd au lait"
+
+
+def test_an_unknown_reference_names_every_known_one(tmp_path: Path) -> None:
+    store = DocumentStore(tmp_path)
+    refs = [
+        store.put(b"a", label="input", name="a.txt", mime="text/plain"),
+        store.put(b"b", label="round1_task1_action1_process", name="result.md", mime="text/markdown"),
+    ]
+    with pytest.raises(UnknownDocumentReference) as caught:
+        DocumentIndex(refs).resolve("docList:round9")
+    assert str(caught.value) == (
+        "no document matches 'docList:round9'; known references: docList:input, docList:round1_task1_action1_process"
+    )
+    assert DocumentIndex([]).references() == []
+    with pytest.raises(UnknownDocumentReference, match="known references: none"):
+        DocumentIndex([]).resolve("docList:input")
