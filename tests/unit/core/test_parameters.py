@@ -221,3 +221,14 @@ def test_parameters_of_an_intermediate_step_may_be_used_again(
     progress = {**_failed_attempt(context, round_=1), "outcome": "progress"}
     update = _parameters(services, context, history=[progress])
     assert update["parameters"]["aiPrompt"] == CODE_PROMPT
+
+
+def test_an_action_no_longer_in_the_catalog_fails_the_step_without_asking_the_model(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    gone = selection().model_copy(update={"action": "gone.away", "learnings": ["it worked last week"]})
+    update = _parameters(services, context, chosen=gone)
+    assert update["step_error"] == "action gone.away is no longer registered"
+    [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
+    assert failure.action == "gone.away" and failure.learnings == ["it worked last week"]
+    assert not _stage2(scripted_llm)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from graph.errors import UnknownDocumentReference
-from tools.documents import DocumentIndex, DocumentStore
+from graph.schemas import DocumentRef
+from tools.documents import DocumentIndex, DocumentStore, safe_file_name
 
 
 def test_a_stored_document_lies_under_its_digest_and_reads_back_byte_identical(tmp_path: Path) -> None:
@@ -40,3 +41,23 @@ def test_an_unknown_reference_names_every_known_one(tmp_path: Path) -> None:
     assert DocumentIndex([]).references() == []
     with pytest.raises(UnknownDocumentReference, match="known references: none"):
         DocumentIndex([]).resolve("docList:input")
+
+
+def test_names_lose_their_path_parts_and_unknown_types_are_octet_streams(tmp_path: Path) -> None:
+    store = DocumentStore(tmp_path)
+    ref = store.put(b"\x00\x01", label="input", name="../../etc/blob.bin.zzz", mime=None)
+    assert ref.name == "blob.bin.zzz" and ref.mime == "application/octet-stream"
+    assert safe_file_name("a\\b/c.txt") == "c.txt"
+
+
+def test_the_index_counts_each_lists_documents() -> None:
+    refs = [
+        DocumentRef(label="input", name=name, mime="text/plain", size=1, sha256=str(i) * 64)
+        for i, name in enumerate(["a.txt", "b.txt"])
+    ]
+    one = DocumentRef(
+        label="round1_task1_action1_process", name="result.md", mime="text/markdown", size=1, sha256="f" * 64
+    )
+    text = DocumentIndex([*refs, one]).render()
+    assert "- docList:input (2 documents)" in text.splitlines()
+    assert "- docList:round1_task1_action1_process (1 document)" in text.splitlines()
