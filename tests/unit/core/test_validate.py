@@ -363,5 +363,7 @@ def test_numbers_get_no_language_check_and_prose_in_another_language_is_named_wi
 def test_criteria_get_the_verdict_of_the_checks_they_talk_about() -> None:
     nothing = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
     assert nothing.verdicts == {0: False, 1: False}  # "first 1000" and "prime numbers" both need numbers
+    all_prime = run_checks(primes_intent(successCriteria=["all prime"]), [_doc("No luck today, sorry.")])
+    assert all_prime.verdicts == {0: False}  # no numbers at all: "all prime" is not met
     prose = run_checks(summary_intent(successCriteria=["plain prose, no code", "covers the risks"]), [_doc(PYTHON)])
     assert prose.verdicts == {0: False}  # the code criterion is decided; the other one goes to the model
