@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -119,10 +120,16 @@ def test_second_invalid_answer_fails_the_step_with_the_last_reason() -> None:
         assert len([r for r in llm.requests if "tools" in r.body]) == 2
 
 
-def test_answer_that_is_not_json_is_rejected_with_a_readable_reason() -> None:
+def test_answer_that_is_not_json_is_rejected_with_a_readable_reason(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="graph.llm")
     model = GenericFakeChatModel(messages=iter([AIMessage(content="Sorry, I cannot help."), AIMessage(content="no")]))
     with pytest.raises(StepFailed, match="not a JSON object"):
         _ask(model)
+    rejected = [r.getMessage() for r in caplog.records if "rejected" in r.getMessage()]
+    assert rejected == [
+        "intent analysis answer rejected (attempt 1): the answer is not a JSON object: 'Sorry, I cannot help.'",
+        "intent analysis answer rejected (attempt 2): the answer is not a JSON object: 'no'",
+    ]
 
 
 def test_fake_chat_model_without_structured_output_works_through_the_text_path() -> None:
