@@ -11,6 +11,7 @@ Progress goes to stderr, results to stdout; `--json` puts exactly one JSON docum
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,6 +41,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,  # plain help: rendering it with rich costs more start-up time than the rest of the CLI
 )
+
+# psycopg logs the connection it has just lost a second time, as a warning Python prints on stderr ("error ignored
+# terminating <psycopg.Pipeline [BAD]>"); paor reports that failure itself, in one line. A logging set-up of the
+# user's still receives these records.
+logging.getLogger("psycopg").addHandler(logging.NullHandler())
 
 #: Store namespace where `run` remembers the options a thread was started with, so `resume` reuses them.
 RUNS = ("paor", "runs")

@@ -194,7 +194,31 @@ def database_errors(url: str | os.PathLike[str] | None = None, thread_id: str | 
         raise
     except (psycopg.OperationalError, psycopg.InterfaceError, psycopg_pool.PoolTimeout) as exc:
         reason = _secret_free(" ".join(str(exc).split()) or type(exc).__name__, chosen)
+        if _refused_login(exc):
+            raise ConfigurationError(
+                f"the database {mask_url(str(chosen))} refused the login ({reason}); "
+                "check the user, password and database name in PAOR_DATABASE_URL"
+            ) from exc
         raise DatabaseUnavailable(f"the database {mask_url(str(chosen))} is unavailable ({reason}){then}") from exc
+
+
+# What the server answers a login it will never accept. libpq gives failed connections no SQLSTATE, so the
+# server's (English) message is all there is; everything else — refused, timed out, starting up, too many
+# clients — may pass and stays "try again later".
+_LOGIN_REFUSALS = (
+    "password authentication failed",
+    "no password supplied",
+    "no pg_hba.conf entry",
+    "is not permitted to log in",
+    "permission denied for database",
+    "does not exist",  # role "x" / database "x"
+)
+
+
+def _refused_login(exc: Exception) -> bool:
+    """A connection attempt the server answered with a permanent refusal of these credentials or this database."""
+    message = str(exc)
+    return getattr(exc, "sqlstate", None) is None and any(refusal in message for refusal in _LOGIN_REFUSALS)
 
 
 def lock_key(thread_id: str) -> int:

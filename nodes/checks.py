@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -156,10 +157,14 @@ def _check_format(
         report.checks.append(Check("format", ok, detail, "" if ok else f"Create the {fmt} document."))
     elif fmt == "json":
         ok = any(_parses_json(data) for ref, data in documents if ref.is_text)
-        report.checks.append(Check("format", ok, "valid JSON" if ok else "no valid JSON", "Deliver valid JSON."))
+        report.checks.append(
+            Check("format", ok, "valid JSON" if ok else "no valid JSON", "" if ok else "Deliver valid JSON.")
+        )
     elif fmt == "csv":
         ok = any(_parses_csv(data) for ref, data in documents if ref.is_text)
-        report.checks.append(Check("format", ok, "valid CSV" if ok else "no valid CSV", "Deliver valid CSV."))
+        report.checks.append(
+            Check("format", ok, "valid CSV" if ok else "no valid CSV", "" if ok else "Deliver valid CSV.")
+        )
     else:
         ok = bool(text.strip())
         report.checks.append(Check("format", ok, "text content delivered" if ok else "no text content"))
@@ -184,10 +189,13 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
     if test is None:
         return
     wrong = [n for n in numbers if not test(n)]
+    repeated = [n for n, times in Counter(numbers).items() if times > 1]
     detail = f"all {len(numbers)} numbers are {intent.numberProperty}"
     if wrong:
         detail = f"{len(wrong)} numbers are not {intent.numberProperty} (e.g. {wrong[:3]})"
-    ok = not wrong and len(set(numbers)) == len(numbers)
+    elif repeated:
+        detail = f"{len(repeated)} numbers are repeated (e.g. {repeated[:3]})"
+    ok = not wrong and not repeated
     if ok and intent.numberProperty == "prime" and intent.itemCount:
         expected = list(primerange(2, int(prime(intent.itemCount)) + 1))
         ok = numbers == expected
@@ -197,7 +205,7 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
             "number property",
             ok,
             detail,
-            "" if ok else f"Deliver only correct {intent.numberProperty} numbers.",
+            "" if ok else f"Deliver each correct {intent.numberProperty} number once.",
         )
     )
 

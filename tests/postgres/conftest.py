@@ -9,17 +9,23 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import secrets
 import shlex
 import subprocess
 import sys
+import threading
+import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from tests.support.scenarios import DATA_PROMPT, ai_process
+from tests.support.scripted_llm import RecordedRequest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -88,6 +94,20 @@ class PgCtl:
         assert done.returncode == 0, f"pg_ctl {action} failed: {done.stdout}{done.stderr}"
 
 
+@dataclass
+class RestartDuringStep2:
+    """The primes scenario's tool answer, restarting the server (fast) once while step 2's action is in flight."""
+
+    pg_ctl: PgCtl
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def __call__(self, request: RecordedRequest) -> str:
+        if DATA_PROMPT in request.text and not self.done.is_set():
+            self.pg_ctl("restart", "-m", "fast")
+            self.done.set()
+        return ai_process(request)
+
+
 @pytest.fixture
 def pg_ctl(pg_server: str) -> PgCtl:
     binary, data = os.environ.get("PAOR_TEST_PGCTL", ""), os.environ.get("PAOR_TEST_PGDATA", "")
@@ -96,6 +116,65 @@ def pg_ctl(pg_server: str) -> PgCtl:
     opts = shlex.split((Path(data) / "postmaster.opts").read_text())  # postgres "-D" DATA "-p" PORT …
     options = shlex.join(arg for i, arg in enumerate(opts[1:]) if arg != "-D" and (i == 0 or opts[i] != "-D"))
     return PgCtl(binary, data, options)
+
+
+@dataclass
+class PasswordLogin:
+    """A role that must log in with its password (scram-sha-256), owning a fresh database."""
+
+    right: str  # URL with the role's password
+    wrong: str  # the same URL with a wrong password
+
+
+def with_login(url: str, user: str, password: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, f"{user}:{password}@{parts.netloc.rpartition('@')[2]}", *parts[2:]))
+
+
+def _write_hba(conn: Any, hba_file: str, lines: list[str]) -> None:
+    """Rewrite pg_hba.conf through the server (it owns the file) and make it reload the rules."""
+    from psycopg import sql
+
+    rows = sql.SQL("COPY (SELECT line FROM unnest({}::text[]) AS line) TO {}")
+    conn.execute(rows.format(sql.Literal([line.replace("\t", " ") for line in lines]), sql.Literal(hba_file)))
+    conn.execute("SELECT pg_reload_conf()")
+
+
+@pytest.fixture
+def password_login(pg_server: str, pg_url: str) -> Iterator[PasswordLogin]:
+    """CI's cluster trusts every loopback login; this puts a password rule for one role in front of the trust
+    rules of the throwaway cluster (PAOR_TEST_PGDATA), and restores the file afterwards."""
+    import psycopg
+    from psycopg import sql
+
+    if not os.environ.get("PAOR_TEST_PGDATA"):
+        _unavailable("PAOR_TEST_PGDATA is not set (the test adds a password rule to the throwaway cluster's pg_hba)")
+    role, password = f"paor_login_{uuid.uuid4().hex[:8]}", secrets.token_urlsafe(12)
+    database = urlsplit(pg_url).path.lstrip("/")
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        hba_file = conn.execute("SHOW hba_file").fetchone()[0]  # type: ignore[index]
+        original = conn.execute("SELECT pg_read_file(%s)", (hba_file,)).fetchone()[0]  # type: ignore[index]
+        if "\\" in original:
+            pytest.skip("pg_hba.conf holds backslashes, which COPY would not write back verbatim")
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
+        conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(database), sql.Identifier(role)))
+        rules = [f"host all {role} {net} scram-sha-256" for net in ("127.0.0.1/32", "::1/128")]
+        _write_hba(conn, hba_file, [*rules, *original.splitlines()])
+        login = PasswordLogin(with_login(pg_url, role, password), with_login(pg_url, role, f"not-{password}"))
+        try:
+            deadline = time.monotonic() + 10
+            while True:  # the server reloads pg_hba.conf asynchronously
+                try:
+                    psycopg.connect(login.wrong, connect_timeout=5).close()
+                except psycopg.OperationalError:
+                    break
+                assert time.monotonic() < deadline, "the server never applied the password rule"
+                time.sleep(0.05)
+            yield login
+        finally:
+            _write_hba(conn, hba_file, original.splitlines())
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
 
 
 def worker_command(db: str, base_url: str, store_dir: Path, threads: list[str], *, claim: bool = False) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import DatabaseUnavailable, ThreadBusy, locked_persistence, thread_lock
-from tests.postgres.conftest import REPO, PgCtl, results, start_worker, worker_command
+from tests.postgres.conftest import REPO, PgCtl, RestartDuringStep2, results, start_worker, worker_command
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT, ai_process, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
@@ -81,17 +80,10 @@ def test_sqlite_file_lock_refuses_a_second_run(tmp_path: Path) -> None:
 def test_database_restarted_mid_run_fails_the_step_clearly_and_the_thread_resumes(
     scripted_llm: ScriptedLLM, context: Context, pg_url: str, pg_ctl: PgCtl
 ) -> None:
-    restarted = threading.Event()
-
-    def restart_during_act_of_step_2(request: RecordedRequest) -> str:
-        if DATA_PROMPT in request.text and not restarted.is_set():
-            pg_ctl("restart", "-m", "fast")
-            restarted.set()
-        return ai_process(request)
-
-    script_primes(scripted_llm, tool_answer=restart_during_act_of_step_2)
+    restart = RestartDuringStep2(pg_ctl)
+    script_primes(scripted_llm, tool_answer=restart)
     [report] = results(start_worker(worker_command(pg_url, scripted_llm.base_url, context.store_path, ["restart"])))
-    assert restarted.is_set()
+    assert restart.done.is_set()
     assert report["outcome"] == "unavailable", report
     assert "is unavailable" in report["error"] and "paor resume restart" in report["error"], report["error"]
 

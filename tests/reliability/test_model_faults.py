@@ -168,10 +168,13 @@ def test_a_runaway_answer_is_cut_at_max_tokens_and_retried_once_then_the_run_sto
     script_direct(scripted_llm, ActionSelection=[runaway])
     out = invoke(graph, rctx, "runaway")
     assert out["status"] == "incomplete"
-    assert "the answer was cut off at 768 tokens" in out["history"][0]["summary"]
+    steps = len(out["history"])
+    reason = "the answer was cut off at 768 tokens; answer with a shorter JSON object"
+    assert summaries(out) == [f"selection failed: Stage 1 selection failed twice; last reason: {reason}"] * steps
     requests = scripted_llm.requests_for("ActionSelection")
     assert all(r.body["max_completion_tokens"] == 768 for r in requests)
-    assert len(requests) <= 6  # two per step (the answer and its one retry), at most three steps
+    # Each step: the answer, then exactly one retry that tells the model why it was rejected.
+    assert [f"Your answer was rejected: {reason}" in r.text for r in requests] == [False, True] * steps
 
 
 def test_extremely_long_output_from_a_server_ignoring_max_tokens_is_rejected_not_repaired(
@@ -181,9 +184,27 @@ def test_extremely_long_output_from_a_server_ignoring_max_tokens_is_rejected_not
     with ScriptedLLM(obey_max_tokens=False) as llm:
         script_direct(llm, ActionSelection=[runaway])
         out = invoke(graph, replace(rctx, base_url=llm.base_url), "runaway")
-    assert out["status"] == "incomplete"
-    assert f"answer has {len(runaway)} characters" in out["history"][0]["summary"]
-    assert len(llm.requests_for("ActionSelection")) <= 6
+        requests = llm.requests_for("ActionSelection")
+    assert out["status"] == "incomplete"  # the runaway answers spend the token budget, or three steps fail
+    steps = len(out["history"])
+    reason = f"the answer has {len(runaway)} characters; answer with the JSON object only"
+    assert summaries(out) == [f"selection failed: Stage 1 selection failed twice; last reason: {reason}"] * steps
+    assert [f"Your answer was rejected: {reason}" in r.text for r in requests] == [False, True] * steps
+
+
+@pytest.mark.parametrize("nested", ["[" * 50_000, '{"a":' * 15_000, '{"a": ' * 5_000 + "1" + "}" * 5_000])
+def test_absurdly_deep_json_is_rejected_and_retried_once_not_a_recursion_error(
+    scripted_llm: ScriptedLLM, rctx: Context, graph: Any, nested: str
+) -> None:
+    script_direct(scripted_llm, ActionSelection=[nested, nested, DIRECT_SELECTION])
+    out = invoke(graph, rctx, "nested")
+    assert out["status"] == "completed"
+    failed = out["history"][0]
+    assert failed["outcome"] == "failed"
+    reason = "the answer is not a JSON object"
+    assert failed["summary"].startswith(f"selection failed: Stage 1 selection failed twice; last reason: {reason}")
+    retried = [f"Your answer was rejected: {reason}" in r.text for r in scripted_llm.requests_for("ActionSelection")]
+    assert retried == [False, True, False]
 
 
 @pytest.mark.parametrize(
@@ -202,7 +223,11 @@ def test_truncated_or_empty_200_bodies_fail_the_step_instead_of_crashing_the_run
     script_direct(scripted_llm, ActionSelection=[HTTPError(200, body, headers), DIRECT_SELECTION])
     out = invoke(graph, rctx, "truncated")
     assert out["status"] == "completed"
-    assert "malformed" in out["history"][0]["summary"] or "failed" in out["history"][0]["summary"]
+    failed, recovered = out["history"]
+    assert failed["outcome"] == "failed" and recovered["outcome"] == "met"
+    assert failed["summary"].startswith("selection failed: the model endpoint sent a malformed response (")
+    # A broken 200 is not an answer to correct: the step fails at once and the next step asks afresh.
+    assert len(scripted_llm.requests_for("ActionSelection")) == 2
 
 
 def test_faults_inside_the_tool_model_call_are_failed_results(

@@ -26,48 +26,86 @@ from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# The child runs one thread to the end and prints its outcome; the parent may SIGKILL it at any moment.
+# The child runs one thread to the end and prints its outcome; the parent may SIGKILL it at any moment. Variables
+# make it kill itself at one exact point instead (see `kill_env`), optionally on a slow disk.
 _CHILD = textwrap.dedent(
     """
-    import json, os, signal, sqlite3, sys
+    import collections, json, os, signal, sys, time
+    import graph.builder as builder
     import graph.persistence as persistence
-    from graph.builder import build_graph
+    from langgraph.checkpoint.sqlite import SqliteSaver
     from graph.context import Context
 
     db, base_url, store_dir, thread, prompt = sys.argv[1:6]
-    if os.environ.get("PAOR_TEST_KILL_IN_WRITES"):
-        # Die after the first row of a multi-row `writes` insert of the node named in the variable: exactly what
-        # a SIGKILL between two rows of SqliteSaver.put_writes' executemany would leave on disk.
-        node = os.environ["PAOR_TEST_KILL_IN_WRITES"]
-        real_connect = persistence._connect
+    env = os.environ.get
 
-        class Cursor:
-            def __init__(self, cur):
-                self._cur = cur
-            def __getattr__(self, name):
-                return getattr(self._cur, name)
-            def executemany(self, query, rows):
-                rows = list(rows)
-                channels = [row[6] for row in rows] if "INTO writes" in query else []
-                if len(rows) > 1 and f"branch:to:{node}" not in channels and NODE_MARK[node] in channels:
-                    self._cur.execute(query, rows[0])
-                    os.kill(os.getpid(), signal.SIGKILL)
-                return self._cur.executemany(query, rows)
+    def die():
+        os.kill(os.getpid(), signal.SIGKILL)
 
-        class Connection:
-            def __init__(self, conn):
-                self._conn = conn
-            def __getattr__(self, name):
-                return getattr(self._conn, name)
-            def cursor(self, *args):
-                return Cursor(self._conn.cursor(*args))
+    if env("PAOR_TEST_SLOW_WRITES"):
+        # A slow disk: every checkpoint and task write takes this long before it starts.
+        delay = float(env("PAOR_TEST_SLOW_WRITES"))
+        for name in ("put", "put_writes"):
+            def slow(self, *args, _real=getattr(SqliteSaver, name), **kwargs):
+                time.sleep(delay)
+                return _real(self, *args, **kwargs)
+            setattr(SqliteSaver, name, slow)
 
-        NODE_MARK = {"learn": "history", "act": "result"}
-        persistence._connect = lambda path, *a, **k: Connection(real_connect(path, *a, **k))
+    # Which nodes have started and finished, in order; "validate:1" names the first start of validate.
+    started, finished = collections.Counter(), []
+    real_instrumented = builder.instrumented
+
+    def instrumented(name, fn, services):
+        node = real_instrumented(name, fn, services)
+        def watched(state, runtime):
+            started[name] += 1
+            if env("PAOR_TEST_KILL_AT_NODE") == f"{name}:{started[name]}":
+                die()  # the previous node has ended, this one has not begun
+            update = node(state, runtime)
+            finished.append(f"{name}:{started[name]}")
+            return update
+        watched.__name__ = name
+        return watched
+
+    builder.instrumented = instrumented
+
+    class Cursor:
+        def __init__(self, cur):
+            self._cur = cur
+        def __getattr__(self, name):
+            return getattr(self._cur, name)
+        def execute(self, query, *args):
+            result = self._cur.execute(query, *args)
+            after = env("PAOR_TEST_KILL_IN_CHECKPOINT_AFTER")
+            if "INTO checkpoints" in query and after and finished and finished[-1] == after:
+                die()  # the checkpoint row is written but its transaction is not committed
+            return result
+        def executemany(self, query, rows):
+            # Die after the first row of a multi-row `writes` insert of the node named in the variable: exactly
+            # what a SIGKILL between two rows of SqliteSaver.put_writes' executemany would leave on disk.
+            node = env("PAOR_TEST_KILL_IN_WRITES")
+            rows = list(rows)
+            channels = [row[6] for row in rows] if "INTO writes" in query else []
+            if node and len(rows) > 1 and f"branch:to:{node}" not in channels and NODE_MARK[node] in channels:
+                self._cur.execute(query, rows[0])
+                die()
+            return self._cur.executemany(query, rows)
+
+    class Connection:
+        def __init__(self, conn):
+            self._conn = conn
+        def __getattr__(self, name):
+            return getattr(self._conn, name)
+        def cursor(self, *args):
+            return Cursor(self._conn.cursor(*args))
+
+    NODE_MARK = {"learn": "history", "act": "result"}
+    real_connect = persistence._connect
+    persistence._connect = lambda path, *a, **k: Connection(real_connect(path, *a, **k))
 
     context = Context(model="scripted", base_url=base_url, max_retries=0, store_dir=store_dir)
     with persistence.open_sqlite(db) as (saver, store):
-        graph = build_graph(checkpointer=saver, store=store)
+        graph = builder.build_graph(checkpointer=saver, store=store)
         out = graph.invoke({"prompt": prompt}, {"configurable": {"thread_id": thread}}, context=context)
     print(json.dumps({"status": out.get("status"), "steps": len(out.get("history", []))}))
     """
@@ -146,17 +184,50 @@ def test_sigkill_at_any_request_resumes_to_completion_without_repeating_finished
     assert integrity(db) == "ok"
 
 
+def actions_run(llm: ScriptedLLM) -> list[str]:
+    """The tool actions the scripted model executed, in order: 'code' (step 1) and 'data' (step 2)."""
+    texts = [r.text for r in llm.requests_for("text")]
+    return ["code" if CODE_PROMPT in t else "data" if DATA_PROMPT in t else "other" for t in texts]
+
+
+def kill_and_resume(llm: ScriptedLLM, context: Context, db: Path, **env: str) -> dict[str, Any]:
+    """Run the primes scenario in a child that kills itself where `env` says, then resume it in this process."""
+    scenarios.script_primes(llm)
+    proc = spawn(db, llm, context.store_path, "killed", **env)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == -signal.SIGKILL, f"the kill point was never reached: {stderr[-2000:]}"
+    out = resume(db, context, "killed")
+    assert out["status"] == "completed", out.get("stop_reason")
+    assert [h["step"] for h in out["history"]] == [1, 2]
+    assert integrity(db) == "ok"
+    return out
+
+
+# Where a node has ended and the next has not begun: right after step 1's action, between the two steps, right
+# after step 2's action. On a slow disk, so that a checkpoint written in the background (durability="async")
+# is still unwritten when the next node starts — the kill then shows what the shipped durability prevents.
+@pytest.mark.parametrize("next_node", ["validate:1", "select:2", "validate:2"])
+def test_sigkill_between_two_nodes_resumes_without_repeating_a_finished_action(
+    scripted_llm: ScriptedLLM, context: Context, tmp_path: Path, next_node: str
+) -> None:
+    env = {"PAOR_TEST_KILL_AT_NODE": next_node, "PAOR_TEST_SLOW_WRITES": "0.1"}
+    kill_and_resume(scripted_llm, context, tmp_path / "boundary.sqlite", **env)
+    assert actions_run(scripted_llm) == ["code", "data"]  # each action ran exactly once
+
+
+def test_sigkill_inside_a_checkpoint_write_resumes_without_repeating_a_finished_action(
+    scripted_llm: ScriptedLLM, context: Context, tmp_path: Path
+) -> None:
+    # The checkpoint after step 1's validation is half-written (row inserted, transaction open) when the process dies.
+    kill_and_resume(scripted_llm, context, tmp_path / "torn.sqlite", PAOR_TEST_KILL_IN_CHECKPOINT_AFTER="validate:1")
+    assert actions_run(scripted_llm) == ["code", "data"]
+
+
 def test_sigkill_between_the_rows_of_a_task_write_resumes_to_completion(
     scripted_llm: ScriptedLLM, context: Context, tmp_path: Path
 ) -> None:
-    scenarios.script_primes(scripted_llm)
-    db = tmp_path / "partial.sqlite"
-    proc = spawn(db, scripted_llm, context.store_path, "partial", PAOR_TEST_KILL_IN_WRITES="learn")
-    proc.communicate(timeout=120)
-    assert proc.returncode == -signal.SIGKILL
-    out = resume(db, context, "partial")
-    assert out.get("status") == "completed", out.get("stop_reason")
-    assert [h["step"] for h in out["history"]] == [1, 2]
+    kill_and_resume(scripted_llm, context, tmp_path / "partial.sqlite", PAOR_TEST_KILL_IN_WRITES="learn")
+    assert actions_run(scripted_llm) == ["code", "data"]
 
 
 # --- concurrent writers -----------------------------------------------------------------------------------------

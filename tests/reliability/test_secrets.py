@@ -22,9 +22,13 @@ from tests.reliability.conftest import DIRECT_PARAMETERS, DIRECT_SELECTION, scri
 from tests.support.scenarios import PRIMES_PROMPT
 from tests.support.scripted_llm import ScriptedLLM
 
-OPENAI_CANARY = "sk-paor-canary-" + secrets.token_hex(12)
-TAVILY_CANARY = "tvly-paor-canary-" + secrets.token_hex(12)
+# Random parts from a 64-letter alphabet: an 8-character piece then occurs by chance about once in 10^14 bytes,
+# so a fragment found in a file is a leak, not a coincidence (hex pieces would match UUIDs and hashes).
+OPENAI_CANARY = "sk-paor-canary-" + secrets.token_urlsafe(18)
+TAVILY_CANARY = "tvly-paor-canary-" + secrets.token_urlsafe(18)
 CANARIES = (OPENAI_CANARY, TAVILY_CANARY)
+#: The shortest piece of a key that counts as leaked: a log line with the key's last 8 characters is a leak.
+FRAGMENT = 8
 SEARCH = {
     **DIRECT_SELECTION,
     "action": "web.search",
@@ -94,14 +98,24 @@ def canary_env(monkeypatch: pytest.MonkeyPatch, scripted_llm: ScriptedLLM) -> It
         stub.close()
 
 
+def fragments(key: str) -> list[bytes]:
+    """Every FRAGMENT-character piece of the key (any longer piece contains one), in UTF-8 and UTF-16."""
+    pieces = {key[i : i + FRAGMENT] for i in range(len(key) - FRAGMENT + 1)}
+    return [form for piece in sorted(pieces) for form in (piece.encode(), piece.encode("utf-16-le"))]
+
+
 def leaks(haystack: bytes | str) -> list[str]:
+    """The canaries of which any piece of 8 or more characters occurs in `haystack`."""
     data = haystack if isinstance(haystack, bytes) else haystack.encode("utf-8", "surrogatepass")
-    found = []
-    for canary in CANARIES:
-        for form in (canary.encode(), canary.encode("utf-16-le"), canary[len(canary) // 2 :].encode()):
-            if form in data:
-                found.append(canary)
-    return found
+    return [canary for canary in CANARIES if any(form in data for form in fragments(canary))]
+
+
+@pytest.mark.parametrize("canary", CANARIES)
+@pytest.mark.parametrize("cut", [slice(-FRAGMENT, None), slice(-16, None), slice(-20, -12)])
+def test_the_scanner_finds_any_piece_of_a_key(canary: str, cut: slice) -> None:
+    assert leaks(f"key=…{canary[cut]}…") == [canary]
+    assert leaks(f"key=…{canary[cut]}…".encode("utf-16-le")) == [canary]
+    assert leaks(f"key=…{canary[-FRAGMENT + 1 :]}…") == []  # 7 characters are not enough to tell
 
 
 def scan_tree(root: Path) -> dict[str, list[str]]:

@@ -1,5 +1,5 @@
 """Soak: hundreds of sequential runs and concurrent threads on one SQLite file — none lost, none stuck, memory
-bounded. A leak check, not a benchmark: the bound is generous and timing is only printed."""
+bounded. A leak check, not a benchmark: timing is only printed."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from tests.support.scripted_llm import ScriptedLLM
 
 SEQUENTIAL_RUNS = 300
 CONCURRENT_THREADS = 20
-RSS_GROWTH_LIMIT_MB = 200
+# Measured: +22 to +24 MB over the 320 runs (Python 3.11, Nov 2026); the bound leaves room for allocator noise.
+RSS_GROWTH_LIMIT_MB = 40
 
 
 def rss_mb() -> float:

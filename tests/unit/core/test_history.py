@@ -102,3 +102,31 @@ def test_each_outcome_is_named_in_the_head_line() -> None:
     assert "step 3] ai.process — met the criteria, quality 0.90" in text
     assert "step 2] ai.process — intermediate result, quality 0.50" in text
     assert "step 1] ai.process — FAILED" in text
+
+
+def test_the_three_newest_steps_are_detailed_older_ones_one_line_each() -> None:
+    entries = [_entry(1, step, actionObjective=f"objective {step}") for step in range(1, 6)]
+    lines = render_history(entries, current_round=1).splitlines()
+    assert [line for line in lines if "objective" in line] == [f"  objective: objective {s}" for s in (5, 4, 3)]
+    assert lines[-2:] == ["- [round 1 · step 2] ai.process — FAILED", "- [round 1 · step 1] ai.process — FAILED"]
+    assert len(lines) == 3 * 2 + 2
+
+
+def test_exactly_the_limit_omits_nothing_and_one_more_says_so() -> None:
+    entries = [_entry(1, step) for step in range(1, MAX_ENTRIES + 1)]
+    assert "omitted" not in render_history(entries, current_round=1)
+    text = render_history([*entries, _entry(1, MAX_ENTRIES + 1)], current_round=1)
+    assert text.splitlines()[-1] == "(… 1 older steps omitted)"
+    assert _heads(text)[-1] == "round 1 · step 2"
+
+
+def test_documents_show_five_names_and_the_count_of_the_rest_and_the_latest_learning() -> None:
+    documents = [ref(label="round1_task1_action1_scrape", name=f"page{i}.md") for i in range(6)]
+    entry = _entry(1, 1, action=None, documents=documents, learnings=["first lesson", "latest lesson"])
+    text = render_history([entry], current_round=1)
+    names = ", ".join(f"page{i}.md" for i in range(5))
+    assert f"  documents: docList:round1_task1_action1_scrape ({names} +1)" in text.splitlines()
+    assert "(no action)" in text.splitlines()[0]
+    assert "  learnings: latest lesson" in text.splitlines() and "first lesson" not in text
+    five = render_history([_entry(1, 1, documents=documents[:5])], current_round=1)
+    assert f"({names})" in five

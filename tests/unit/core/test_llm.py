@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -14,8 +15,8 @@ import graph.capabilities
 import graph.llm
 from graph.capabilities import forget_all
 from graph.context import Context
-from graph.errors import StepFailed
-from graph.llm import Models, ask_json
+from graph.errors import ConfigurationError, StepFailed
+from graph.llm import Models, ask_json, chat_openai
 from graph.schemas import Intent
 from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM
 
@@ -177,10 +178,16 @@ def test_second_invalid_answer_fails_the_step_with_the_last_reason() -> None:
         assert len([r for r in llm.requests if _schema_in(r)]) == 2
 
 
-def test_answer_that_is_not_json_is_rejected_with_a_readable_reason() -> None:
+def test_answer_that_is_not_json_is_rejected_with_a_readable_reason(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="graph.llm")
     model = GenericFakeChatModel(messages=iter([AIMessage(content="Sorry, I cannot help."), AIMessage(content="no")]))
     with pytest.raises(StepFailed, match="not a JSON object"):
         _ask(model)
+    rejected = [r.getMessage() for r in caplog.records if "rejected" in r.getMessage()]
+    assert rejected == [
+        "intent analysis answer rejected (attempt 1): the answer is not a JSON object: 'Sorry, I cannot help.'",
+        "intent analysis answer rejected (attempt 2): the answer is not a JSON object: 'no'",
+    ]
 
 
 def test_fake_chat_model_without_structured_output_works_through_json_mode() -> None:
@@ -213,3 +220,22 @@ def test_the_probe_copy_belongs_to_its_own_model_even_when_an_id_is_reused() -> 
 
     assert probe is not stale and probe.max_retries == 0
     assert probe.root_client.base_url == new.root_client.base_url != old.root_client.base_url
+
+
+def test_chat_openai_uses_the_environment_key_and_the_context_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    context = Context(
+        model="m", base_url="http://127.0.0.1:9/v1", temperature=0.3, max_retries=4, request_timeout_s=7.5
+    )
+    llm = chat_openai(context)
+    assert llm.openai_api_key is not None and llm.openai_api_key.get_secret_value() == "sk-from-the-environment"
+    assert (llm.model_name, llm.openai_api_base, llm.temperature, llm.max_retries) == ("m", context.base_url, 0.3, 4)
+    assert llm.request_timeout == 7.5 and llm.stream_usage is True
+
+
+def test_a_local_endpoint_needs_no_key_but_openai_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    local = chat_openai(Context(model="m", base_url="http://127.0.0.1:9/v1"))
+    assert local.openai_api_key is not None and local.openai_api_key.get_secret_value() == "sk-no-key-required"
+    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY is not set"):
+        chat_openai(Context(model="m", base_url=""))

@@ -106,13 +106,14 @@ def test_unknown_keys_are_rejected_and_a_second_violation_fails_the_step(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
     scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=DATA_PROMPT, temperature=0.2))
-    update = _parameters(services, context)
+    update = _parameters(services, context, chosen=selection(learnings=["code was delivered, ask for data"]))
     assert "parameters" not in update
     assert "no parameters ['temperature']" in update["step_error"]
     assert "no parameters ['temperature']" in _stage2(scripted_llm)[1].last_user
     [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
     assert failure.action == "ai.process" and not failure.success and failure.step == 1
     assert failure.summary.startswith("parameters failed:")
+    assert failure.learnings == ["code was delivered, ask for data"]  # what Stage 1 knew stays in the history
     assert after_parameters({**state(), **update}) == "refine"
 
 
@@ -248,3 +249,14 @@ def test_a_failure_older_than_the_state_window_is_still_never_repeated(
     info = ExecutionInfo(checkpoint_id="c", checkpoint_ns="", task_id="task", thread_id="t1")
     update = parameters(current, Runtime(context=context, store=store, execution_info=info), services)
     assert "already failed" in update["step_error"]
+
+
+def test_an_action_no_longer_in_the_catalog_fails_the_step_without_asking_the_model(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    gone = selection().model_copy(update={"action": "gone.away", "learnings": ["it worked last week"]})
+    update = _parameters(services, context, chosen=gone)
+    assert update["step_error"] == "action gone.away is no longer registered"
+    [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
+    assert failure.action == "gone.away" and failure.learnings == ["it worked last week"]
+    assert not _stage2(scripted_llm)

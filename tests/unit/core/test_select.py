@@ -220,3 +220,16 @@ def test_new_step_clears_the_previous_steps_results(
     update = _select(services, context, step=2, step_error="old", **stale)
     assert update["step"] == 3
     assert all(update[key] is None for key in (*stale, "step_error", "parameters"))
+
+
+def test_stage1_prompt_of_a_later_round_shows_its_learnings_and_earlier_rounds_apart(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("ActionSelection", selection_payload(parameters={"aiPrompt": "x"}))
+    earlier = dump(HistoryEntry(round=1, step=1, action="ai.process", summary="code, not numbers"))
+    update = _select(services, context, round=2, history=[earlier], learnings=["ask for data, not code"])
+    prompt = _stage1(scripted_llm)[0].text
+    assert "- ask for data, not code" in prompt
+    assert "Earlier rounds:\n- [round 1 · step 1] ai.process" in prompt
+    [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
+    assert failure.round == 2

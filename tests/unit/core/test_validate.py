@@ -118,6 +118,28 @@ def test_primes_that_are_not_the_first_ones_are_flagged() -> None:
     assert "number property" in _failed(report)
 
 
+def test_too_many_numbers_fail_the_count_even_when_the_first_ones_are_right() -> None:
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000, 7933])))])
+    assert _failed(report)["item count"] == "1001 numbers delivered, 1000 asked"
+    assert report.verdicts[0] is False
+
+
+def test_the_right_primes_in_the_wrong_order_are_flagged() -> None:
+    shuffled = [FIRST_1000[1], FIRST_1000[0], *FIRST_1000[2:]]  # 3, 2, 5, …: the right set, not in order
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, shuffled)))])
+    assert _failed(report) == {"number property": "not exactly the first primes in order"}
+    assert report.verdicts == {0: True, 1: False}
+
+
+def test_a_repeated_prime_is_flagged_with_or_without_an_asked_count() -> None:
+    repeated = [*FIRST_1000[:999], FIRST_1000[998]]  # 1000 numbers, the last prime twice, the 1000th missing
+    report = run_checks(primes_intent(), [_doc(", ".join(map(str, repeated)))])
+    assert _failed(report) == {"number property": f"1 numbers are repeated (e.g. [{FIRST_1000[998]}])"}
+    uncounted = run_checks(primes_intent(itemCount=None), [_doc("2, 3, 3, 5, 7")])
+    assert _failed(uncounted) == {"number property": "1 numbers are repeated (e.g. [3])"}
+    assert run_checks(primes_intent(itemCount=None), [_doc("2, 3, 5, 7")]).all_passed
+
+
 def test_no_numbers_at_all_is_flagged() -> None:
     report = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
     assert _failed(report)["numbers"] == "no numbers found"
@@ -127,6 +149,10 @@ def test_list_item_count_for_non_numeric_lists() -> None:
     intent = summary_intent(dataType="list", itemCount=3, successCriteria=["3 ideas"])
     report = run_checks(intent, [_doc("- one idea\n- two ideas\n")])
     assert _failed(report)["item count"] == "2 list items delivered, 3 asked"
+    assert report.get("item count").suggestion == "Deliver exactly 3 items as a list."  # type: ignore[union-attr]
+    complete = run_checks(intent, [_doc("- one idea\n- two ideas\n- three ideas\n")])
+    assert complete.all_passed and complete.verdicts == {0: True}
+    assert complete.get("item count").suggestion == ""  # type: ignore[union-attr]
 
 
 # --- formats and language ------------------------------------------------------------------------------------
@@ -139,13 +165,25 @@ def test_list_item_count_for_non_numeric_lists() -> None:
         ("json", '{"primes": [2, 3, 5],}', False),
         ("csv", "n,prime\n1,2\n2,3\n", True),
         ("csv", "n,prime\n1\n2,3,4\n", False),
+        ("csv", "2,3,5,7\n", True),  # one row is a table too
     ],
 )
 def test_json_and_csv_deliverables_must_parse(fmt: str, text: str, ok: bool) -> None:
     intent = summary_intent(dataType="table", expectedFormat=fmt, successCriteria=[f"valid {fmt}"])
     report = run_checks(intent, [_doc(text, mime="application/json" if fmt == "json" else "text/csv")])
-    assert report.get("format").passed is ok  # type: ignore[union-attr]
+    check = report.get("format")
+    assert check is not None and check.passed is ok
+    assert (check.detail, check.suggestion) == (
+        (f"valid {fmt.upper()}", "") if ok else (f"no valid {fmt.upper()}", f"Deliver valid {fmt.upper()}.")
+    )
     assert report.verdicts == {0: ok}
+
+
+def test_csv_that_is_not_utf8_fails_the_format_check() -> None:
+    data = "n,prime\n1,2\n".encode("utf-16")
+    intent = summary_intent(dataType="table", expectedFormat="csv", successCriteria=["valid csv"])
+    report = run_checks(intent, [(ref(name="t.csv", mime="text/csv", data=data), data)])
+    assert _failed(report) == {"format": "no valid CSV"}
 
 
 def test_docx_asked_but_only_markdown_delivered_fails_the_format_check() -> None:
@@ -322,3 +360,56 @@ def test_no_proposal_when_code_decided_everything(
     result = dump(ActionResult(success=True, resultLabel="round1_task1_action1_process", documents=[doc]))
     update = validate(state(step=1, result=result), runtime(context), services)
     assert "decision" not in update and scripted_llm.requests == []
+
+
+def test_each_failed_check_suggests_the_fix_and_passed_checks_suggest_nothing() -> None:
+    good = run_checks(primes_intent(), [_doc(PRIMES_TEXT)])
+    assert {c.name: c.suggestion for c in good.checks} == {
+        "data type": "",
+        "format": "",
+        "item count": "",
+        "number property": "",
+    }
+    none = run_checks(primes_intent(), [_doc("No numbers here, sorry about that.")])
+    assert none.get("numbers").suggestion == "Deliver the numbers themselves."  # type: ignore[union-attr]
+    short = run_checks(primes_intent(), [_doc(", ".join(map(str, FIRST_1000[:999])))])
+    assert short.get("item count").suggestion == "Deliver exactly 1000 numbers."  # type: ignore[union-attr]
+    wrong = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000[:-1], 7921])))])
+    assert wrong.get("number property").suggestion == "Deliver each correct prime number once."  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "asked", [{"dataType": "code", "expectedFormat": "markdown"}, {"dataType": "analysis", "expectedFormat": "code"}]
+)
+def test_code_passes_the_data_type_check_when_code_was_asked(asked: dict[str, str]) -> None:
+    report = run_checks(summary_intent(**asked, successCriteria=["a python program"]), [_doc(PYTHON)])
+    check = report.get("data type")
+    assert check is not None and check.passed and check.detail == "code was asked for"
+
+
+def test_a_delivered_docx_passes_the_format_check_without_a_suggestion() -> None:
+    mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    intent = summary_intent(expectedFormat="docx", successCriteria=["a Word document"])
+    report = run_checks(intent, [_doc(ENGLISH_SUMMARY), (ref(name="r.docx", mime=mime, data=b"PK"), b"PK")])
+    check = report.get("format")
+    assert check is not None and check.passed and check.suggestion == ""
+    assert check.detail == f"a docx document was delivered (text/markdown, {mime})"
+    assert report.verdicts == {0: True}
+
+
+def test_numbers_get_no_language_check_and_prose_in_another_language_is_named_with_the_fix() -> None:
+    mixed = run_checks(primes_intent(), [_doc(GERMAN_SUMMARY + "\n\n" + ", ".join(map(str, FIRST_1000)))])
+    assert mixed.get("language") is None and mixed.all_passed
+    german = run_checks(summary_intent(successCriteria=["in English"]), [_doc(GERMAN_SUMMARY)])
+    assert german.get("language").suggestion == "Write the deliverable in language 'en'."  # type: ignore[union-attr]
+    english = run_checks(summary_intent(successCriteria=["in English"]), [_doc(ENGLISH_SUMMARY)])
+    assert english.get("language").suggestion == "" and english.verdicts == {0: True}  # type: ignore[union-attr]
+
+
+def test_criteria_get_the_verdict_of_the_checks_they_talk_about() -> None:
+    nothing = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
+    assert nothing.verdicts == {0: False, 1: False}  # "first 1000" and "prime numbers" both need numbers
+    all_prime = run_checks(primes_intent(successCriteria=["all prime"]), [_doc("No luck today, sorry.")])
+    assert all_prime.verdicts == {0: False}  # no numbers at all: "all prime" is not met
+    prose = run_checks(summary_intent(successCriteria=["plain prose, no code", "covers the risks"]), [_doc(PYTHON)])
+    assert prose.verdicts == {0: False}  # the code criterion is decided; the other one goes to the model

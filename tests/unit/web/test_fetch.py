@@ -184,3 +184,10 @@ def test_allow_listed_hostname_skips_the_address_check(fake_dns: FakeResolver, w
     assert guard.fetch(f"http://intranet.test:{web.port}/articles/3").ok
     with pytest.raises(FetchRefused):
         guard.fetch(f"{web.base}/articles/3")  # the IP itself is not allow-listed
+
+
+def test_robots_txt_is_asked_for_at_the_origins_root_without_the_pages_query(
+    web: LoopbackWeb, guard: GuardedFetcher
+) -> None:
+    assert guard.fetch(f"{web.base}/articles/3?ref=home#top").ok
+    assert len(web.gets("/robots.txt")) == 1 and web.gets("/articles/3?ref=home")
