@@ -130,8 +130,12 @@ def build_graph(
     checkpointer: BaseCheckpointSaver | None = None,
     store: BaseStore | None = None,
 ) -> CompiledStateGraph[State, Context, InputState, OutputState]:
-    """Compile paor for Python use; `llm` replaces the ChatOpenAI that Context/env would configure."""
+    """Compile paor for Python use; `llm` replaces the ChatOpenAI that Context/env would configure.
+
+    Without a checkpointer there is nothing to write synchronously (LangGraph's sync durability then fails)."""
     compiled = make_builder(Services(Models(injected=llm))).compile(checkpointer=checkpointer, store=store, name="paor")
+    if checkpointer is None:
+        return compiled.with_config(recursion_limit=RECURSION_LIMIT)
     return compiled.with_config(CRASH_SAFE_CONFIG)
 
 

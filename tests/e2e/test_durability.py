@@ -57,3 +57,10 @@ def test_each_checkpoint_is_written_before_the_next_node_starts(scripted_llm: Sc
 def test_the_slow_saver_does_expose_background_writes(scripted_llm: ScriptedLLM, context: Context) -> None:
     """The control: with LangGraph's background writes the same probe sees no intent yet, so the test above can fail."""
     assert not intent_saved_when_selection_starts(scripted_llm, context, durability="async")
+
+
+def test_a_graph_without_a_checkpointer_runs(scripted_llm: ScriptedLLM, context: Context) -> None:
+    """Nothing to write synchronously: LangGraph's sync durability must not be bound then."""
+    script_primes(scripted_llm)
+    out = build_graph().invoke({"prompt": PRIMES_PROMPT}, context=context)
+    assert out["status"] == "completed"

@@ -196,6 +196,7 @@ def test_extremely_long_output_from_a_server_ignoring_max_tokens_is_rejected_not
 def test_absurdly_deep_json_is_rejected_and_retried_once_not_a_recursion_error(
     scripted_llm: ScriptedLLM, rctx: Context, graph: Any, nested: str
 ) -> None:
+    scripted_llm.obey_max_tokens = False  # the nesting must reach the parser whole, not be cut at max_tokens
     script_direct(scripted_llm, ActionSelection=[nested, nested, DIRECT_SELECTION])
     out = invoke(graph, rctx, "nested")
     assert out["status"] == "completed"

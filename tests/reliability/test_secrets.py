@@ -99,8 +99,12 @@ def canary_env(monkeypatch: pytest.MonkeyPatch, scripted_llm: ScriptedLLM) -> It
 
 
 def fragments(key: str) -> list[bytes]:
-    """Every FRAGMENT-character piece of the key (any longer piece contains one), in UTF-8 and UTF-16."""
-    pieces = {key[i : i + FRAGMENT] for i in range(len(key) - FRAGMENT + 1)}
+    """Every FRAGMENT-character piece of the key's secret part (any longer piece contains one), in UTF-8 and UTF-16.
+
+    The fixed prefix (`sk-paor-canary-`) is public, like OpenAI's `sk-proj-`: a piece of it alone, or a piece that
+    straddles it, would also match harmless text such as a thread called "canary-cli"."""
+    secret = key.partition("-canary-")[2]
+    pieces = {secret[i : i + FRAGMENT] for i in range(len(secret) - FRAGMENT + 1)}
     return [form for piece in sorted(pieces) for form in (piece.encode(), piece.encode("utf-16-le"))]
 
 

@@ -32,7 +32,10 @@ PLAN = {"plan": [{"action": "ai.process"}, {"action": "document.generateReport"}
 
 def test_the_graph_has_every_node_and_the_fixed_edges() -> None:
     builder = make_builder()
-    nodes = {"intent", "select", "parameters", "act", "validate", "learn", "refine", "finalize", "plan", "plan_step"}
+    nodes = {
+        *("intent", "select", "parameters", "act", "validate", "learn", "refine", "finalize"),
+        *("plan", "plan_step", "refuse"),
+    }
     assert set(builder.nodes) == nodes
     assert builder.edges == {
         ("__start__", "intent"),
