@@ -115,7 +115,13 @@ def _tally() -> Iterator[ProtocolTally]:
 
 
 def run_prompt(
-    prompt: Prompt, base_url: str, model: str, folder: Path, max_steps: int, database: Path | None = None
+    prompt: Prompt,
+    base_url: str,
+    model: str,
+    folder: Path,
+    max_steps: int,
+    database: Path | None = None,
+    **settings: Any,
 ) -> RunResult:
     """One whole run of the graph against the endpoint, in its own document folders and SQLite file (or the shared
     `database`, where the endpoint's capabilities learned by earlier runs are kept)."""
@@ -133,11 +139,10 @@ def run_prompt(
         model=model,
         base_url=base_url,
         max_steps=max_steps,
-        max_retries=1,
-        request_timeout_s=90,
         allowed_methods=OFFLINE_ACTIONS,
         store_dir=str(folder / "store"),
         documents_dir=str(documents),
+        **settings,
     )
     result = RunResult(prompt)
     started = time.monotonic()
@@ -158,12 +163,14 @@ def run_prompt(
     return result
 
 
-def run_all(base_url: str, model: str, prompts: tuple[Prompt, ...] = PROMPTS, max_steps: int = 3) -> list[RunResult]:
+def run_all(
+    base_url: str, model: str, prompts: tuple[Prompt, ...] = PROMPTS, max_steps: int = 3, **settings: Any
+) -> list[RunResult]:
     root = tempdir("models")
     database = root / "paor.sqlite"  # shared, as a user's is: capabilities learned in run 1 serve the others
     results = []
     for i, prompt in enumerate(prompts):  # a slow model's figures appear as they come
-        results.append(run_prompt(prompt, base_url, model, root / f"run{i}", max_steps, database))
+        results.append(run_prompt(prompt, base_url, model, root / f"run{i}", max_steps, database, **settings))
         r = results[-1]
         print(
             f"  {i + 1}/{len(prompts)} {prompt.kind}: {r.status}, {r.accepted}/{r.answers} valid, "
@@ -251,8 +258,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--prompts", type=int, default=len(PROMPTS), help="only the first N prompts")
     parser.add_argument("--max-steps", type=int, default=3)
     args = parser.parse_args(argv)
-    with endpoint(args) as (base_url, model):
-        results = run_all(base_url, model, PROMPTS[: args.prompts], args.max_steps)
+    from cli.local_model import LOCAL_SETTINGS
+
+    local = bool(args.smollm2 or args.gemma3 or args.gguf)
+    with endpoint(args) as (base_url, model):  # a served GGUF gets what `paor run --local` uses
+        results = run_all(base_url, model, PROMPTS[: args.prompts], args.max_steps, **(LOCAL_SETTINGS if local else {}))
     print_report(table(results, model), verdicts(results, model))
     for r in results:
         for error in r.errors[:2]:

@@ -82,6 +82,13 @@ class Context:
     chunk_tokens: int = field(
         default=6000, metadata={"description": "ai.process splits inputs larger than this many tokens."}
     )
+    answer_tokens: int = field(
+        default=6000,
+        metadata={
+            "description": "Most tokens of an action's own model answer (ai.process); a longer one fails the step. "
+            "The first 1000 primes take about 2,500."
+        },
+    )
     code_time_s: float = field(
         default=30.0,
         metadata={"description": "code.execute: wall time of one program in seconds; its CPU time is capped alike."},

@@ -44,11 +44,6 @@ class AiProcessArgs(BaseModel):
     )
 
 
-#: Upper bound of one answer: the first 1000 primes take about 2,500 tokens; a longer answer is a runaway (or a
-#: request to split), and the bound keeps a local model from generating until its timeout.
-ANSWER_TOKENS = 6000
-
-
 def process_texts(
     deps: ToolDeps,
     texts: Sequence[tuple[str, str]],
@@ -105,12 +100,14 @@ def _ask(
         mode=mode,
         custom=custom,
     )
-    reply = deps.llm.invoke(messages, **length_limit(deps.llm, ANSWER_TOKENS))
+    # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
+    limit = deps.context.answer_tokens
+    reply = deps.llm.invoke(messages, **length_limit(deps.llm, limit))
     text = reply.text if isinstance(reply.text, str) else str(reply.content)
     if not text.strip():
         raise ToolFailed("the model returned an empty answer")
     if reply.response_metadata.get("finish_reason") == "length":
-        raise ToolFailed(f"the answer was cut off at {ANSWER_TOKENS} tokens; ask for less, or in parts")
+        raise ToolFailed(f"the answer was cut off at {limit} tokens; ask for less, or in parts")
     return text.strip()
 
 

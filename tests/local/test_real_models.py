@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench.models import PROMPTS, gguf_model, run_prompt, summary
+from cli.local_model import LOCAL_SETTINGS
 from graph.capabilities import forget_all
 
 
@@ -54,7 +55,7 @@ def test_tiny_models_stay_on_protocol_within_bounded_time(served: tuple[str, str
     results = []
     for i, prompt in enumerate(PROMPTS_IN_CI):
         forget_all()  # each run as a new process: only the database remembers the endpoint
-        results.append(run_prompt(prompt, base_url, model, tmp_path / f"run{i}", MAX_STEPS, database))
+        results.append(run_prompt(prompt, base_url, model, tmp_path / f"run{i}", MAX_STEPS, database, **LOCAL_SETTINGS))
     totals = summary(results)
     report = "; ".join(f"{r.prompt.kind}: {r.status}, {r.accepted}/{r.answers}, {r.seconds:.0f}s" for r in results)
     print(f"{model}: {report}")

@@ -119,9 +119,8 @@ def test_empty_model_answer_fails_the_tool(scripted_llm: ScriptedLLM, context: C
 def test_the_answer_is_bounded_and_one_cut_at_the_bound_fails_the_call_with_the_reason(
     scripted_llm: ScriptedLLM, context: Context
 ) -> None:
-    from tools.ai_process import ANSWER_TOKENS
-
-    scripted_llm.on("text", "7, " * (3 * ANSWER_TOKENS))
-    with pytest.raises(ToolFailed, match=f"cut off at {ANSWER_TOKENS} tokens"):
+    context.answer_tokens = 500
+    scripted_llm.on("text", "7, " * 3000)
+    with pytest.raises(ToolFailed, match="cut off at 500 tokens"):
         _run(scripted_llm, context, {"aiPrompt": "List the first million primes"})
-    assert scripted_llm.requests_for("text")[0].body["max_completion_tokens"] == ANSWER_TOKENS
+    assert scripted_llm.requests_for("text")[0].body["max_completion_tokens"] == 500
