@@ -93,6 +93,10 @@ class Context:
         default="never",
         metadata={"description": "Ask before an action runs: never, side_effects (web, reports, code) or always."},
     )
+    ask_user: bool = field(
+        default=False,
+        metadata={"description": "Ask a clarifying question when the request is ambiguous (off: assume, and note)."},
+    )
     fetch_allowlist: str = field(
         default="",
         metadata={"description": "Comma-separated hosts/CIDRs the web tools may fetch although not public."},
