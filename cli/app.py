@@ -284,13 +284,13 @@ def _execute(
             if not snapshot.values:
                 raise InvalidRequest(f"unknown thread {thread!r}")
             options = _resumed_options(store, thread, options)
+            if answer is not None and not snapshot.interrupts:
+                raise InvalidRequest(f"thread {thread} is not waiting for an answer; resume it without --answer")
             if not snapshot.tasks:  # `next` omits a node whose writes were saved before the interrupt
                 err.print(
                     _text(f"thread {thread} already finished ({snapshot.values.get('status')}); nothing to resume")
                 )
                 _finish(thread, snapshot.values, _context(options).store_path, out, as_json)
-            if answer is not None and not snapshot.interrupts:
-                raise InvalidRequest(f"thread {thread} is not waiting for an answer; resume it without --answer")
         elif snapshot.tasks:
             raise InvalidRequest(f"thread {thread} was interrupted; continue it with: paor resume {thread}")
         store.put(RUNS, thread, options)
