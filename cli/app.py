@@ -1,9 +1,10 @@
 """The `paor` command line: run, resume, history, strategies, doctor, serve-local.
 
 Exit codes: 0 the criteria were met, 1 the run stopped without meeting them, 2 bad input or configuration (one
-line on stderr, no traceback), 75 try again later (another worker is running the thread, or the database is
-unavailable; the thread stays resumable), 130 interrupted (the thread stays resumable: the graph checkpoints
-synchronously).
+line on stderr, no traceback), 3 waiting for an answer (the run asks a question or an approval and nobody can
+answer here: `paor resume THREAD --answer …` continues it), 75 try again later (another worker is running the
+thread, or the database is unavailable; the thread stays resumable), 130 interrupted (the thread stays resumable:
+the graph checkpoints synchronously).
 `--db` (env PAOR_DATABASE_URL) selects the database: a postgresql:// URL for several workers, else an SQLite file.
 Progress goes to stderr, results to stdout; `--json` puts exactly one JSON document on stdout.
 """
@@ -50,9 +51,16 @@ logging.getLogger("psycopg").addHandler(logging.NullHandler())
 #: Store namespace where `run` remembers the options a thread was started with, so `resume` reuses them.
 RUNS = ("paor", "runs")
 EXIT_INTERRUPTED = 130
+EXIT_WAITING = 3  # the run asks the user something and nobody can answer here
 EXIT_TEMPORARY = 75  # EX_TEMPFAIL: the same command may succeed later
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 PROBE_TIMEOUT_S = 5.0
+
+
+class Approve(StrEnum):
+    never = "never"
+    side_effects = "side_effects"
+    always = "always"
 
 
 class Mode(StrEnum):
@@ -77,6 +85,12 @@ DbOpt = Annotated[
     ),
 ]
 LocalOpt = Annotated[bool, typer.Option("--local", help="Run against the bundled local model (needs the local extra).")]
+ApproveOpt = Annotated[
+    Approve | None,
+    typer.Option("--approve", help="Ask before actions run: never, side_effects (web, reports, code) or always."),
+]
+AskOpt = Annotated[bool, typer.Option("--ask", help="Ask a clarifying question when the request is ambiguous.")]
+YesOpt = Annotated[bool, typer.Option("--yes", help="Approve every action without asking.")]
 
 
 def _stderr() -> Console:
@@ -154,6 +168,9 @@ def run(
     as_json: JsonOpt = False,
     local: LocalOpt = False,
     db: DbOpt = None,
+    approve: ApproveOpt = None,
+    ask: AskOpt = False,
+    yes: YesOpt = False,
 ) -> None:
     """Work on PROMPT until its criteria are met or no step can improve the result."""
     from graph.state import InputState
@@ -168,9 +185,9 @@ def run(
         if local and base_url:
             raise InvalidRequest("--local and --base-url exclude each other")
         documents = [s if "://" in s else str(Path(s).expanduser().resolve()) for s in doc or []]
-        options = _options(model, base_url, max_steps, mode, local)
+        options = {**_options(model, base_url, max_steps, mode, local), **_asking(approve, ask)}
         request = InputState(prompt=prompt, documents=documents)
-        _execute(thread or _new_thread_id(), request, options, out, as_json, db)
+        _execute(thread or _new_thread_id(), request, options, out, as_json, db, yes=yes)
 
 
 @app.command()
@@ -183,10 +200,36 @@ def resume(
     as_json: JsonOpt = False,
     local: LocalOpt = False,
     db: DbOpt = None,
+    answer: Annotated[
+        str | None,
+        typer.Option("--answer", help="Answer to the waiting question: approve, reject, JSON or the text to send."),
+    ] = None,
+    approve: ApproveOpt = None,
+    yes: YesOpt = False,
 ) -> None:
     """Continue an interrupted thread from its last checkpoint, with the options it was started with."""
     with bad_input_exits():
-        _execute(thread, None, _options(model, base_url, max_steps, None, local), out, as_json, db)
+        options = {**_options(model, base_url, max_steps, None, local), **_asking(approve, False)}
+        _execute(
+            thread, None, options, out, as_json, db, yes=yes, answer=None if answer is None else parse_answer(answer)
+        )
+
+
+def _asking(approve: Approve | None, ask: bool) -> dict[str, Any]:
+    """The human-in-the-loop options the user gave (nothing given keeps Context's env-filled defaults)."""
+    given: dict[str, Any] = {"approve": approve.value if approve else None, "ask_user": ask or None}
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def parse_answer(text: str) -> Any:
+    """`approve`, `reject`, a JSON value, or else the text itself (a clarification answer)."""
+    word = text.strip()
+    if word in ("approve", "reject"):
+        return {"decision": word}
+    try:
+        return json.loads(word)
+    except ValueError:
+        return word
 
 
 def _new_thread_id() -> str:
@@ -210,13 +253,24 @@ def _options(
 
 
 def _execute(
-    thread: str, payload: InputState | None, options: dict[str, Any], out: Path | None, as_json: bool, db: str | None
+    thread: str,
+    payload: InputState | None,
+    options: dict[str, Any],
+    out: Path | None,
+    as_json: bool,
+    db: str | None,
+    *,
+    yes: bool = False,
+    answer: Any = None,
 ) -> None:
     """Stream a new run (payload) or a resumed one (None) with the live view, then show and export the result.
 
     The thread's lock is held from the first look at its state to the last checkpoint, so two workers never run
     it at once (`ThreadBusy`, exit 75); a database lost mid-run ends the run with `DatabaseUnavailable` (exit 75)
-    and the thread resumes from its last checkpoint."""
+    and the thread resumes from its last checkpoint. A question of the run (approval, clarification) is answered
+    by `--yes`, on a TTY by the user, else the run exits with EXIT_WAITING and the command that answers it."""
+    from langgraph.types import Command
+
     from cli.view import LiveView
     from graph.builder import build_graph
     from graph.persistence import locked_persistence
@@ -230,6 +284,8 @@ def _execute(
             if not snapshot.values:
                 raise InvalidRequest(f"unknown thread {thread!r}")
             options = _resumed_options(store, thread, options)
+            if answer is not None and not snapshot.interrupts:
+                raise InvalidRequest(f"thread {thread} is not waiting for an answer; resume it without --answer")
             if not snapshot.tasks:  # `next` omits a node whose writes were saved before the interrupt
                 err.print(
                     _text(f"thread {thread} already finished ({snapshot.values.get('status')}); nothing to resume")
@@ -240,19 +296,58 @@ def _execute(
         store.put(RUNS, thread, options)
         store_path = _context(options).store_path
         view = LiveView(err)
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = dict(snapshot.values) if payload is None else {}
+        pending: Any = payload if answer is None else Command(resume=answer)
         try:
-            with _endpoint(options) as effective, view.running(thread):
-                stream = graph.stream(payload, config, context=_context(effective), stream_mode=["custom", "values"])
-                for mode, chunk in stream:
-                    if mode == "custom" and isinstance(chunk, dict) and chunk.get("event") == "progress":
-                        view.show(chunk)
-                    elif mode == "values" and isinstance(chunk, dict):
-                        values = dict(chunk)
+            with _endpoint(options) as effective:
+                while True:
+                    with view.running(thread):
+                        stream = graph.stream(
+                            pending, config, context=_context(effective), stream_mode=["custom", "values"]
+                        )
+                        for mode, chunk in stream:
+                            if mode == "custom" and isinstance(chunk, dict) and chunk.get("event") == "progress":
+                                view.show(chunk)
+                            elif mode == "values" and isinstance(chunk, dict):
+                                values = dict(chunk)
+                    waiting = graph.get_state(config).interrupts
+                    if not waiting:
+                        break
+                    reply = _reply(waiting[0].value, yes, err)
+                    if reply is None:
+                        _wait_for_answer(thread, waiting[0].value, as_json)
+                    pending = Command(resume=reply)
         except KeyboardInterrupt:
             err.print(_text(f"interrupted; resume with: paor resume {thread}", style="yellow"))
             raise typer.Exit(EXIT_INTERRUPTED) from None
     _finish(thread, values, store_path, out, as_json)
+
+
+def _reply(question: Any, yes: bool, err: Console) -> Any:
+    """The answer to one interrupt: `--yes` approves, a terminal asks the user, else None (nobody to ask)."""
+    if yes and isinstance(question, dict) and question.get("kind") == "approve":
+        return {"decision": "approve"}
+    if not _interactive():
+        return None
+    from cli.asking import ask
+
+    return ask(question, err)
+
+
+def _interactive() -> bool:
+    import sys
+
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def _wait_for_answer(thread: str, question: Any, as_json: bool) -> NoReturn:
+    """Nobody can answer here: say what is asked and how to answer it, and leave the thread resumable."""
+    from cli.asking import one_line
+
+    if as_json:
+        typer.echo(json.dumps({"thread": thread, "status": "waiting", "interrupt": question}, ensure_ascii=False))
+    _stderr().print(_text(f"{one_line(question)}; answer with `paor resume {thread} --answer …`", style="yellow"))
+    raise typer.Exit(EXIT_WAITING)
 
 
 def _resumed_options(store: BaseStore, thread: str, given: dict[str, Any]) -> dict[str, Any]:

@@ -96,6 +96,14 @@ class Context:
     code_memory_mb: int = field(
         default=1024, metadata={"description": "code.execute: address space of one program (MB)."}
     )
+    approve: Literal["never", "side_effects", "always"] = field(
+        default="never",
+        metadata={"description": "Ask before an action runs: never, side_effects (web, reports, code) or always."},
+    )
+    ask_user: bool = field(
+        default=False,
+        metadata={"description": "Ask a clarifying question when the request is ambiguous (off: assume, and note)."},
+    )
     fetch_allowlist: str = field(
         default="",
         metadata={"description": "Comma-separated hosts/CIDRs the web tools may fetch although not public."},

@@ -65,6 +65,13 @@ DataType = Literal["numbers", "list", "table", "text", "document", "report", "an
 ExpectedFormat = Literal["raw_data", "markdown", "json", "csv", "html", "docx", "pdf", "xlsx", "code", "text"]
 
 
+class Clarification(Protocol):
+    """A question the request cannot be served sensibly without (issue 15), with up to four suggested answers."""
+
+    question: str = Field(min_length=1, description="One short question to the user.")
+    suggestions: list[str] = Field(default_factory=list, max_length=4, description="Up to 4 likely answers.")
+
+
 class Intent(Protocol):
     """What the user really wants (spec 5, step 1)."""
 
@@ -79,6 +86,11 @@ class Intent(Protocol):
     numberProperty: str | None = Field(None, description="Property every number must have ('prime'), if any.")
     freshness: Literal["day", "week", "month", "year"] | None = Field(
         None, description="How recent sources must be, only when the request implies it."
+    )
+    clarification: Clarification | None = Field(
+        None,
+        description="Only when the request cannot be served sensibly without an answer (no subject, conflicting "
+        "formats): the question to ask. Otherwise null: assume what is most likely.",
     )
 
     @field_validator("language")

@@ -18,11 +18,13 @@ from graph.schemas import ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.approval import ask_approval, needs_approval
 from nodes.chat import show_result, show_step
 from nodes.common import document_index, intent_of, result_label
+from nodes.parameters import failed_attempts
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
-from tools.catalog import lookup
+from tools.catalog import CatalogEntry, lookup
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +40,33 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     selection = ActionSelection.model_validate(state["selection"])
     arguments = dict(state.get("parameters") or {})
     label = result_label(int(state.get("round") or 1), int(state.get("step") or 1), selection.action)
-    store = services.documents(context)
     entry = lookup(selection.action)
+    if entry is not None and needs_approval(entry, context):  # first: a resumed node must repeat nothing before it
+        failed = failed_attempts(state, runtime)
+        verdict = ask_approval(entry, selection, arguments, intent_of(state), context, failed)
+        if verdict.rejected is not None:
+            error = f"rejected by the user: {verdict.rejected}"
+            show_result(label, entry.tool_name, error, failed=True)
+            return {"result": dump(ActionResult(success=False, resultLabel=label, error=error))}
+        if verdict.arguments != arguments:
+            return {
+                **_run(state, runtime, services, entry, selection, verdict.arguments),
+                "parameters": verdict.arguments,
+            }
+    return _run(state, runtime, services, entry, selection, arguments)
+
+
+def _run(
+    state: State,
+    runtime: Runtime[Context],
+    services: Services,
+    entry: CatalogEntry | None,
+    selection: ActionSelection,
+    arguments: dict[str, Any],
+) -> dict[str, Any]:
+    context = context_of(runtime)
+    label = result_label(int(state.get("round") or 1), int(state.get("step") or 1), selection.action)
+    store = services.documents(context)
     try:
         if entry is None:
             raise LookupError(f"action {selection.action} is not registered")

@@ -23,6 +23,7 @@ from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.chat import ChatRequest, chat_request, human_message, refusal_message
+from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.hints import Hints, read_hints
 from prompts.render import intent_messages
@@ -105,6 +106,11 @@ def _analyse(
     except (StepFailed, ModelOutputInvalid) as exc:
         log.warning("intent analysis fell back to deterministic hints: %s", exc)
         proposed = None
+    analysed = merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))
+    notes = unavailable_notes(context.allowed_method_names)
+    if analysed.clarification is not None and not context.ask_user:  # nobody to ask: go on, and say so
+        notes.append(assumed(analysed.clarification))
+        analysed = analysed.model_copy(update={"clarification": None})
     return {
         **ROUND_RESET,
         **history_log.bounded(state, runtime),
@@ -112,9 +118,9 @@ def _analyse(
         "step": 0,
         "workflow_mode": context.workflow_mode,
         "plan": [],
-        "intent": dump(merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))),
+        "intent": dump(analysed),
         "input_documents": [dump(ref) for ref in inputs],
-        "notes": unavailable_notes(context.allowed_method_names),
+        "notes": notes,
     }
 
 

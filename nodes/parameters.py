@@ -29,11 +29,7 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     if entry is None:  # select validated it; the catalog changed between checkpoint and resume
         return _failed(state, runtime, selection, f"action {selection.action} is no longer registered")
     intent = intent_of(state)
-    failed = {
-        fingerprint(e.action, e.parameters)
-        for e in history_log.current_round(state, runtime)
-        if e.action and e.outcome == "failed"
-    }
+    failed = failed_attempts(state, runtime)
     fields = stage2_fields(selection, entry)
     messages = parameters_messages(
         action=selection.action,
@@ -54,6 +50,15 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     except (StepFailed, ModelOutputInvalid) as exc:
         return _failed(state, runtime, selection, str(exc))
     return {"parameters": arguments}
+
+
+def failed_attempts(state: State, runtime: Runtime[Context]) -> set[str]:
+    """Fingerprints of this round's failed action+parameters (rejected ones included): never tried again."""
+    return {
+        fingerprint(e.action, e.parameters)
+        for e in history_log.current_round(state, runtime)
+        if e.action and e.outcome == "failed"
+    }
 
 
 def _failed(state: State, runtime: Runtime[Context], selection: ActionSelection, reason: str) -> dict[str, Any]:

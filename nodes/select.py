@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
@@ -14,6 +14,7 @@ from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.clarify import clarified
 from nodes.common import STEP_RESET, document_index, intent_of
 from nodes.shapes import selection_shape
 from nodes.strategies import pattern_of, recall
@@ -26,6 +27,9 @@ from tools.documents import DocumentIndex
 def select(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Ask for one action; a protocol violation is retried once with the reason, then the step fails."""
     context = context_of(runtime)
+    # First, before any model call: a resumed node re-runs from here and must repeat nothing.
+    asked = clarified(state, intent_of(state)) if context.ask_user else {}
+    state = cast(State, {**state, **asked})
     step = int(state.get("step") or 0) + 1
     round_ = int(state.get("round") or 1)
     intent = intent_of(state)
@@ -54,9 +58,10 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
         )
     except (StepFailed, ModelOutputInvalid) as exc:
         failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
-        return {**STEP_RESET, "step": step, "step_error": str(exc), **history_log.record(state, runtime, failure)}
+        update = {**STEP_RESET, "step": step, "step_error": str(exc), **history_log.record(state, runtime, failure)}
+        return {**asked, **update}
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
-    return {**STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
+    return {**asked, **STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
 
 
 def usable_entries(entries: list[CatalogEntry], index: DocumentIndex) -> list[CatalogEntry]:

@@ -47,6 +47,10 @@ class CatalogEntry:
     summary: str
     #: The action works on documents named in requiredInputDocuments (and cannot run without one).
     requires_documents: bool = False
+    #: The action leaves the machine (web.*), writes a deliverable (document.generateReport) or runs model-written
+    #: code (code.execute: sandboxed and offline, but the user may want to read the program first), so
+    #: `Context.approve = "side_effects"` asks the user before it runs.
+    side_effects: bool = False
 
     @property
     def parameter_names(self) -> list[str]:

@@ -89,6 +89,7 @@ ENTRY = CatalogEntry(
     factory=make_code_execute_tool,
     purpose="analysis",
     summary="run a Python program in a sandbox; its printed output and files are the data delivered",
+    side_effects=True,
 )
 
 

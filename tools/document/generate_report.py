@@ -165,5 +165,6 @@ ENTRY = register(
         purpose="output",
         summary="assemble documents into a titled report as markdown, HTML, PDF and DOCX files",
         requires_documents=True,
+        side_effects=True,
     )
 )

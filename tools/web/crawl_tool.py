@@ -139,5 +139,6 @@ ENTRY = register(
         purpose="lookup",
         summary="fetch the pages whose URLs earlier documents list and extract each (one document per page)",
         requires_documents=True,
+        side_effects=True,
     )
 )

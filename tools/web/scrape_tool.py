@@ -70,5 +70,6 @@ ENTRY = register(
         factory=make_web_scrape_tool,
         purpose="lookup",
         summary="search the web and extract the full text of each result page (one document per page)",
+        side_effects=True,
     )
 )

@@ -50,5 +50,6 @@ ENTRY = register(
         factory=make_web_search_tool,
         purpose="lookup",
         summary="search the web; result list (url, title, snippet, score), optional answer and page texts",
+        side_effects=True,
     )
 )
