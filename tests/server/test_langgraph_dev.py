@@ -151,3 +151,26 @@ def test_checkpoints_and_strategies_land_in_sqlite(server: Server, primes_run: t
 def test_unknown_thread_is_a_clean_404(client: Any) -> None:
     with pytest.raises(sdk_errors.NotFoundError):
         client.threads.get_state(str(uuid.uuid4()))
+
+
+def test_an_approval_interrupt_shows_in_the_thread_and_a_resume_command_completes_the_run(
+    server: Server, client: Any
+) -> None:
+    """Human in the loop over HTTP: the thread waits with the documented payload; `command={"resume": …}` goes on."""
+    thread = client.threads.create()["thread_id"]
+    context = {**server.context(), "approve": "always"}
+    client.runs.wait(thread, ASSISTANT, input={"prompt": PRIMES_PROMPT}, context=context, raise_error=True)
+    payloads = []
+    for _ in range(6):  # one approval per step; the primes scenario takes two
+        state = client.threads.get_state(thread)
+        waiting = [i["value"] for task in state["tasks"] for i in task.get("interrupts") or []]
+        if not waiting:
+            break
+        payloads += waiting
+        client.runs.wait(
+            thread, ASSISTANT, command={"resume": {"decision": "approve"}}, context=context, raise_error=True
+        )
+    final = client.threads.get_state(thread)["values"]
+    assert final["status"] == "completed"
+    assert payloads and all(p["kind"] == "approve" and p["action"] == "ai.process" for p in payloads)
+    assert all("aiPrompt" in p["parameters"] and "documentList" not in p["parameters"] for p in payloads)
