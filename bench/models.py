@@ -149,7 +149,9 @@ def run_prompt(
     with _tally() as tally, open_sqlite(database or folder / "paor.sqlite") as (saver, store):
         try:
             out = build_graph(checkpointer=saver, store=store).invoke(
-                {"prompt": prompt.text, "documents": paths}, {"configurable": {"thread_id": "bench"}}, context=context
+                {"prompt": prompt.text, "documents": paths},
+                {"configurable": {"thread_id": folder.name}},
+                context=context,
             )
             result.status, result.stop_reason = str(out.get("status")), str(out.get("stop_reason", ""))
             result.steps = len(out.get("history") or [])
