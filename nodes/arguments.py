@@ -24,9 +24,16 @@ _JSON_TYPES = {"string": "string", "integer": "integer", "number": "number", "bo
 
 
 def stage2_fields(selection: ActionSelection, entry: CatalogEntry) -> list[ParameterField]:
-    """Stage 1's schema when it gave one, else the tool's own business parameters."""
+    """Stage 1's schema when it gave one — plus any parameter the tool requires that it left out, so Stage 2 can
+    always answer validly — else the tool's own business parameters."""
+    own = _tool_fields(entry)
     if selection.parametersSchema.fields:
-        return selection.parametersSchema.fields
+        named = {f.name for f in selection.parametersSchema.fields}
+        return [*selection.parametersSchema.fields, *(f for f in own if f.required and f.name not in named)]
+    return own
+
+
+def _tool_fields(entry: CatalogEntry) -> list[ParameterField]:
     schema = entry.args_schema.model_json_schema()
     required = set(schema.get("required", []))
     fields = []

@@ -146,3 +146,17 @@ def test_an_action_on_documents_without_a_reference_is_rejected_with_the_reason(
     update = select(state(input_documents=documents), runtime(context), services)
     assert update["selection"]["requiredInputDocuments"] == ["docList:input"]
     assert "document.extract works on documents" in scripted_llm.requests_for("ActionSelection")[1].text
+
+
+def test_a_required_parameter_stage1_left_out_is_still_asked_and_allowed_in_stage2(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    """A small model's Stage 1 named only processingMode; ai.process requires aiPrompt, so Stage 2 gets it too."""
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt="List the primes", processingMode="basic"))
+    chosen = selection(parametersSchema={"fields": [{"name": "processingMode"}]})
+    update = parameters(state(selection=chosen.model_dump()), runtime(context), services)
+
+    assert update["parameters"]["aiPrompt"] == "List the primes"
+    [request] = scripted_llm.requests_for("ParametersAnswer")
+    sent = request.body["response_format"]["json_schema"]["schema"]["properties"]["parameters"]
+    assert "aiPrompt" in sent["required"] and "aiPrompt" in request.text
