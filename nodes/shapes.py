@@ -53,22 +53,8 @@ def _selection_shape(
     return AnswerShape(ActionSelection.__name__, schema, ActionSelection.answer_tokens, flat_schema=flat)
 
 
-#: Bounds a grammar enforces on Stage 1's free text, so a small model that starts repeating itself ends the string
-#: instead of running into max_tokens (the parser does not impose them: other endpoints may write more).
-TEXT_BOUNDS = {"actionObjective": 300, "parametersContext": 800}
-LIST_BOUNDS = {"learnings": 5}
-ITEM_CHARS = 200
-MAX_FIELDS = 12
-#: Stage 2's free-text arguments (an ai.process prompt can be long, but not longer than this).
-ARGUMENT_CHARS = 2000
-
-
 def _branch(base: Json, action: str, parameters: list[str], documents: Json, names: list[str] | None = None) -> Json:
     properties: dict[str, Any] = copy.deepcopy(base["properties"])
-    for name, chars in TEXT_BOUNDS.items():
-        properties[name]["maxLength"] = chars
-    for name, items in LIST_BOUNDS.items():
-        properties[name] = {**properties[name], "maxItems": items, "items": {"type": "string", "maxLength": ITEM_CHARS}}
     properties["action"] = {**properties["action"], "type": "string", "enum": names or [action]}
     properties["requiredInputDocuments"] = {**properties["requiredInputDocuments"], **documents}
     properties["requiredConnection"] = {
@@ -78,8 +64,7 @@ def _branch(base: Json, action: str, parameters: list[str], documents: Json, nam
     field = ParameterField.model_json_schema()
     field["properties"]["name"] = {"type": "string", "enum": parameters} if parameters else {"type": "string"}
     field["required"] = ["name", "type", "required", "description"]
-    field["properties"]["description"] = {**field["properties"]["description"], "maxLength": ITEM_CHARS}
-    fields: Json = {"type": "array", "items": field, "maxItems": MAX_FIELDS}
+    fields: Json = {"type": "array", "items": field}
     if not parameters:
         fields["maxItems"] = 0
     properties["parametersSchema"] = {
@@ -107,9 +92,7 @@ def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> Answe
     """ParametersAnswer whose `parameters` is the tool's real argument schema, limited to Stage 1's fields."""
     tool = entry.args_schema.model_json_schema()
     known = tool.get("properties", {})
-    chosen = {
-        f.name: _bounded(known[f.name]) for f in fields if f.name in known and f.name not in FORBIDDEN_PARAMETER_KEYS
-    }
+    chosen = {f.name: known[f.name] for f in fields if f.name in known and f.name not in FORBIDDEN_PARAMETER_KEYS}
     required = [f.name for f in fields if f.name in chosen and (f.required or f.name in tool.get("required", []))]
     base = ParametersAnswer.model_json_schema(by_alias=True)
     schema: Json = {
@@ -125,10 +108,3 @@ def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> Answe
     if tool.get("$defs"):
         schema["$defs"] = tool["$defs"]
     return AnswerShape(ParametersAnswer.__name__, schema, ParametersAnswer.answer_tokens)
-
-
-def _bounded(spec: Json) -> Json:
-    """A free-text argument gets a length a grammar can enforce (enums and typed values need none)."""
-    if spec.get("type") == "string" and "enum" not in spec and "maxLength" not in spec:
-        return {**spec, "maxLength": ARGUMENT_CHARS}
-    return spec
