@@ -430,7 +430,10 @@ def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt
 
         items = values.get("history") or [] if values.get("status") else _history_of_checkpoints(thread, db)
         entries = [HistoryEntry.model_validate(h) for h in items]
-    print_history(_stdout(), thread, entries)
+    console = _stdout()
+    print_history(console, thread, entries)
+    for note in values.get("notes") or []:  # questions asked and answered, assumptions, unavailable actions
+        console.print(_text(f"note: {note}"))
 
 
 def _history_of_checkpoints(thread: str, db: str | None) -> list[dict[str, Any]]:

@@ -83,3 +83,14 @@ def test_on_a_terminal_the_user_is_asked_with_prompts(
     assert done.exit_code == 0, done.output
     assert "not JSON" in done.stderr
     assert [DATA_PROMPT in r.text for r in scripted_llm.requests_for("text")] == [True]
+
+
+def test_history_shows_the_question_asked_and_its_answer(scripted_llm: ScriptedLLM, paor: Invoke) -> None:
+    from tests.e2e.test_clarify import AMBIGUOUS, _script
+
+    _script(scripted_llm)
+    waiting = paor("run", AMBIGUOUS, "--thread", "asked", "--ask")
+    assert waiting.exit_code == 3, waiting.output
+    paor("resume", "asked", "--answer", "about the first 1000 primes")
+    shown = paor("history", "asked")
+    assert "asked:" in shown.stdout and "answered: about the first 1000 primes" in shown.stdout
