@@ -95,7 +95,3 @@ class Capabilities:
     def _save(self, key: str, record: dict[str, Any]) -> None:
         if self.store is not None:
             self.store.put(NAMESPACE, key, {**record, "strikes": dict(record["strikes"])}, index=False)
-
-
-def capabilities_of(store: BaseStore | None) -> Capabilities:
-    return Capabilities(store)

@@ -33,7 +33,7 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel, ValidationError
 
 from graph.answer_shapes import AnswerShape, shape_of
-from graph.capabilities import METHODS, Method, capabilities_of, endpoint_key
+from graph.capabilities import METHODS, Capabilities, Method, endpoint_key
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
 
@@ -196,7 +196,7 @@ def _request(
     llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape, store: BaseStore | None
 ) -> tuple[str, dict[str, Any] | None, bool]:
     """The answer's text, its JSON object (None if there is none) and whether it was cut at max_tokens."""
-    memory = capabilities_of(store)
+    memory = Capabilities(store)
     key = endpoint_key(llm)
     last_error: Exception | None = None
     for method in memory.candidates(key, _supported_methods(llm)):
