@@ -282,26 +282,38 @@ def open_sqlite(path: Path | str | None = None) -> Iterator[tuple[SqliteSaver, S
     check_database(db)
     saver_conn, store_conn = _connect(db, autocommit=False), _connect(db, autocommit=True)
     try:
-        saver = SqliteSaver(saver_conn)
-        saver.setup()
-        store = ImmediateSqliteStore(store_conn)
-        _setup_store(store)
+        saver, store = SqliteSaver(saver_conn), ImmediateSqliteStore(store_conn)
+        with _schema_lock(db):
+            saver.setup()
+            store.setup()
         yield saver, store
     finally:
         saver_conn.close()
         store_conn.close()
 
 
-def _setup_store(store: SqliteStore) -> None:
-    """Two processes opening a new file at once both run the store's migrations; the slower one's INSERT of the
-    migration row fails on its UNIQUE key although the migration itself is done. Setting up again then finds it."""
-    for attempt in range(3):
+@contextmanager
+def _schema_lock(db: Path) -> Iterator[None]:
+    """One process at a time sets a file's tables up: two opening a new file at once would both run the store's
+    migrations (each a statement, then its version row, in autocommit), and the slower one fails on what the
+    other has just done — a duplicate column or version row. Serialised, the second finds them done."""
+    with (_locks_folder(db) / "schema.lock").open("a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
-            store.setup()
-            return
-        except sqlite3.IntegrityError:
-            if attempt == 2:
-                raise
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+@asynccontextmanager
+async def _async_schema_lock(db: Path) -> AsyncIterator[None]:
+    """`_schema_lock`, waited for off the event loop."""
+    lock = _schema_lock(db)
+    await asyncio.to_thread(lock.__enter__)
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 # --- PostgreSQL -------------------------------------------------------------------------------------------------
@@ -449,12 +461,16 @@ def _postgres_lock(url: str, thread_id: str, wait_s: float) -> Iterator[ThreadLe
         conn.close()
 
 
-@contextmanager
-def _file_lock(db: Path, thread_id: str, wait_s: float) -> Iterator[ThreadLease]:
+def _locks_folder(db: Path) -> Path:
     folder = db.parent / f"{db.name}.locks"
     folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@contextmanager
+def _file_lock(db: Path, thread_id: str, wait_s: float) -> Iterator[ThreadLease]:
     name = hashlib.sha256(thread_id.encode()).hexdigest()[:32]
-    with (folder / f"{name}.lock").open("a+b") as handle:
+    with (_locks_folder(db) / f"{name}.lock").open("a+b") as handle:
 
         def try_once() -> bool:
             try:
@@ -518,7 +534,8 @@ async def checkpointer() -> AsyncIterator[BaseCheckpointSaver]:
     db = sqlite_path()
     check_database(db)
     async with AsyncSqliteSaver.from_conn_string(str(db)) as saver:
-        await saver.setup()
+        async with _async_schema_lock(db):
+            await saver.setup()
         yield saver
 
 
@@ -537,5 +554,6 @@ async def store() -> AsyncIterator[AsyncBatchedBaseStore]:
     async with ImmediateAsyncSqliteStore.from_conn_string(str(db)) as sqlite_store:
         await sqlite_store.conn.execute("PRAGMA journal_mode=WAL")
         await sqlite_store.conn.execute("PRAGMA busy_timeout=10000")
-        await sqlite_store.setup()
+        async with _async_schema_lock(db):
+            await sqlite_store.setup()
         yield sqlite_store

@@ -251,6 +251,42 @@ def test_two_processes_writing_one_sqlite_file_concurrently_both_complete(
             assert state.next == () and state.values["status"] == "completed"
 
 
+OPENER = textwrap.dedent(
+    """
+    import pathlib, sys, time
+    from graph.persistence import open_sqlite
+    folder, go = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    print("ready", flush=True)
+    while not go.exists():
+        time.sleep(0.001)
+    for i in range(int(sys.argv[3])):
+        with open_sqlite(folder / f"new-{i}.sqlite"):
+            pass
+    """
+)
+
+
+def test_processes_opening_a_new_file_at_the_same_moment_all_set_it_up(tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", OPENER, str(tmp_path), str(go), "12"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    go.touch()
+    for proc in procs:
+        _, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stderr[-2000:]
+    assert all(integrity(tmp_path / f"new-{i}.sqlite") == "ok" for i in range(12))
+
+
 def test_a_process_and_in_process_threads_share_the_file_while_it_runs(
     scripted_llm: ScriptedLLM, context: Context, tmp_path: Path
 ) -> None:
