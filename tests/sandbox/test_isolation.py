@@ -11,11 +11,14 @@ import pytest
 from tests.sandbox.conftest import KINDS, TIGHT
 from tests.support.loopback import LoopbackServer
 from tools.code import isolation
+from tools.code.limits import Limits
 from tools.code.runner import run_program
 
 
-def _raw(source: str, kind: isolation.Kind | None = None) -> tuple[str, str, str | None]:
-    result = run_program(source, limits=TIGHT, kind=kind, gate=False)
+def _raw(
+    source: str, kind: isolation.Kind | None = None, limits: Limits = TIGHT
+) -> tuple[str, str, str | None]:
+    result = run_program(source, limits=limits, kind=kind, gate=False)
     return result.stdout.decode("utf-8", errors="replace"), result.stderr, result.reason
 
 
@@ -79,6 +82,24 @@ def test_a_fork_bomb_is_bounded_by_the_process_limit(kind: isolation.Kind) -> No
     assert reason is not None and "limit" in reason
     assert 0 < out.count("forked") <= TIGHT.processes
     assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_children_the_program_leaves_behind_are_gone_when_the_run_returns(kind: isolation.Kind) -> None:
+    """Children holding memory take the kernel a moment to kill; the run must not return before they are gone."""
+    program = (
+        "import os, time\n"
+        "for _ in range(3):\n"
+        "    if os.fork() == 0:\n"
+        "        block = bytearray(150 * 1024 * 1024)\n"
+        "        print('child', flush=True)\n"
+        "        time.sleep(60)\n"
+        "time.sleep(0.5)\n"
+    )
+    for _ in range(3):
+        out, _, reason = _raw(program, kind, replace(TIGHT, memory_mb=1024))
+        assert reason is None and out.count("child") == 3
+        assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None)
 
 
 def test_an_infinite_loop_is_killed_by_the_time_limits() -> None:

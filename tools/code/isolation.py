@@ -81,11 +81,13 @@ def detect() -> Isolation:
     return Isolation("none", "; ".join(failures))
 
 
-def command(kind: Kind, folder: Path, python_args: list[str]) -> list[str]:
-    """The command running `python_args` (arguments after the interpreter) in the sandbox, cwd = the folder."""
+def command(kind: Kind, folder: Path, python_args: list[str], info_fd: int | None = None) -> list[str]:
+    """The command running `python_args` (arguments after the interpreter) in the sandbox, cwd = the folder.
+    bubblewrap writes the PID of the namespace's first process, as JSON, to `info_fd`."""
     python = [sys.executable, *python_args]
     if kind == "bubblewrap":
-        return [*_bwrap(folder), "--", *python]
+        info = ["--info-fd", str(info_fd)] if info_fd is not None else []
+        return [*_bwrap(folder), *info, "--", *python]
     if kind == "unshare":
         user = ["--user"] if sandbox_user() is None else []
         return [_which("unshare"), *user, "--net", "--pid", "--fork", "--kill-child", "--", *python]

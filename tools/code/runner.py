@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Sequence
+from typing import BinaryIO
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,17 +59,23 @@ def run_program(
     with environment.workspace(inputs, owner) as space:
         python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
         out_path, err_path = space.logs / "stdout", space.logs / "stderr"
-        with out_path.open("wb") as out, err_path.open("wb") as err:
-            process = subprocess.Popen(
-                isolation.command(kind, space.folder, python_args),
-                cwd=space.folder,
-                env=environment.SANDBOX_ENV,
-                stdin=subprocess.PIPE,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
+        info_read, info_write = os.pipe()
+        with out_path.open("wb") as out, err_path.open("wb") as err, open(info_read, "rb") as info:
+            try:
+                process = subprocess.Popen(
+                    isolation.command(kind, space.folder, python_args, info_fd=info_write),
+                    cwd=space.folder,
+                    env=environment.SANDBOX_ENV,
+                    stdin=subprocess.PIPE,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                    pass_fds=(info_write,),
+                )
+            finally:
+                os.close(info_write)
             killed = _feed_and_wait(process, source, limits, space.folder, namespaced=kind != "none")
+            _await_namespace_end(info)
         max_bytes = limits.file_mb * MB
         stdout = environment.read_capped(out_path, max_bytes)
         stderr = environment.read_capped(err_path, max_bytes).decode("utf-8", errors="replace")[-STDERR_CHARS:]
@@ -106,6 +113,25 @@ def _feed_and_wait(
         os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     return killed
+
+
+def _await_namespace_end(info: BinaryIO) -> None:
+    """bubblewrap's wrapper exits as soon as the program has, while the kernel may still be killing what the
+    program started: wait until the namespace's first process — which goes only after all the others — has."""
+    os.set_blocking(info.fileno(), False)
+    try:
+        pid = int(json.loads(info.read() or b"{}").get("child-pid", 0))
+    except (OSError, ValueError, TypeError):
+        return
+    deadline = time.monotonic() + REAP_TIMEOUT_S
+    while pid and time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in ("Z", "X"):  # a zombie: everything in its namespace is gone
+            return
+        time.sleep(0.005)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
