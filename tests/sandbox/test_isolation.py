@@ -15,9 +15,7 @@ from tools.code.limits import Limits
 from tools.code.runner import run_program
 
 
-def _raw(
-    source: str, kind: isolation.Kind | None = None, limits: Limits = TIGHT
-) -> tuple[str, str, str | None]:
+def _raw(source: str, kind: isolation.Kind | None = None, limits: Limits = TIGHT) -> tuple[str, str, str | None]:
     result = run_program(source, limits=limits, kind=kind, gate=False)
     return result.stdout.decode("utf-8", errors="replace"), result.stderr, result.reason
 

@@ -15,9 +15,9 @@ import signal
 import subprocess
 import time
 from collections.abc import Sequence
-from typing import BinaryIO
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from tools.code import environment, isolation
 from tools.code.child import BOOT, EXIT_GATE
