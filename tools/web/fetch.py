@@ -169,7 +169,7 @@ class GuardedFetcher:
             raise FetchRefused(f"refused {url!r}: only http and https URLs are fetched, not {parsed.scheme!r}")
         if parsed.userinfo:
             raise FetchRefused(f"refused {url!r}: URLs carrying credentials are not fetched")
-        host = parsed.raw_host.decode("ascii").lower()
+        host = parsed.raw_host.decode().lower()
         if not host:
             raise FetchRefused(f"refused {url!r}: the URL has no host")
         parsed = parsed.copy_with(fragment=None)
@@ -188,9 +188,8 @@ class GuardedFetcher:
 
     @staticmethod
     def _resolve(host: str, url: httpx.URL) -> list[IPAddress]:
-        port = url.port or (443 if url.scheme == "https" else 80)
         try:
-            infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError) as exc:
             raise ToolFailed(f"cannot resolve {host!r} for {url}: {exc}") from exc
         addresses = [parse_address(str(info[4][0])) for info in infos]
@@ -226,14 +225,14 @@ class GuardedFetcher:
         return self._client.build_request(
             "GET",
             target.url.copy_with(host=address),
-            headers={"Host": target.url.netloc.decode("ascii")},
+            headers={"Host": target.url.netloc.decode()},
             extensions=extensions,
         )
 
     def _robots_refusal(self, url: httpx.URL) -> str | None:
         """Why robots.txt forbids `url`, or None when it allows it. Loaded once per origin: concurrent callers
         for the same origin wait on that origin's lock instead of each fetching robots.txt."""
-        origin = (url.scheme, url.raw_host.decode("ascii").lower(), url.port)
+        origin = (url.scheme, url.raw_host.decode().lower(), url.port)
         with self._lock:
             robots = self._robots.get(origin)
             origin_lock = self._origin_locks.setdefault(origin, threading.Lock())
@@ -258,7 +257,7 @@ class GuardedFetcher:
     def _load_robots(self, url: httpx.URL) -> _Robots:
         """RFC 9309: 4xx or unreachable → everything allowed; 5xx → nothing allowed; 200 → the rules."""
         parser = RobotFileParser()
-        robots_url = str(url.copy_with(path="/robots.txt", query=None, fragment=None))
+        robots_url = str(url.copy_with(path="/robots.txt", query=None))  # `_vet` dropped the fragment
         parser.set_url(robots_url)
         try:
             page = self._fetch(robots_url, accept=None, max_bytes=_ROBOTS_MAX_BYTES, robots=False)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
 import httpx
 import pytest
 
@@ -191,3 +195,65 @@ def test_robots_txt_is_asked_for_at_the_origins_root_without_the_pages_query(
 ) -> None:
     assert guard.fetch(f"{web.base}/articles/3?ref=home#top").ok
     assert len(web.gets("/robots.txt")) == 1 and web.gets("/articles/3?ref=home")
+
+
+def test_an_unreachable_robots_txt_allows_the_page(fake_dns: FakeResolver) -> None:
+    """RFC 9309: robots.txt that cannot be fetched at all means no rules, not a failed fetch."""
+    fake_dns({"example.com": ["93.184.216.34"]})
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/robots.txt":
+            raise httpx.ConnectError("connection refused", request=request)
+        return httpx.Response(200, html="<p>hello</p>")
+
+    page = GuardedFetcher(Context(), transport=httpx.MockTransport(handler)).fetch("https://example.com/page")
+    assert page.ok and "hello" in page.text
+
+
+def test_connect_and_read_timeouts_are_the_ones_configured(fake_dns: FakeResolver) -> None:
+    """An unreachable host gives up after the connect timeout; a slow page gets the (longer) read timeout."""
+    fake_dns({"example.com": ["93.184.216.34"]})
+    timeouts: list[dict[str, float]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        timeouts.append(request.extensions["timeout"])
+        return httpx.Response(200, html="<p>hello</p>")
+
+    guard = GuardedFetcher(
+        Context(), transport=httpx.MockTransport(handler), connect_timeout=2.0, read_timeout=9.0, respect_robots=False
+    )
+    guard.fetch("https://example.com/page")
+    assert timeouts == [{"connect": 2.0, "read": 9.0, "write": 9.0, "pool": 9.0}]
+
+
+def test_two_names_on_one_ip_never_share_a_connection(fake_dns: FakeResolver) -> None:
+    """Keep-alive is off: a connection opened (and, over TLS, verified) for one name is not reused for another."""
+    fake_dns({"one.test": ["127.0.0.1"], "two.test": ["127.0.0.1"]})
+    clients: list[tuple[str, int]] = []
+
+    class KeepAlive(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            clients.append((self.headers["Host"], self.client_address[1]))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), KeepAlive)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        with GuardedFetcher(Context(fetch_allowlist="127.0.0.1"), respect_robots=False) as guard:
+            assert guard.fetch(f"http://one.test:{port}/").ok and guard.fetch(f"http://two.test:{port}/").ok
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [host for host, _ in clients] == [f"one.test:{port}", f"two.test:{port}"]
+    assert clients[0][1] != clients[1][1]
