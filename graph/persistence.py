@@ -280,16 +280,13 @@ def open_sqlite(path: Path | str | None = None) -> Iterator[tuple[SqliteSaver, S
     """Checkpointer and store over one SQLite file (WAL, so a CLI and a server can share it)."""
     db = Path(path) if path else database_path()
     check_database(db)
-    saver_conn, store_conn = _connect(db, autocommit=False), _connect(db, autocommit=True)
-    try:
-        saver, store = SqliteSaver(saver_conn), ImmediateSqliteStore(store_conn)
-        with _schema_lock(db):
+    with contextlib.ExitStack() as connections:
+        with _schema_lock(db):  # a new file's first connection switches it to WAL: an exclusive lock too
+            saver = SqliteSaver(connections.enter_context(closing(_connect(db, autocommit=False))))
+            store = ImmediateSqliteStore(connections.enter_context(closing(_connect(db, autocommit=True))))
             saver.setup()
             store.setup()
         yield saver, store
-    finally:
-        saver_conn.close()
-        store_conn.close()
 
 
 @contextmanager
@@ -552,8 +549,8 @@ async def store() -> AsyncIterator[AsyncBatchedBaseStore]:
     db = sqlite_path()
     check_database(db)
     async with ImmediateAsyncSqliteStore.from_conn_string(str(db)) as sqlite_store:
-        await sqlite_store.conn.execute("PRAGMA journal_mode=WAL")
-        await sqlite_store.conn.execute("PRAGMA busy_timeout=10000")
         async with _async_schema_lock(db):
+            await sqlite_store.conn.execute("PRAGMA busy_timeout=10000")
+            await sqlite_store.conn.execute("PRAGMA journal_mode=WAL")
             await sqlite_store.setup()
         yield sqlite_store

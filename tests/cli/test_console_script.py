@@ -27,8 +27,20 @@ def start_paor(cwd: Path, base_url: str, *args: str) -> subprocess.Popen[str]:
     command = [str(script)] if script.exists() else [sys.executable, "-m", "cli"]
     env = {**os.environ, "OPENAI_BASE_URL": base_url, "PAOR_MODEL": "scripted", "PAOR_MAX_RETRIES": "0"}
     return subprocess.Popen(
-        [*command, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*command, *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    """A terminal's foreground command gets Ctrl-C; a suite started in the background (`cmd &` in a script) would
+    otherwise hand its children an ignored SIGINT, and Python keeps it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_sigint_during_step_2_exits_130_and_resume_prints_the_json_result(
