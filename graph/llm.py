@@ -299,7 +299,7 @@ def _as_object(text: str) -> dict[str, Any] | None:
     if not text.strip():
         return None
     try:
-        value = json.loads(text)
+        value = json.loads(text, strict=False)  # a raw newline in a string (llama.cpp's grammar allows it) is clear
     except json.JSONDecodeError:
         try:
             value = json_repair.loads(text)

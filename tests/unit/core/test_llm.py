@@ -17,7 +17,7 @@ from graph.capabilities import forget_all
 from graph.context import Context
 from graph.errors import ConfigurationError, StepFailed
 from graph.llm import Models, ask_json, chat_openai
-from graph.schemas import Intent
+from graph.schemas import Intent, ParametersAnswer
 from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM
 
 INTENT = {"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000"], "language": "en"}
@@ -129,6 +129,20 @@ def test_plain_text_answer_in_json_fences_with_trailing_commas_is_repaired() -> 
         last = llm.requests[-1]
         assert _format(last) is None and "tools" not in last.body
         assert "JSON object of schema `Intent`" in last.system
+
+
+def test_a_raw_line_break_inside_a_string_is_read_as_written_not_repaired_into_other_keys() -> None:
+    """llama.cpp's schema grammar lets a string hold a raw line break; strict JSON does not. The answer (SmolLM2's,
+    verbatim) means what it says: repairing it instead split the quoted text into parameters of its own."""
+    prompt = (
+        "process.action: ai.addToListAction(ai.AddToListItem({ 'name' : 'processingMode', 'description' : "
+        "'This action must achieve the specified process mode.', 'type' : 'list'}) ) }}\n{ "
+    )
+    answer = '{ "schema": "parameters_v1", "parameters": { "aiPrompt" : "' + prompt + '" }}'
+    with ScriptedLLM() as llm:
+        llm.on("ParametersAnswer", answer)
+        got = ask_json(llm.model(), MESSAGES, ParametersAnswer, ParametersAnswer.model_validate, what="Stage 2")
+        assert got.parameters == {"aiPrompt": prompt} and len(llm.requests) == 1
 
 
 def test_an_answer_cut_at_max_tokens_is_retried_with_the_reason() -> None:
