@@ -63,6 +63,8 @@ class QualityRequirements(Protocol):
 
 DataType = Literal["numbers", "list", "table", "text", "document", "report", "analysis", "code", "answer"]
 ExpectedFormat = Literal["raw_data", "markdown", "json", "csv", "html", "docx", "pdf", "xlsx", "code", "text"]
+#: Formats for programs, not people: a deliverable takes one only when the user asked for it (spec rule).
+MACHINE_READABLE_FORMATS = frozenset({"json", "csv"})
 
 
 class Clarification(Protocol):

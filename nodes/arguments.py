@@ -14,11 +14,16 @@ from pydantic import ValidationError
 from graph.context import Context
 from graph.errors import ParametersInvalid
 from graph.llm import explain
-from graph.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, Intent, ParameterField
+from graph.schemas import (
+    FORBIDDEN_PARAMETER_KEYS,
+    MACHINE_READABLE_FORMATS,
+    ActionSelection,
+    Intent,
+    ParameterField,
+)
 from nodes.common import fingerprint
 from tools.catalog import CatalogEntry
 
-_STRUCTURED_FORMATS = {"json": "json", "csv": "csv"}
 _REPORT_FORMATS = {"docx": ["docx", "md"], "pdf": ["pdf", "md"], "html": ["html", "md"], "markdown": ["md"]}
 _JSON_TYPES = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean"}
 
@@ -91,8 +96,8 @@ def _narrative_unless_asked(arguments: dict[str, Any], intent: Intent) -> None:
     """Spec rule, enforced in code: machine-readable formats only when the user asked for one (a small model
     likes to ask ai.process for JSON, then fails the step on an answer that is not JSON)."""
     formats = arguments.get("expectedDocumentFormats")
-    if isinstance(formats, list) and intent.expectedFormat not in _STRUCTURED_FORMATS:
-        arguments["expectedDocumentFormats"] = [f for f in formats if f not in _STRUCTURED_FORMATS.values()] or ["md"]
+    if isinstance(formats, list) and intent.expectedFormat not in MACHINE_READABLE_FORMATS:
+        arguments["expectedDocumentFormats"] = [f for f in formats if f not in MACHINE_READABLE_FORMATS] or ["md"]
 
 
 def code_defaults(entry: CatalogEntry, intent: Intent, context: Context) -> dict[str, Any]:
@@ -109,7 +114,8 @@ def code_defaults(entry: CatalogEntry, intent: Intent, context: Context) -> dict
     if "timeRange" in names and intent.freshness:
         defaults["timeRange"] = intent.freshness
     if "expectedDocumentFormats" in names:
-        defaults["expectedDocumentFormats"] = [_STRUCTURED_FORMATS.get(intent.expectedFormat, "md")]
+        machine = intent.expectedFormat in MACHINE_READABLE_FORMATS
+        defaults["expectedDocumentFormats"] = [intent.expectedFormat if machine else "md"]
     if "formats" in names and intent.expectedFormat in _REPORT_FORMATS:
         defaults["formats"] = _REPORT_FORMATS[intent.expectedFormat]
     return defaults

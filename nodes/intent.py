@@ -18,7 +18,7 @@ from graph.errors import (
 )
 from graph.instrument import context_of
 from graph.llm import ask_json
-from graph.schemas import DocumentRef, Intent, dump
+from graph.schemas import MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
@@ -155,10 +155,13 @@ def merge_intent(hints: Hints, proposed: Intent | None, language: str) -> Intent
     """Explicit, code-read facts override the model; the model fills what code cannot read."""
     base = proposed.model_dump() if proposed else {}
     explicit_format = hints.expectedFormat if hints.expectedFormat not in (None, "raw_data", "code") else None
+    model_format = base.get("expectedFormat")
+    if model_format in MACHINE_READABLE_FORMATS:  # a small model likes JSON for a summary, then fails the step
+        model_format = None
     merged = {
         **base,
         "dataType": hints.dataType or base.get("dataType") or "answer",
-        "expectedFormat": explicit_format or base.get("expectedFormat") or hints.expectedFormat or "markdown",
+        "expectedFormat": explicit_format or model_format or hints.expectedFormat or "markdown",
         "itemCount": hints.itemCount or base.get("itemCount"),
         "numberProperty": hints.numberProperty or base.get("numberProperty"),
         "freshness": hints.freshness or base.get("freshness"),

@@ -110,6 +110,18 @@ def test_explicit_german_overrides_the_models_language(
     assert result.language == "de" and result.expectedFormat == "docx" and result.dataType == "report"
 
 
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [("Summarise the attached text in two sentences.", "markdown"), ("List the planets as JSON.", "json")],
+)
+def test_a_machine_readable_format_only_when_the_request_asks_for_it(
+    scripted_llm: ScriptedLLM, services: Services, context: Context, prompt: str, expected: str
+) -> None:
+    """SmolLM2 read a summary request as JSON, and the step then failed for not delivering valid JSON."""
+    scripted_llm.on("Intent", {"dataType": "analysis", "expectedFormat": "json"})
+    assert Intent.model_validate(_intent(services, context, prompt)["intent"]).expectedFormat == expected
+
+
 def test_user_language_setting_applies_when_the_request_names_none(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
