@@ -53,8 +53,21 @@ def _selection_shape(
     return AnswerShape(ActionSelection.__name__, schema, ActionSelection.answer_tokens, flat_schema=flat)
 
 
+#: Bounds a grammar enforces on Stage 1's free text, so a small model that starts repeating itself ends the string
+#: instead of running into max_tokens (SmolLM2 wrote the same paragraph into `actionObjective` until it was cut).
+#: The parser does not impose them (other endpoints may write more).
+TEXT_BOUNDS = {"actionObjective": 300, "parametersContext": 600}
+LIST_BOUNDS = {"learnings": 5}
+ITEM_CHARS = 200
+MAX_FIELDS = 12
+
+
 def _branch(base: Json, action: str, parameters: list[str], documents: Json, names: list[str] | None = None) -> Json:
     properties: dict[str, Any] = copy.deepcopy(base["properties"])
+    for name, chars in TEXT_BOUNDS.items():
+        properties[name]["maxLength"] = chars
+    for name, items in LIST_BOUNDS.items():
+        properties[name] = {**properties[name], "maxItems": items, "items": {"type": "string", "maxLength": ITEM_CHARS}}
     properties["action"] = {**properties["action"], "type": "string", "enum": names or [action]}
     properties["requiredInputDocuments"] = {**properties["requiredInputDocuments"], **documents}
     properties["requiredConnection"] = {
@@ -64,7 +77,8 @@ def _branch(base: Json, action: str, parameters: list[str], documents: Json, nam
     field = ParameterField.model_json_schema()
     field["properties"]["name"] = {"type": "string", "enum": parameters} if parameters else {"type": "string"}
     field["required"] = ["name", "type", "required", "description"]
-    fields: Json = {"type": "array", "items": field}
+    field["properties"]["description"] = {**field["properties"]["description"], "maxLength": ITEM_CHARS}
+    fields: Json = {"type": "array", "items": field, "maxItems": MAX_FIELDS}
     if not parameters:
         fields["maxItems"] = 0
     properties["parametersSchema"] = {
@@ -92,7 +106,11 @@ def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> Answe
     """ParametersAnswer whose `parameters` is the tool's real argument schema, limited to Stage 1's fields."""
     tool = entry.args_schema.model_json_schema()
     known = tool.get("properties", {})
-    chosen = {f.name: known[f.name] for f in fields if f.name in known and f.name not in FORBIDDEN_PARAMETER_KEYS}
+    chosen = {
+        f.name: _grammar_safe(known[f.name])
+        for f in fields
+        if f.name in known and f.name not in FORBIDDEN_PARAMETER_KEYS
+    }
     required = [f.name for f in fields if f.name in chosen and (f.required or f.name in tool.get("required", []))]
     base = ParametersAnswer.model_json_schema(by_alias=True)
     schema: Json = {
@@ -106,5 +124,23 @@ def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> Answe
         "additionalProperties": False,
     }
     if tool.get("$defs"):
-        schema["$defs"] = tool["$defs"]
+        schema["$defs"] = _grammar_safe(tool["$defs"])
     return AnswerShape(ParametersAnswer.__name__, schema, ParametersAnswer.answer_tokens)
+
+
+#: llama.cpp expands a string bound into one grammar rule per character: it refuses bounds much above 800 and
+#: crashes on code.execute's 20,000 (a segfault of the whole server). Longer bounds are left to the tool's own
+#: validation of the arguments.
+GRAMMAR_MAX_CHARS = 800
+
+
+def _grammar_safe(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {
+            key: _grammar_safe(value)
+            for key, value in schema.items()
+            if not (key == "maxLength" and isinstance(value, int) and value > GRAMMAR_MAX_CHARS)
+        }
+    if isinstance(schema, list):
+        return [_grammar_safe(item) for item in schema]
+    return schema
