@@ -13,7 +13,13 @@ from functools import lru_cache
 from typing import Any
 
 from graph.answer_shapes import AnswerShape, Json
-from graph.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, ParameterField, ParametersAnswer
+from graph.schemas import (
+    FORBIDDEN_PARAMETER_KEYS,
+    ActionSelection,
+    ContentJudgement,
+    ParameterField,
+    ParametersAnswer,
+)
 from tools.catalog import CatalogEntry
 
 #: Most document references Stage 1 may choose from (newest first); older ones stay reachable through docList.
@@ -126,6 +132,18 @@ def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> Answe
     if tool.get("$defs"):
         schema["$defs"] = _grammar_safe(tool["$defs"])
     return AnswerShape(ParametersAnswer.__name__, schema, ParametersAnswer.answer_tokens)
+
+
+@lru_cache(maxsize=32)
+def judgement_shape(criteria: int) -> AnswerShape:
+    """ContentJudgement with exactly one verdict per criterion it is asked about, and bounded notes: a grammar then
+    cannot give too few verdicts (SmolLM2 did, and the step went unjudged)."""
+    schema = ContentJudgement.model_json_schema()
+    properties = schema["properties"]
+    properties["criteriaMet"] = {**properties["criteriaMet"], "minItems": criteria, "maxItems": criteria}
+    for name in ("issues", "improvementSuggestions"):
+        properties[name] = {**properties[name], "maxItems": 5, "items": {"type": "string", "maxLength": ITEM_CHARS}}
+    return AnswerShape(ContentJudgement.__name__, schema, ContentJudgement.answer_tokens)
 
 
 #: llama.cpp expands a string bound into one grammar rule per character: it refuses bounds much above 800 and

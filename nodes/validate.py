@@ -32,6 +32,7 @@ from graph.services import Services
 from graph.state import State
 from nodes.checks import CheckReport, run_checks
 from nodes.common import intent_of
+from nodes.shapes import judgement_shape
 from prompts.render import judge_messages
 from prompts.templates import clip
 
@@ -139,7 +140,9 @@ def _judge(
         progress=progress,
     )
     try:
-        return ask_json(services.llm(context), messages, ContentJudgement, parse, what="content judgement")
+        return ask_json(
+            services.llm(context), messages, judgement_shape(len(criteria)), parse, what="content judgement"
+        )
     except (StepFailed, ModelOutputInvalid) as exc:
         log.warning("content judgement unavailable: %s", exc)
         return None

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from graph.schemas import ParameterField
-from nodes.shapes import parameters_shape, selection_shape
+from nodes.shapes import judgement_shape, parameters_shape, selection_shape
 from tools.catalog import catalog
 
 llama_cpp = pytest.importorskip("llama_cpp", reason="local model extra not installed: pip install 'paor[local]'")
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def test_every_stage_1_and_stage_2_shape_parses_as_a_llama_cpp_grammar() -> None:
+def test_every_stage_1_stage_2_and_judgement_shape_parses_as_a_llama_cpp_grammar() -> None:
     from llama_cpp.llama_grammar import LlamaGrammar
 
     from cli.local_model import local_model_path
@@ -31,6 +31,7 @@ def test_every_stage_1_and_stage_2_shape_parses_as_a_llama_cpp_grammar() -> None
     entries = list(catalog().values())
     shapes = [selection_shape(entries, ["docList:input", *(f"docItem:d{i}" for i in range(50))])]
     shapes += [parameters_shape(e, [ParameterField(name=n) for n in e.parameter_names]) for e in entries]
+    shapes += [judgement_shape(3)]
     for shape in shapes:
         grammar = LlamaGrammar.from_json_schema(json.dumps(shape.schema), verbose=False)
         sampler = llama_cpp.llama_sampler_init_grammar(

@@ -249,6 +249,8 @@ def test_criterion_code_cannot_decide_goes_to_one_judge_request(
     assert scripted_llm.requests == [judge]
     assert validation.overallSuccess and validation.successCriteriaMet == [True]
     assert validation.qualityScore == 0.85
+    verdicts = judge.body["response_format"]["json_schema"]["schema"]["properties"]["criteriaMet"]
+    assert verdicts["minItems"] == verdicts["maxItems"] == 1  # a grammar gives exactly one verdict per criterion
 
 
 def test_judge_verdict_against_the_criterion_fails_validation(
