@@ -152,8 +152,7 @@ class GuardedFetcher:
                 content_type, charset = _split_content_type(response.headers.get("content-type", ""))
                 if accept is not None and not _accepted(content_type, accept):
                     raise FetchRefused(
-                        f"refused {target.url}: content type {content_type or '(none)'!r} is not one of "
-                        f"{', '.join(accept)}"
+                        f"refused {target.url}: content type {content_type!r} is not one of {', '.join(accept)}"
                     )
                 content = _read_capped(response, target.url, max_bytes, deadline)
                 return FetchedPage(url, str(target.url), response.status_code, content_type, content, charset)
@@ -258,7 +257,6 @@ class GuardedFetcher:
         """RFC 9309: 4xx or unreachable → everything allowed; 5xx → nothing allowed; 200 → the rules."""
         parser = RobotFileParser()
         robots_url = str(url.copy_with(path="/robots.txt", query=None))  # `_vet` dropped the fragment
-        parser.set_url(robots_url)
         try:
             page = self._fetch(robots_url, accept=None, max_bytes=_ROBOTS_MAX_BYTES, robots=False)
         except (ToolFailed, FetchRefused):

@@ -4,15 +4,17 @@ exact byte, bodies in many chunks, missing headers, proxies from the environment
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
 
 from graph.context import Context
 from graph.errors import FetchRefused, ToolFailed
-from tests.unit.web.conftest import FakeResolver
+from tests.unit.web.conftest import FakeResolver, LoopbackWeb
 from tools.web.fetch import USER_AGENT, GuardedFetcher
 
 PUBLIC = {"one.example": ["93.184.216.34"], "two.example": ["93.184.216.35"]}
@@ -189,21 +191,33 @@ def test_an_ip_literal_is_never_looked_up_and_gets_no_sni_name(dns: list[str]) -
     assert "sni_hostname" not in seen[-1].extensions  # SNI carries names, never addresses (RFC 6066)
 
 
-def test_a_proxy_in_the_environment_is_not_used(monkeypatch: pytest.MonkeyPatch, dns: list[str]) -> None:
+def test_a_proxy_in_the_environment_is_not_used(monkeypatch: pytest.MonkeyPatch, web: LoopbackWeb) -> None:
     """A proxy would connect by name and undo the IP pinning: the guard ignores HTTP(S)_PROXY."""
-    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
-    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
-    seen: list[httpx.Request] = []
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)  # answers 501 to anything it gets
+    proxy.daemon_threads = True
+    threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True).start()
+    reached: list[str] = []
+    proxy.RequestHandlerClass.do_GET = lambda handler: (reached.append(handler.path), handler.send_error(501))
+    try:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            monkeypatch.setenv(name, f"http://127.0.0.1:{proxy.server_address[1]}")
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        fetched = GuardedFetcher(Context(fetch_allowlist="127.0.0.1")).fetch(f"{web.base}/articles/1")
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    assert fetched.ok and "Article 1" in fetched.text
+    assert reached == []
 
-    def record(request: httpx.Request) -> httpx.Response:
-        seen.append(request)
-        return page(request)
 
-    guard = GuardedFetcher(Context(), transport=site({"/a": record}))
-    assert guard.fetch("https://one.example/a").ok
-    assert guard._client._mounts == {}  # no proxy transport mounted for any scheme
-    assert seen[-1].url.host == "93.184.216.34"
+def test_a_charset_in_rfc_2231_form_falls_back_to_utf_8(dns: list[str]) -> None:
+    def encoded(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "text/plain; charset*=utf-8''latin-1"}
+        return httpx.Response(200, content="café".encode(), headers=headers)
+
+    fetched = GuardedFetcher(Context(), transport=site({"/e": encoded})).fetch("https://one.example/e")
+    assert fetched.charset is None and fetched.text == "café"
 
 
 def test_a_guard_without_context_fetches_public_pages_with_no_allow_list(dns: list[str]) -> None:
