@@ -87,16 +87,20 @@ def test_children_the_program_leaves_behind_are_gone_when_the_run_returns(kind: 
     """Children holding memory take the kernel a moment to kill; the run must not return before they are gone."""
     program = (
         "import os, time\n"
+        "ready, told = os.pipe()\n"
         "for _ in range(3):\n"
         "    if os.fork() == 0:\n"
         "        block = bytearray(150 * 1024 * 1024)\n"
         "        print('child', flush=True)\n"
+        "        os.write(told, b'.')\n"
         "        time.sleep(60)\n"
-        "time.sleep(0.5)\n"
+        "heard = b''\n"
+        "while len(heard) < 3:\n"  # the program ends as soon as its three children hold their memory
+        "    heard += os.read(ready, 3)\n"
     )
     for _ in range(3):
-        out, _, reason = _raw(program, kind, replace(TIGHT, memory_mb=1024))
-        assert reason is None and out.count("child") == 3
+        out, err, reason = _raw(program, kind, replace(TIGHT, memory_mb=1024))
+        assert reason is None and out.count("child") == 3, (reason, out, err)
         assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None)
 
 

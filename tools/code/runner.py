@@ -59,18 +59,19 @@ def run_program(
     with environment.workspace(inputs, owner) as space:
         python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
         out_path, err_path = space.logs / "stdout", space.logs / "stderr"
-        info_read, info_write = os.pipe()
+        info_read, info_write = os.pipe()  # bubblewrap's only: no other sandbox hands the program this pipe
+        info_fd = info_write if kind == "bubblewrap" else None
         with out_path.open("wb") as out, err_path.open("wb") as err, open(info_read, "rb") as info:
             try:
                 process = subprocess.Popen(
-                    isolation.command(kind, space.folder, python_args, info_fd=info_write),
+                    isolation.command(kind, space.folder, python_args, info_fd=info_fd),
                     cwd=space.folder,
                     env=environment.SANDBOX_ENV,
                     stdin=subprocess.PIPE,
                     stdout=out,
                     stderr=err,
                     start_new_session=True,
-                    pass_fds=(info_write,),
+                    pass_fds=(info_fd,) if info_fd is not None else (),
                 )
             finally:
                 os.close(info_write)
