@@ -65,6 +65,14 @@ def test_allowlist_parses_hosts_ips_and_cidrs() -> None:
     assert not allow.allows_address(ipaddress.ip_address("192.168.0.1"))
 
 
+def test_a_cidr_written_with_host_bits_allows_its_whole_network() -> None:
+    """`10.1.2.3/8` is how people copy an interface address: it means 10.0.0.0/8, not an error."""
+    allow = AllowList.parse("10.1.2.3/8, fd00::5/64")
+    assert allow.allows_address(ipaddress.ip_address("10.200.0.1"))
+    assert allow.allows_address(ipaddress.ip_address("fd00::beef"))
+    assert not allow.allows_address(ipaddress.ip_address("11.0.0.1"))
+
+
 def test_parse_address_tolerates_brackets_and_zone_ids() -> None:
     assert parse_address("[::1]") == ipaddress.ip_address("::1")
     assert parse_address("fe80::1%eth0") == ipaddress.ip_address("fe80::1")
