@@ -17,7 +17,15 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.schemas import HistoryEntry, Strategy
 from nodes.strategies import KEY, NAMESPACE
-from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_INTENT, PRIMES_PROMPT, ai_process, script_primes
+from tests.support.scenarios import (
+    CODE_PROMPT,
+    DATA_PROMPT,
+    PRIMES_INTENT,
+    PRIMES_PROMPT,
+    ai_process,
+    pending_questions,
+    script_primes,
+)
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 REJECTED = "rejected by the user"
@@ -27,10 +35,6 @@ def _routes(llm: ScriptedLLM) -> Counter[str]:
     return Counter(
         route for route in ("Intent", "ActionSelection", "ParametersAnswer", "text") for _ in llm.requests_for(route)
     )
-
-
-def _pending(graph: Any, config: dict[str, Any]) -> list[dict[str, Any]]:
-    return [i.value for i in graph.get_state(config).interrupts]
 
 
 def _scrape_until_rejected(request: RecordedRequest) -> dict[str, Any]:
@@ -70,7 +74,7 @@ def test_side_effects_asks_before_web_scrape_and_a_rejection_is_avoided_and_lear
 
     graph.invoke({"prompt": PRIMES_PROMPT}, config, context=context)
 
-    (asked,) = _pending(graph, config)
+    (asked,) = pending_questions(graph, config)
     assert {k: v for k, v in asked.items() if k != "parameters"} == {
         "kind": "approve",
         "action": "web.scrape",
@@ -84,7 +88,7 @@ def test_side_effects_asks_before_web_scrape_and_a_rejection_is_avoided_and_lear
     out = graph.invoke(Command(resume={"decision": "reject", "reason": "stay offline"}), config, context=context)
 
     # ai.process has no side effects: no second question; the run completed with the data.
-    assert _pending(graph, config) == []
+    assert pending_questions(graph, config) == []
     assert out["status"] == "completed"
     history = [HistoryEntry.model_validate(h) for h in out["history"]]
     rejected, done = history
@@ -107,22 +111,22 @@ def test_an_invalid_edit_is_refused_with_the_reason_and_a_valid_one_runs(
     context = replace(context, approve="always")
 
     graph.invoke({"prompt": PRIMES_PROMPT}, config, context=context)
-    (asked,) = _pending(graph, config)
+    (asked,) = pending_questions(graph, config)
     assert (asked["action"], asked["parameters"]["aiPrompt"], asked["error"]) == ("ai.process", CODE_PROMPT, None)
 
     graph.invoke(Command(resume={"decision": "edit", "parameters": {"bogus": 1}}), config, context=context)
-    (again,) = _pending(graph, config)
+    (again,) = pending_questions(graph, config)
     assert again["action"] == "ai.process"
     assert "has no parameters ['bogus']" in again["error"]
     graph.invoke(Command(resume={"decision": "maybe"}), config, context=context)
-    (third,) = _pending(graph, config)
+    (third,) = pending_questions(graph, config)
     assert "not an approval answer" in third["error"]
 
     out = graph.invoke(
         Command(resume={"decision": "edit", "parameters": {"aiPrompt": DATA_PROMPT}}), config, context=context
     )
 
-    assert _pending(graph, config) == []
+    assert pending_questions(graph, config) == []
     assert out["status"] == "completed"
     (step,) = [HistoryEntry.model_validate(h) for h in out["history"]]
     assert step.success and step.parameters["aiPrompt"] == DATA_PROMPT
@@ -138,7 +142,7 @@ def test_approve_runs_the_proposed_parameters_and_never_asks_by_default(
     graph = build_graph(checkpointer=checkpointer, store=store)
     asking: dict[str, Any] = {"configurable": {"thread_id": "approve-ok"}}
     graph.invoke({"prompt": PRIMES_PROMPT}, asking, context=replace(context, approve="always"))
-    assert len(_pending(graph, asking)) == 1
+    assert len(pending_questions(graph, asking)) == 1
     assert scripted_llm.requests_for("text") == []  # the tool waits for the answer
 
     graph.invoke(Command(resume="approve"), asking, context=replace(context, approve="always"))
@@ -146,4 +150,4 @@ def test_approve_runs_the_proposed_parameters_and_never_asks_by_default(
 
     silent: dict[str, Any] = {"configurable": {"thread_id": "approve-never"}}
     out = graph.invoke({"prompt": PRIMES_PROMPT}, silent, context=context)
-    assert _pending(graph, silent) == [] and out["status"] == "completed"
+    assert pending_questions(graph, silent) == [] and out["status"] == "completed"

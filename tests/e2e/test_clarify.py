@@ -11,7 +11,7 @@ from langgraph.types import Command
 from graph.builder import build_graph
 from graph.context import Context
 from nodes.strategies import KEY, NAMESPACE
-from tests.support.scenarios import PRIMES_INTENT, ai_process, parameters, selection
+from tests.support.scenarios import PRIMES_INTENT, ai_process, parameters, pending_questions, selection
 from tests.support.scripted_llm import ScriptedLLM
 
 AMBIGUOUS = "Calculate the numbers"
@@ -38,7 +38,7 @@ def test_an_ambiguous_request_is_asked_about_and_the_answer_reaches_stage_1_only
 
     graph.invoke({"prompt": AMBIGUOUS}, config, context=context)
 
-    asked = [i.value for i in graph.get_state(config).interrupts]
+    asked = pending_questions(graph, config)
     assert asked == [
         {"kind": "clarify", "question": QUESTION, "suggestions": ["the first 1000 prime numbers", "square numbers"]}
     ]

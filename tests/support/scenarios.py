@@ -132,3 +132,8 @@ def script_report(llm: ScriptedLLM) -> ScriptedLLM:
     llm.on("Intent", json.dumps(intent)).on("ActionSelection", _report_selection)
     llm.on("ParametersAnswer", _report_parameters).on("text", GERMAN_SUMMARY)
     return llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
+
+
+def pending_questions(graph: Any, config: dict[str, Any]) -> list[Any]:
+    """What an interrupted thread is waiting to be asked (the values of its pending interrupts)."""
+    return [i.value for i in graph.get_state(config).interrupts]
