@@ -54,12 +54,24 @@ def mutmut(*args: str, capture: bool = False) -> str:
     return done.stdout if capture else ""
 
 
-def run(module: str, sample: int | None = None) -> None:
-    """Mutate one module and run its mutants (or a sample of them), one at a time: the machine is shared."""
+def run(module: str, sample: int | None = None, again: bool = False, children: int = 1) -> None:
+    """Mutate one module and run its mutants (or a sample of them).
+
+    A run stopped half-way goes on where it stopped: mutants with a verdict are left alone unless `again`
+    (mutmut re-runs every mutant it is given by name).
+    """
     names = verdicts().get(module, {})
-    chosen = sorted(random.Random(module).sample(sorted(names), min(sample, len(names)))) if sample and names else []
+    if sample and names:
+        chosen = sorted(random.Random(module).sample(sorted(names), min(sample, len(names))))
+    elif names and not again:
+        chosen = sorted(name for name, status in names.items() if status == "not checked")
+        if not chosen:
+            print(f"== {module}: every mutant has a verdict (--again re-runs them)", file=sys.stderr, flush=True)
+            return
+    else:
+        chosen = []
     print(f"== {module}: {len(chosen) if chosen else 'all'} mutants", file=sys.stderr, flush=True)
-    mutmut("run", "--max-children", "1", *(chosen or [f"{module}.*"]))
+    mutmut("run", "--max-children", str(children), *(chosen or [f"{module}.*"]))
 
 
 def verdicts() -> dict[str, dict[str, str]]:
@@ -104,11 +116,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("modules", nargs="*", help="dotted module names (default: every [tool.mutmut] module)")
     parser.add_argument("--sample", type=int, metavar="N", help="run N mutants per module (seeded), for an estimate")
     parser.add_argument("--report", action="store_true", help="print the last results without running mutmut")
+    parser.add_argument("--again", action="store_true", help="re-run mutants that already have a verdict")
+    parser.add_argument("--children", type=int, default=1, metavar="N", help="mutants run at once (default 1)")
     args = parser.parse_args(argv)
     modules = args.modules or guarded_modules()
     if not args.report:
         for module in modules:
-            run(module, args.sample)
+            run(module, args.sample, args.again, args.children)
     results = scores(modules)
     print(table(results))
     for r in results:

@@ -1,0 +1,256 @@
+"""ask_json's finer promises: what a retry shows the model, what is logged and counted, whose capabilities are kept.
+
+Each test here was called for by a mutant of graph/llm.py that the broader tests in test_llm.py let through.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, TypedDict
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.constants import TAG_NOSTREAM
+from langgraph.graph import END, START, StateGraph
+from langgraph.store.memory import InMemoryStore
+from pydantic import BaseModel, ValidationError
+
+from bench.models import ProtocolTally
+from graph.capabilities import NAMESPACE, endpoint_key, forget_all
+from graph.context import Context
+from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
+from graph.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain
+from graph.schemas import Intent
+from tests.support.scripted_llm import HTTPError, ScriptedLLM
+
+INTENT = {"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000"], "language": "en"}
+MESSAGES = [SystemMessage(content="Analyse the request."), HumanMessage(content="first 1000 primes")]
+
+
+def _ask(llm: Any, **kwargs: Any) -> Intent:
+    return ask_json(llm, MESSAGES, Intent, Intent.model_validate, what="intent analysis", **kwargs)
+
+
+def _fake(*answers: str) -> GenericFakeChatModel:
+    return GenericFakeChatModel(messages=iter([AIMessage(content=a) for a in answers]))
+
+
+# -- the retry ---------------------------------------------------------------------------------------------
+
+
+def test_the_retry_keeps_the_whole_conversation_and_shows_the_rejected_answer() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
+        _ask(llm.model())
+        retry = llm.requests[1].messages
+        assert [m["role"] for m in retry] == ["system", "user", "assistant", "user"]
+        assert retry[0]["content"] == "Analyse the request." and retry[1]["content"] == "first 1000 primes"
+        assert json.loads(retry[2]["content"])["dataType"] == "poetry"
+
+
+def test_an_answer_cut_at_max_tokens_by_the_client_is_shown_to_the_model_as_empty() -> None:
+    """The OpenAI client's parse() raises on `finish_reason: length` (json_schema): there is no text to show."""
+    runaway = {**INTENT, "successCriteria": ["first 1000 " * 500]}
+    with ScriptedLLM() as llm:
+        llm.on("Intent", runaway, INTENT)
+        assert _ask(llm.model()).dataType == "numbers"
+        assert llm.requests[1].messages[2] == {"role": "assistant", "content": "(empty answer)"}
+
+
+def test_a_long_rejected_answer_is_shown_back_cut_to_4000_characters() -> None:
+    with ScriptedLLM(obey_max_tokens=False) as llm:
+        llm.on("Intent", "x" * 5000, INTENT)
+        _ask(llm.model())
+        shown = [m["content"] for m in llm.requests[1].messages if m["role"] == "assistant"]
+        assert shown == ["x" * 4000]
+
+
+def test_a_non_json_answer_is_quoted_up_to_200_characters_in_the_reason() -> None:
+    prose = "a" * 150 + "b" * 150
+    with pytest.raises(StepFailed) as failed:
+        _ask(_fake(prose, prose))
+    assert str(failed.value).endswith(f"the answer is not a JSON object: {prose[:200]!r}")
+
+
+def test_an_answer_at_the_length_limit_is_read_and_one_character_more_is_rejected() -> None:
+    text = json.dumps(INTENT)
+    at_limit = text[:-1] + " " * (MAX_ANSWER_CHARS - len(text)) + "}"
+    assert len(at_limit) == MAX_ANSWER_CHARS
+    assert _ask(_fake(at_limit)).dataType == "numbers"
+    over = " " + at_limit
+    with pytest.raises(StepFailed, match=f"the answer has {MAX_ANSWER_CHARS + 1} characters"):
+        _ask(_fake(over, over))
+
+
+# -- what is logged and counted ----------------------------------------------------------------------------
+
+
+def test_the_protocol_tally_counts_each_answer_once_as_accepted_or_rejected(caplog: pytest.LogCaptureFixture) -> None:
+    """`bench.models` scores a model by these records: a swapped flag or a lost record falsifies its figure."""
+    tally = ProtocolTally()
+    logger = logging.getLogger("graph.llm")
+    logger.addHandler(tally)
+    caplog.set_level(logging.DEBUG, logger="graph.llm")
+    try:
+        with ScriptedLLM() as llm:
+            llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
+            ask_json(llm.model(), MESSAGES, Intent, Intent.model_validate, what="Stage 1 selection")
+    finally:
+        logger.removeHandler(tally)
+    assert (tally.accepted, tally.rejected) == (1, 1)
+    messages = [r.getMessage() for r in caplog.records if r.name == "graph.llm"]
+    assert messages[-1] == "Stage 1 selection answer accepted (attempt 2)"
+    assert messages[0].startswith("Stage 1 selection answer rejected (attempt 1): dataType: ")
+
+
+def test_a_refused_method_is_logged_by_name_and_status_and_counted_as_a_refusal(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    tally = ProtocolTally()
+    logger = logging.getLogger("graph.llm")
+    logger.addHandler(tally)
+    caplog.set_level(logging.INFO, logger="graph.llm")
+    try:
+        with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+            llm.on("Intent", INTENT)
+            _ask(llm.model())
+    finally:
+        logger.removeHandler(tally)
+    assert tally.refusals == 1
+    assert "endpoint refused json_schema structured output (HTTP 500); falling back" in [
+        r.getMessage() for r in caplog.records
+    ]
+
+
+def test_a_malformed_200_body_names_what_was_wrong_with_it() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", HTTPError(200, '{"foo": 1}'))
+        with pytest.raises(StepFailed) as failed:
+            _ask(llm.model())
+    assert str(failed.value).startswith("the model endpoint sent a malformed response (TypeError: ")
+
+
+def test_an_endpoint_refusing_every_method_fails_the_step_with_its_status() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", HTTPError(400, "nothing structured here"))
+        with pytest.raises(StepFailed, match="HTTP 400"):
+            _ask(llm.model())
+
+
+# -- whose capabilities are kept ---------------------------------------------------------------------------
+
+
+def test_what_one_endpoint_refused_is_not_held_against_another() -> None:
+    store = InMemoryStore()
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llama, ScriptedLLM() as openai_like:
+        llama.on("Intent", INTENT)
+        openai_like.on("Intent", INTENT)
+        for _ in range(2):
+            _ask(llama.model(), store=store)
+        _ask(openai_like.model(), store=store)
+        assert [r.body["response_format"]["type"] for r in openai_like.requests] == ["json_schema"]
+        kept = store.get(NAMESPACE, endpoint_key(llama.model()))
+        assert kept is not None and kept.value["strikes"] == {"json_schema": 2}
+        assert kept.value["accepted"] == "json_object_schema"
+
+
+def test_an_endpoint_known_to_take_json_schema_gets_the_clients_retries_on_a_transient_500() -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", INTENT, HTTPError(500, "hiccup"), INTENT)
+        model = llm.model(max_retries=1)
+        _ask(model)  # json_schema works: now it is known
+        assert _ask(model).dataType == "numbers"
+        assert [r.body["response_format"]["type"] for r in llm.requests] == ["json_schema"] * 3
+
+
+class _State(TypedDict):
+    intent: str
+
+
+def test_inside_a_graph_run_what_the_endpoint_takes_is_kept_in_the_graphs_store() -> None:
+    store = InMemoryStore()
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        model = llm.model()
+
+        def analyse(state: _State) -> _State:
+            return {"intent": _ask(model).dataType}
+
+        builder = StateGraph(_State)
+        builder.add_node("analyse", analyse)
+        builder.add_edge(START, "analyse")
+        builder.add_edge("analyse", END)
+        assert builder.compile(store=store).invoke({"intent": ""}) == {"intent": "numbers"}
+
+        kept = store.get(NAMESPACE, endpoint_key(model))
+        assert kept is not None and kept.value["accepted"] == "json_object_schema"
+        forget_all()
+
+
+# -- the fallback instructions and reasons -----------------------------------------------------------------
+
+
+def test_a_grammar_constrained_request_does_not_spend_tokens_on_the_schema_text() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        _ask(llm.model())
+        grammar = llm.requests[-1]
+        assert grammar.schema_grammar
+        assert grammar.system.startswith("Answer with one JSON object of schema `Intent` and nothing else.")
+        assert '"properties"' not in grammar.system
+
+
+def test_json_mode_which_enforces_no_schema_gets_the_schema_written_out() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema"}, reject_body_keys={"guided_json", "tools"}) as llm:
+        llm.on("Intent", lambda r: HTTPError(400, "schema unsupported") if r.schema_grammar else json.dumps(INTENT))
+        _ask(llm.model())
+        json_mode = llm.requests[-1]
+        assert json_mode.body["response_format"] == {"type": "json_object"}
+        assert '"dataType"' in json_mode.system and '"numbers"' in json_mode.system
+
+
+class _Nested(BaseModel):
+    a: int
+    b: int
+    c: int
+    d: int
+    e: int
+    f: int
+    g: int
+
+
+def test_a_validation_reason_names_each_field_path_and_at_most_five_problems() -> None:
+    with pytest.raises(ValidationError) as many:
+        _Nested.model_validate({})
+    reason = explain(many.value)
+    assert reason.split("; ") == [f"{name}: Field required" for name in "abcde"]
+
+    class Outer(BaseModel):
+        inner: _Nested
+
+    with pytest.raises(ValidationError) as nested:
+        Outer.model_validate({"inner": {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6}})
+    assert explain(nested.value) == "inner.g: Field required"
+
+
+def test_a_problem_with_the_whole_answer_is_named_as_the_answer() -> None:
+    with pytest.raises(ValidationError) as whole:
+        _Nested.model_validate([1, 2])
+    assert explain(whole.value).startswith("answer: ")
+    assert explain(ModelOutputInvalid("too long")) == "too long"
+
+
+def test_protocol_calls_are_hidden_from_chat_streams() -> None:
+    """A chat client streaming `messages` must see the steps, not Stage-1 JSON (nodes/chat.py)."""
+    assert TAG_NOSTREAM in (chat_openai(Context(model="m", base_url="http://127.0.0.1:9/v1")).tags or [])
+
+
+def test_the_missing_key_error_says_exactly_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigurationError) as missing:
+        chat_openai(Context(model="m", base_url=""))
+    assert str(missing.value) == (
+        "OPENAI_API_KEY is not set: export it, or point OPENAI_BASE_URL at a local OpenAI-compatible server"
+    )
