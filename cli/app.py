@@ -424,44 +424,31 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
 def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt = None) -> None:
     """The steps of a thread, newest first, with their outcome and summary."""
     with bad_input_exits():
-        values = _thread_values(thread, db)
         from cli.view import print_history
-        from graph.schemas import HistoryEntry
+        from nodes.history_log import stored
 
-        items = values.get("history") or [] if values.get("status") else _history_of_checkpoints(thread, db)
-        entries = [HistoryEntry.model_validate(h) for h in items]
+        with _thread(thread, db) as (values, store):
+            entries = stored(store, thread, values)  # state holds a window of the steps, the store all of them
     console = _stdout()
     print_history(console, thread, entries)
     for note in values.get("notes") or []:  # questions asked and answered, assumptions, unavailable actions
         console.print(_text(f"note: {note}"))
 
 
-def _history_of_checkpoints(thread: str, db: str | None) -> list[dict[str, Any]]:
-    """A round that has not finished holds only the newest steps in state (its output gets them all): the union of
-    the windows of its checkpoints is the complete history, read through the checkpointer alone."""
-    from graph.persistence import database_errors, open_persistence
-
-    entries: dict[tuple[int, int], dict[str, Any]] = {}
-    with database_errors(db), open_persistence(db) as (saver, _):
-        for saved in saver.list({"configurable": {"thread_id": thread, "checkpoint_ns": ""}}):
-            for item in saved.checkpoint.get("channel_values", {}).get("history") or []:
-                entries.setdefault((int(item.get("round", 0)), int(item.get("step", 0))), item)  # newest first
-    return [entries[key] for key in sorted(entries)]
-
-
-def _thread_values(thread: str, db: str | None) -> dict[str, Any]:
-    """The thread's state as its last checkpoint holds it, read through the checkpointer alone: building the graph
-    would import every node and tool for a read-only look."""
+@contextmanager
+def _thread(thread: str, db: str | None) -> Iterator[tuple[dict[str, Any], BaseStore]]:
+    """The thread's state as its last checkpoint holds it, and the store beside it, read through the persistence
+    alone: building the graph would import every node and tool for a read-only look."""
     from graph.persistence import database_errors, open_persistence
 
     if not _database_exists(db):
         raise InvalidRequest(f"unknown thread {thread!r}")
-    with database_errors(db), open_persistence(db) as (saver, _):
+    with database_errors(db), open_persistence(db) as (saver, store):
         saved = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
-    values = saved.checkpoint.get("channel_values") if saved else None
-    if not values:
-        raise InvalidRequest(f"unknown thread {thread!r}")
-    return dict(values)
+        values = saved.checkpoint.get("channel_values") if saved else None
+        if not values:
+            raise InvalidRequest(f"unknown thread {thread!r}")
+        yield dict(values), store
 
 
 @app.command()

@@ -11,6 +11,7 @@ only home, so it keeps every entry as before.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -80,10 +81,18 @@ def _head(item: dict[str, Any]) -> dict[str, Any]:
 def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
     """Every entry of the thread, oldest first: the store's record, and the window for anything it lacks."""
     log = _log(runtime)
-    window = window_of(state)
     if log is None:
-        return window
+        return window_of(state)
     store, namespace = log
+    return _complete(store, namespace, state)
+
+
+def stored(store: BaseStore, thread: str, state: Mapping[str, Any]) -> list[HistoryEntry]:
+    """`complete` for a reader outside the graph (`paor history`), given the thread's saved state."""
+    return _complete(store, ("paor", "history", namespace_label(thread)), state)
+
+
+def _complete(store: BaseStore, namespace: tuple[str, ...], state: Mapping[str, Any]) -> list[HistoryEntry]:
     entries: dict[tuple[int, int], HistoryEntry] = {}
     offset = 0
     while True:
@@ -97,7 +106,8 @@ def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
     # A record ahead of this thread's position was left by an earlier thread of the same id whose checkpoints
     # are gone: it is not part of this thread's past.
     entries = {k: e for k, e in entries.items() if k[0] < current or (k[0] == current and k[1] <= step)}
-    for entry in window:  # the window holds older entries as their head only: the store's full entry wins
+    for item in state.get("history") or []:  # the window holds older entries as their head only: the store wins
+        entry = HistoryEntry.model_validate(item)
         entries.setdefault((entry.round, entry.step), entry)
     return [entries[k] for k in sorted(entries)]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,9 @@ def test_a_long_run_keeps_checkpoints_flat_and_its_complete_history(
     listed = CliRunner().invoke(app, ["history", "long", "--db", str(sqlite_path)])
     assert listed.exit_code == 0, listed.output
     assert listed.stdout.splitlines()[0] == f"thread long: {STEPS} steps, newest first"
-    assert "round1_task1_action1_process" in listed.stdout  # older than the window, found in the checkpoints
+    step_lines = listed.stdout.splitlines()[1:]
+    assert [line.split()[1] for line in step_lines] == [f"s{n}" for n in range(STEPS, 0, -1)]
+    assert all(re.search(r"quality \d\.\d\d  \S", line) for line in step_lines)  # complete, not window heads
 
     out = graph.invoke(None, config, context=context)
     assert out["status"] == "completed"
