@@ -59,13 +59,17 @@ def _selection_shape(
     return AnswerShape(ActionSelection.__name__, schema, ActionSelection.answer_tokens, flat_schema=flat)
 
 
-#: Bounds a grammar enforces on Stage 1's free text, so a small model that starts repeating itself ends the string
-#: instead of running into max_tokens (SmolLM2 wrote the same paragraph into `actionObjective` until it was cut).
-#: The parser does not impose them (other endpoints may write more).
-TEXT_BOUNDS = {"actionObjective": 300, "parametersContext": 600}
-LIST_BOUNDS = {"learnings": 5}
-ITEM_CHARS = 200
-MAX_FIELDS = 12
+#: Bounds a grammar enforces on Stage 1's answer, so a small model that starts repeating itself ends each string
+#: and list instead of running into max_tokens (SmolLM2 wrote the same paragraph into `actionObjective` until it was
+#: cut; Gemma 3 270M filled every string and still ran past 768 tokens when the bounds added up to more). Together
+#: they keep the longest answer they allow under `ActionSelection.answer_tokens` (tests/local/test_grammars.py
+#: measures it with a real vocabulary). The parser does not impose them (other endpoints may write more); an action
+#: on more documents names their list (`docList:`), and Stage 2 always offers the tool's required parameters.
+TEXT_BOUNDS = {"actionObjective": 240, "parametersContext": 480}
+LIST_BOUNDS = {"learnings": 3}
+ITEM_CHARS = 120
+MAX_FIELDS = 6
+MAX_DOCUMENTS = 5
 
 
 def _branch(base: Json, action: str, parameters: list[str], documents: Json, names: list[str] | None = None) -> Json:
@@ -105,7 +109,7 @@ def _branch(base: Json, action: str, parameters: list[str], documents: Json, nam
 def _string_array(choices: list[str]) -> Json:
     if not choices:
         return {"type": "array", "items": {"type": "string"}, "maxItems": 0}
-    return {"type": "array", "items": {"type": "string", "enum": choices}}
+    return {"type": "array", "items": {"type": "string", "enum": choices}, "maxItems": MAX_DOCUMENTS}
 
 
 def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> AnswerShape:

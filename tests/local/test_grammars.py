@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from typing import Any
 
 import pytest
 
-from graph.schemas import ParameterField
+from graph.answer_shapes import Json
+from graph.schemas import ActionSelection, ParameterField
 from nodes.shapes import judgement_shape, parameters_shape, selection_shape
 from tools.catalog import catalog
 
@@ -39,3 +41,37 @@ def test_every_stage_1_stage_2_and_judgement_shape_parses_as_a_llama_cpp_grammar
         )
         assert sampler, f"llama.cpp refused the grammar of {shape.name}"
         llama_cpp.llama_sampler_free(sampler)
+
+
+#: What a small model writes when it starts repeating itself.
+REPEATED = "the report covers every region and "
+
+
+def _longest_answer(schema: Json) -> Any:
+    """The longest answer the schema's grammar lets a model write: every string and list at its bound."""
+    if "anyOf" in schema:
+        return max((_longest_answer(branch) for branch in schema["anyOf"]), key=lambda a: len(json.dumps(a)))
+    if "enum" in schema:
+        return max(schema["enum"], key=lambda value: len(json.dumps(value)))
+    kind = schema.get("type")
+    if kind == "object":
+        return {name: _longest_answer(inner) for name, inner in schema.get("properties", {}).items()}
+    if kind == "array":
+        assert "maxItems" in schema, f"an unbounded list (a model may repeat it forever): {schema.get('title')}"
+        return [_longest_answer(schema["items"])] * schema["maxItems"]
+    if kind == "string":
+        assert "maxLength" in schema or "enum" in schema, f"an unbounded string: {schema.get('title')}"
+        return (REPEATED * (schema["maxLength"] // len(REPEATED) + 1))[: schema["maxLength"]]
+    return {"null": None, "boolean": False}.get(str(kind), 0)
+
+
+def test_a_stage_1_answer_filling_every_bound_still_ends_before_max_tokens() -> None:
+    """Gemma 3 270M filled each bounded string and was cut at 768 tokens while the bounds added up to more."""
+    from cli.local_model import local_model_path
+
+    model = llama_cpp.Llama(model_path=str(local_model_path()), vocab_only=True, verbose=False)
+    references = ["docList:input", *(f"docItem:round1_task1_action{i}_process/report_{i}.md" for i in range(200))]
+    shape = selection_shape(list(catalog().values()), references)
+    longest = json.dumps(_longest_answer(shape.schema))
+    tokens = len(model.tokenize(longest.encode(), add_bos=False))
+    assert tokens <= 0.9 * ActionSelection.answer_tokens, tokens

@@ -165,6 +165,8 @@ def test_a_required_parameter_stage1_left_out_is_still_asked_and_allowed_in_stag
 def test_a_grammar_bounds_free_text_so_a_repeating_model_ends_its_string() -> None:
     shape = selection_shape(allowed_entries(), [])
     process = _branches(shape.schema)["ai.process"]["properties"]
-    assert process["actionObjective"]["maxLength"] == 300 and process["learnings"]["maxItems"] == 5
-    assert process["parametersSchema"]["properties"]["fields"]["maxItems"] == 12
+    assert process["actionObjective"]["maxLength"] == 240 and process["learnings"]["maxItems"] == 3
+    assert process["parametersSchema"]["properties"]["fields"]["maxItems"] == 6
+    with_documents = _branches(selection_shape(allowed_entries(), ["docList:input"]).schema)["ai.process"]
+    assert with_documents["properties"]["requiredInputDocuments"]["maxItems"] == 5
     assert "maxLength" not in str(shape.strict_schema)  # OpenAI's strict mode takes no string bounds
