@@ -28,12 +28,13 @@ def _pytest_seconds(cwd: Path, tests: list[str]) -> float:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
         cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
         check=False,
     )
-    if done.returncode != 0:  # a flaky test under load still ran the suite: say so, keep the time
-        print(f"note: pytest exit {done.returncode} in {cwd} {' '.join(tests)}", file=sys.stderr, flush=True)
+    if done.returncode != 0:  # a test that fails under load still ran with the suite: say which, keep the time
+        failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        print(f"note: pytest exit {done.returncode} in {cwd}: {failed}", file=sys.stderr, flush=True)
     return time.perf_counter() - start
 
 
