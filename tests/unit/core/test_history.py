@@ -47,7 +47,7 @@ def test_entry_shows_label_documents_summary_findings_and_learnings() -> None:
                 actionObjective="Deliver the primes",
                 documents=[ref(label=label, name="result.md")],
                 summary="delivered code",
-                findings=["delivered code, not numbers"],
+                findings=["delivered code", "not numbers"],
                 learnings=["ask for data directly"],
                 success=False,
             )
@@ -57,8 +57,8 @@ def test_entry_shows_label_documents_summary_findings_and_learnings() -> None:
     assert f"ai.process — FAILED — {label}" in text
     assert "objective: Deliver the primes" in text
     assert f"documents: docList:{label} (result.md)" in text
-    assert "summary: <untrusted" in text and "delivered code" in text
-    assert 'findings: <untrusted source="findings"> delivered code, not numbers </untrusted>' in text
+    assert 'summary: <untrusted source="summary"> delivered code </untrusted>' in text
+    assert 'findings: <untrusted source="findings"> delivered code; not numbers </untrusted>' in text
     assert "learnings: ask for data directly" in text
 
 
@@ -130,3 +130,8 @@ def test_documents_show_five_names_and_the_count_of_the_rest_and_the_latest_lear
     assert "  learnings: latest lesson" in text.splitlines() and "first lesson" not in text
     five = render_history([_entry(1, 1, documents=documents[:5])], current_round=1)
     assert f"({names})" in five
+
+
+def test_a_step_that_failed_before_choosing_an_action_says_so() -> None:
+    text = render_history([_entry(1, 1, action="", summary="selection failed: no JSON")], current_round=1)
+    assert text.startswith("- [round 1 · step 1] (no action) — FAILED")

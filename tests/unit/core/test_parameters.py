@@ -214,8 +214,16 @@ def test_same_parameters_that_failed_twice_fail_the_step(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
     scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT))
-    update = _parameters(services, context, history=[_failed_attempt(context, round_=1)])
-    assert "already failed" in update["step_error"]
+    failed_before = {**_failed_attempt(context, round_=2), "step": 1}
+    current = state(round=2, step=3, selection=dump(selection()), history=[failed_before])
+    update = parameters(current, runtime(context), services)
+    reason = update["step_error"]
+    assert reason.startswith("Stage 2 parameters failed twice; last reason: ") and "already failed" in reason
+    recorded = HistoryEntry.model_validate(update["history"][-1])  # what `paor history` and the next Stage 1 show
+    assert (recorded.round, recorded.step, recorded.action) == (2, 3, "ai.process")
+    assert recorded.actionObjective == selection().actionObjective
+    assert recorded.summary == f"parameters failed: {reason}" and recorded.findings == [reason]
+    assert recorded.outcome == "failed"
 
 
 def test_failure_in_an_earlier_round_does_not_block_the_same_parameters(
