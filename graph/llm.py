@@ -280,7 +280,7 @@ def _invoke(llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape,
 
 
 def _text_of(message: AIMessage) -> str:
-    return message.text if isinstance(message.text, str) else str(message.content)
+    return str(message.text)  # the text blocks of any content shape, as one plain string
 
 
 def _payload(message: AIMessage) -> tuple[str, dict[str, Any] | None]:

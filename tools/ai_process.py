@@ -103,7 +103,7 @@ def _ask(
     # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
     limit = deps.context.answer_tokens
     reply = deps.llm.invoke(messages, **length_limit(deps.llm, limit))
-    text = reply.text if isinstance(reply.text, str) else str(reply.content)
+    text = str(reply.text)  # the text blocks of any content shape
     if not text.strip():
         raise ToolFailed("the model returned an empty answer")
     if reply.response_metadata.get("finish_reason") == "length":

@@ -12,6 +12,7 @@ from typing import Any, TypedDict
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
 from langgraph.constants import TAG_NOSTREAM
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
@@ -21,7 +22,7 @@ from bench.models import ProtocolTally
 from graph.capabilities import NAMESPACE, endpoint_key, forget_all
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
-from graph.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain
+from graph.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain, length_limit, without_client_retries
 from graph.schemas import Intent
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 
@@ -254,3 +255,159 @@ def test_the_missing_key_error_says_exactly_what_to_do(monkeypatch: pytest.Monke
     assert str(missing.value) == (
         "OPENAI_API_KEY is not set: export it, or point OPENAI_BASE_URL at a local OpenAI-compatible server"
     )
+
+
+# -- every request shape is bounded and sent as the endpoint expects ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("refused_formats", "refused_keys", "shape_of_request"),
+    [
+        ({"json_schema"}, set(), "json_object + schema"),
+        ({"json_schema", "json_object"}, set(), "guided_json"),
+        ({"json_schema", "json_object"}, {"guided_json"}, "forced tool call"),
+        ({"json_schema"}, {"guided_json", "tools"}, "json_mode"),
+        ({"json_schema", "json_object"}, {"guided_json", "tools"}, "plain text"),
+    ],
+)
+def test_every_fallback_request_carries_the_answers_max_tokens(
+    refused_formats: set[str], refused_keys: set[str], shape_of_request: str
+) -> None:
+    def answer(request: Any) -> Any:
+        if shape_of_request == "json_mode" and request.schema_grammar:
+            return HTTPError(400, "schema unsupported")
+        return INTENT
+
+    with ScriptedLLM(reject_response_formats=refused_formats, reject_body_keys=refused_keys) as llm:
+        llm.on("Intent", answer)
+        assert _ask(llm.model()).dataType == "numbers"
+        last = llm.requests[-1]
+        assert last.body["max_tokens"] == Intent.answer_tokens, shape_of_request
+
+
+def test_guided_json_carries_the_schema_in_the_body_not_in_the_prompt() -> None:
+    with ScriptedLLM(reject_response_formats={"json_schema", "json_object"}) as llm:
+        llm.on("Intent", INTENT)
+        _ask(llm.model())
+        guided = llm.requests[-1]
+        assert guided.body["guided_json"]["title"] == "Intent"
+        assert guided.system.startswith("Answer with one JSON object of schema `Intent` and nothing else.")
+        assert '"properties"' not in guided.system
+
+
+def test_an_answer_cut_at_max_tokens_under_guided_decoding_is_retried_with_the_reason() -> None:
+    """With a response format the client raises on a cut answer; without one (vLLM's guided_json, function
+    calling, plain text) only the finish reason tells."""
+    runaway = {**INTENT, "successCriteria": ["first 1000 " * 500]}
+    with ScriptedLLM(reject_response_formats={"json_schema", "json_object"}) as llm:
+        llm.on("Intent", runaway, INTENT)
+        assert _ask(llm.model()).dataType == "numbers"
+        assert "guided_json" in llm.requests[-1].body
+        assert f"cut off at {Intent.answer_tokens} tokens" in llm.requests[-1].last_user
+
+
+def test_a_refusal_is_kept_with_its_method_and_status() -> None:
+    store = InMemoryStore()
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        _ask(llm.model(), store=store)
+        kept = store.get(NAMESPACE, endpoint_key(llm.model()))
+    assert kept is not None and kept.value["lastRefusal"] == {"method": "json_schema", "status": 500}
+
+
+# -- function calling ---------------------------------------------------------------------------------------
+
+
+FUNCTIONS_ONLY = {"reject_response_formats": {"json_schema", "json_object"}, "reject_body_keys": {"guided_json"}}
+
+
+def test_tool_call_arguments_with_a_trailing_comma_are_repaired() -> None:
+    broken = json.dumps(INTENT)[:-1] + ",}"
+    with ScriptedLLM(**FUNCTIONS_ONLY) as llm:  # type: ignore[arg-type]
+        llm.on("Intent", broken)
+        assert _ask(llm.model()).successCriteria == ["first 1000"]
+        assert llm.requests[-1].body["tool_choice"]["function"]["name"] == "Intent"
+
+
+def test_a_rejected_tool_call_is_shown_back_as_its_arguments() -> None:
+    with ScriptedLLM(**FUNCTIONS_ONLY) as llm:  # type: ignore[arg-type]
+        llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
+        _ask(llm.model())
+        retry = llm.requests[-1].messages
+        shown = [m for m in retry if m["role"] == "assistant"]
+        assert len(shown) == 1 and json.loads(shown[0]["content"])["dataType"] == "poetry"
+
+
+# -- a LangChain model other than ChatOpenAI ----------------------------------------------------------------
+
+_ASKED: list[tuple[Any, Any, Any, Any]] = []
+
+
+class _OwnStructuredOutput(GenericFakeChatModel):
+    """A chat model with its own json_schema structured output (as Anthropic's or Google's have)."""
+
+    def with_structured_output(self, schema: Any, *, include_raw: bool = False, **kwargs: Any) -> Any:
+        from langchain_core.runnables import RunnableLambda
+
+        method = kwargs.get("method")
+        if method != "json_schema":
+            raise NotImplementedError(method)
+
+        def answer(messages: Any) -> Any:
+            _ASKED.append((schema, method, include_raw, messages))
+            raw = AIMessage(content="", tool_calls=[{"name": "Intent", "args": INTENT, "id": "call_1"}])
+            return {"raw": raw, "parsed": INTENT, "parsing_error": None} if include_raw else INTENT
+
+        return RunnableLambda(answer)
+
+
+def test_a_non_openai_model_is_asked_through_its_own_json_schema_structured_output() -> None:
+    _ASKED.clear()
+    model = _OwnStructuredOutput(messages=iter([]))
+    assert _ask(model).dataType == "numbers"
+    [(schema, method, include_raw, messages)] = _ASKED
+    assert schema["function"]["name"] == "Intent" and schema["function"]["parameters"]["properties"]["dataType"]
+    assert (method, include_raw) == ("json_schema", True)
+    assert list(messages) == MESSAGES
+
+
+# -- the request bound and the probe copy -------------------------------------------------------------------
+
+
+def test_local_servers_get_max_tokens_in_the_body_and_openai_only_its_own_name() -> None:
+    local = ChatOpenAI(model="m", base_url="http://127.0.0.1:9/v1", api_key="k")  # type: ignore[arg-type]
+    assert length_limit(local, 100) == {"max_tokens": 100, "extra_body": {"max_tokens": 100}}
+    assert length_limit(local, 100, guided_json={"a": 1}) == {
+        "max_tokens": 100,
+        "extra_body": {"max_tokens": 100, "guided_json": {"a": 1}},
+    }
+    for openai_itself in (
+        ChatOpenAI(model="m", api_key="k"),
+        ChatOpenAI(model="m", api_key="k", base_url="https://api.openai.com/v1"),
+    ):  # type: ignore[arg-type]
+        assert length_limit(openai_itself, 100) == {"max_tokens": 100}
+    assert length_limit(GenericFakeChatModel(messages=iter([])), 100) == {"max_tokens": 100}
+
+
+def test_the_probe_copy_is_made_once_per_model_and_only_for_a_model_that_retries() -> None:
+    retrying = ChatOpenAI(model="m", base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=2)  # type: ignore[arg-type]
+    probe = without_client_retries(retrying)
+    assert probe is not retrying and probe.max_retries == 0 and retrying.max_retries == 2
+    assert without_client_retries(retrying) is probe
+    never_retries = ChatOpenAI(model="m", base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=0)  # type: ignore[arg-type]
+    assert without_client_retries(never_retries) is never_retries
+
+
+def test_the_probe_copies_table_is_bounded() -> None:
+    import graph.llm
+
+    graph.llm._no_retry_models.clear()
+    models = [
+        ChatOpenAI(model=f"m{i}", base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=1)  # type: ignore[arg-type]
+        for i in range(graph.llm._NO_RETRY_LIMIT + 1)
+    ]
+    for model in models[:-1]:
+        without_client_retries(model)
+    assert len(graph.llm._no_retry_models) == graph.llm._NO_RETRY_LIMIT
+    without_client_retries(models[-1])
+    assert list(graph.llm._no_retry_models) == [id(models[-1])]
