@@ -425,10 +425,10 @@ def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt
     """The steps of a thread, newest first, with their outcome and summary."""
     with bad_input_exits():
         from cli.view import print_history
-        from nodes.history_log import stored
+        from graph import history_store
 
         with _thread(thread, db) as (values, store):
-            entries = stored(store, thread, values)  # state holds a window of the steps, the store all of them
+            entries = history_store.complete(store, thread, values)  # state holds a window, the store every step
     console = _stdout()
     print_history(console, thread, entries)
     for note in values.get("notes") or []:  # questions asked and answered, assumptions, unavailable actions

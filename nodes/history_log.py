@@ -11,14 +11,13 @@ only home, so it keeps every entry as before.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
 
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.types import Overwrite
 
+from graph import history_store
 from graph.schemas import HistoryEntry, dump
 from graph.state import State
 from prompts.history import DETAILED_ENTRIES, MAX_ENTRIES
@@ -28,25 +27,15 @@ from prompts.history import DETAILED_ENTRIES, MAX_ENTRIES
 _HEAD = ("round", "task", "step", "action", "resultLabel", "success", "outcome", "qualityScore")
 
 WINDOW = MAX_ENTRIES  # Stage 1 renders at most this many entries: it sees exactly what it saw before
-_PAGE = 200
 
 
-def _log(runtime: Runtime[Any]) -> tuple[BaseStore, tuple[str, ...]] | None:
+def _log(runtime: Runtime[Any]) -> tuple[BaseStore, str] | None:
+    """The store and the thread id, when the run has both."""
     info = getattr(runtime, "execution_info", None)
     thread = getattr(info, "thread_id", None)
     if runtime.store is None or not thread:
         return None
-    return runtime.store, ("paor", "history", namespace_label(str(thread)))
-
-
-def namespace_label(thread: str) -> str:
-    """A thread id as a store namespace label: any text (server ids are UUIDs, CLI ids are the user's), but a label
-    may not contain '.', so it is percent-encoded."""
-    return quote(thread, safe="").replace(".", "%2E")
-
-
-def _key(round_: int, step: int) -> str:
-    return f"{round_:05d}-{step:05d}"
+    return runtime.store, str(thread)
 
 
 def window_of(state: State) -> list[HistoryEntry]:
@@ -60,8 +49,8 @@ def record(state: State, runtime: Runtime[Any], entry: HistoryEntry) -> dict[str
     log = _log(runtime)
     if log is None:
         return {"history": [item]}
-    store, namespace = log
-    store.put(namespace, _key(entry.round, entry.step), item, index=False)
+    store, thread = log
+    store.put(history_store.namespace(thread), history_store.key(entry.round, entry.step), item, index=False)
     kept = [h for h in state.get("history") or [] if (h.get("round"), h.get("step")) != (entry.round, entry.step)]
     return {"history": Overwrite(_windowed([*kept, item]))}
 
@@ -83,33 +72,8 @@ def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
     log = _log(runtime)
     if log is None:
         return window_of(state)
-    store, namespace = log
-    return _complete(store, namespace, state)
-
-
-def stored(store: BaseStore, thread: str, state: Mapping[str, Any]) -> list[HistoryEntry]:
-    """`complete` for a reader outside the graph (`paor history`), given the thread's saved state."""
-    return _complete(store, ("paor", "history", namespace_label(thread)), state)
-
-
-def _complete(store: BaseStore, namespace: tuple[str, ...], state: Mapping[str, Any]) -> list[HistoryEntry]:
-    entries: dict[tuple[int, int], HistoryEntry] = {}
-    offset = 0
-    while True:
-        page = store.search(namespace, limit=_PAGE, offset=offset)
-        entries.update({(e.round, e.step): e for e in (HistoryEntry.model_validate(i.value) for i in page)})
-        if len(page) < _PAGE:
-            break
-        offset += _PAGE
-    current = int(state.get("round") or 0)
-    step = int(state.get("step") or 0)
-    # A record ahead of this thread's position was left by an earlier thread of the same id whose checkpoints
-    # are gone: it is not part of this thread's past.
-    entries = {k: e for k, e in entries.items() if k[0] < current or (k[0] == current and k[1] <= step)}
-    for item in state.get("history") or []:  # the window holds older entries as their head only: the store wins
-        entry = HistoryEntry.model_validate(item)
-        entries.setdefault((entry.round, entry.step), entry)
-    return [entries[k] for k in sorted(entries)]
+    store, thread = log
+    return history_store.complete(store, thread, state)
 
 
 def current_round(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:

@@ -8,6 +8,7 @@ from langgraph.runtime import ExecutionInfo, Runtime
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Overwrite
 
+from graph import history_store
 from graph.context import Context
 from graph.schemas import HistoryEntry
 from nodes import history_log
@@ -98,4 +99,4 @@ def test_any_thread_id_works_as_a_store_namespace(context: Context) -> None:
     for thread in ("What is the total in sales.csv?", "a/b.c", ""):
         runtime = _threaded(context, store, thread=thread or None)
         assert [e.step for e in history_log.complete(_run(runtime, 2), runtime)] == [1, 2]
-    assert history_log.namespace_label("sales.csv") != history_log.namespace_label("sales%2Ecsv")  # no collisions
+    assert history_store.namespace_label("sales.csv") != history_store.namespace_label("sales%2Ecsv")  # no collisions
