@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nodes.checks import extract_numbers, run_checks
+from nodes.checks import extract_numbers, looks_like_code, run_checks
 from tests.unit.core.factories import primes_intent, ref, summary_intent
 
 ENGLISH = (
@@ -85,3 +85,89 @@ def test_a_short_word_after_the_numbers_keeps_the_line_as_data_a_longer_one_does
     assert extract_numbers("2, 3, 5, 7 ok") == [2, 3, 5, 7]  # two letters: still data
     assert extract_numbers("2, 3, 5 abc") == []  # three letters against three digits: prose
     assert extract_numbers("2, 3, 5, 7, 11, 13, 17, 19, 23, 29 etc") == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
+
+
+def test_nothing_delivered_says_what_to_do() -> None:
+    report = run_checks(primes_intent(), [_doc("  ")])
+    assert _details(report) == {"non-empty": (False, "nothing was delivered", "Deliver the content itself.")}
+
+
+def test_only_the_asked_binary_file_passes_every_check() -> None:
+    pdf = (ref(name="r.pdf", mime="application/pdf", data=b"%PDF-1.7"), b"%PDF-1.7")
+    report = run_checks(summary_intent(expectedFormat="pdf"), [pdf])
+    assert report.all_passed, _details(report)
+
+
+def test_the_numbers_of_several_documents_are_read_as_one_list() -> None:
+    report = run_checks(primes_intent(itemCount=4), [_doc("2, 3", name="a.md"), _doc("5, 7", name="b.md")])
+    assert report.all_passed, _details(report)
+
+
+def test_numbers_asked_without_a_property_still_need_numbers() -> None:
+    report = run_checks(
+        primes_intent(numberProperty=None, itemCount=None), [_doc("It is three hundred and ninety-one.")]
+    )
+    assert _details(report)["numbers"][0] is False
+
+
+def test_the_language_check_names_the_language_it_found() -> None:
+    report = run_checks(summary_intent(), [_doc(ENGLISH)])
+    assert _details(report)["language"] == (True, "written in en", "")
+
+
+# -- which criteria code decides (the rest go to one judge request) ----------------------------------------
+
+
+def test_a_count_written_with_a_thousands_separator_or_the_word_count_is_decided_by_the_count() -> None:
+    too_few = ", ".join(map(str, range(2, 10)))
+    intent = primes_intent(
+        numberProperty=None, itemCount=1000, successCriteria=["1,000 of them", "the count is right", "sorted"]
+    )
+    assert run_checks(intent, [_doc(too_few)]).verdicts == {0: False, 1: False}
+
+
+def test_a_criterion_is_met_only_when_every_check_it_talks_about_passed() -> None:
+    four_even = "2, 4, 6, 8"
+    intent = primes_intent(numberProperty="even", itemCount=5, successCriteria=["5 even values"])
+    assert run_checks(intent, [_doc(four_even)]).verdicts == {0: False}  # the property passed, the count did not
+    csv_intent = primes_intent(
+        numberProperty=None, itemCount=5, expectedFormat="csv", successCriteria=["5 values as csv"]
+    )
+    assert run_checks(csv_intent, [_doc("2,4,6,8", mime="text/csv", name="r.csv")]).verdicts == {0: False}
+    listed = summary_intent(itemCount=3, successCriteria=["3 points in English"])
+    two_points = f"- {ENGLISH}\n- {ENGLISH}"
+    assert run_checks(listed, [_doc(two_points)]).verdicts == {0: False}
+
+
+def test_a_language_criterion_is_decided_by_the_language_check_alone() -> None:
+    german = (
+        "Die drei Berichte beschreiben, wie das Unternehmen im letzten Jahr seinen Umsatz gesteigert hat und welche "
+        "Risiken für das kommende Jahr bleiben, von höheren Kosten bis zu neuen Wettbewerbern auf dem Markt."
+    )
+    report = run_checks(summary_intent(successCriteria=["written in English"]), [_doc(german)])
+    assert report.verdicts == {0: False}
+
+
+def test_data_criteria_are_decided_for_numbers_and_left_to_the_judge_for_prose() -> None:
+    nothing = run_checks(primes_intent(successCriteria=["just the data"]), [_doc("Sorry, no luck today.")])
+    assert nothing.verdicts == {0: False}
+    summary = summary_intent(successCriteria=["covers the three PDFs", "mentions the revenue numbers"])
+    assert run_checks(summary, [_doc(ENGLISH)]).verdicts == {}
+
+
+# -- code or not -------------------------------------------------------------------------------------------
+
+PROSE = [f"Paragraph {i} explains one part of the method in plain words for the reader." for i in range(8)]
+
+
+def test_a_fenced_block_of_three_code_lines_in_long_prose_is_code() -> None:
+    text = "\n".join([*PROSE, "```python", "import math", "for n in range(10):", "print(n)", "```"])
+    assert looks_like_code(text)
+    assert not looks_like_code(text.replace("print(n)", "the end"))  # two code lines: an example, not code
+
+
+def test_code_lines_make_code_from_thirty_percent_of_the_lines() -> None:
+    code = ["import math", "for n in range(10):", "if n > 2:"]
+    assert looks_like_code("\n".join([*PROSE[:7], *code]))  # 3 of 10
+    assert not looks_like_code("\n".join([*PROSE, *code]))  # 3 of 11, not fenced
+    assert not looks_like_code("\n".join([*PROSE, "import math"]))
