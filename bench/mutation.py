@@ -1,10 +1,11 @@
 """`python -m bench.mutation [MODULE ...]`: mutation testing of the modules that carry README's guarantees.
 
-Runs mutmut (`pip install -e '.[mutation]'`, configured in pyproject's `[tool.mutmut]`) one module at a time with
-one worker, then prints the score per module and every mutant that survived (`mutmut show NAME` prints its diff).
-Each mutant runs only the selected tests that executed the function it changed. Slow (2 251 mutants, several
-seconds each) and CPU-bound: not part of CI. `--sample N` runs N mutants per module, drawn with a fixed seed from
-the mutants an earlier run generated, for an estimate; `--report` prints the last results without running.
+Runs mutmut (`pip install -e '.[mutation]'`, configured in pyproject's `[tool.mutmut]`) one module at a time, with
+one worker unless `--children N`, then prints the score per module and every mutant that survived (`mutmut show
+NAME` prints its diff). Each mutant runs only the selected tests that executed the function it changed. Slow (about
+2 500 mutants, several seconds each) and CPU-bound: not part of CI. A stopped run goes on where it stopped;
+`--survivors` re-runs the last survivors once tests were written for them; `--sample N` runs N mutants per module,
+drawn with a fixed seed, for an estimate; `--report` prints the last results without running.
 """
 
 from __future__ import annotations
@@ -54,14 +55,20 @@ def mutmut(*args: str, capture: bool = False) -> str:
     return done.stdout if capture else ""
 
 
-def run(module: str, sample: int | None = None, again: bool = False, children: int = 1) -> None:
-    """Mutate one module and run its mutants (or a sample of them).
+def run(
+    module: str, sample: int | None = None, again: bool = False, children: int = 1, survivors: bool = False
+) -> None:
+    """Mutate one module and run its mutants (or a sample of them, or the survivors of the last run).
 
     A run stopped half-way goes on where it stopped: mutants with a verdict are left alone unless `again`
     (mutmut re-runs every mutant it is given by name).
     """
     names = verdicts().get(module, {})
-    if sample and names:
+    if survivors:
+        chosen = sorted(name for name, status in names.items() if status == "survived")
+        if not chosen:
+            return
+    elif sample and names:
         chosen = sorted(random.Random(module).sample(sorted(names), min(sample, len(names))))
     elif names and not again:
         chosen = sorted(name for name, status in names.items() if status == "not checked")
@@ -118,11 +125,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--report", action="store_true", help="print the last results without running mutmut")
     parser.add_argument("--again", action="store_true", help="re-run mutants that already have a verdict")
     parser.add_argument("--children", type=int, default=1, metavar="N", help="mutants run at once (default 1)")
+    parser.add_argument("--survivors", action="store_true", help="re-run the last run's survivors (after new tests)")
     args = parser.parse_args(argv)
     modules = args.modules or guarded_modules()
     if not args.report:
         for module in modules:
-            run(module, args.sample, args.again, args.children)
+            run(module, args.sample, args.again, args.children, args.survivors)
     results = scores(modules)
     print(table(results))
     for r in results:
