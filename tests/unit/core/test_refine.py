@@ -168,3 +168,19 @@ def test_intermediate_results_are_not_counted_as_failures(
     history = [entry(step=s, outcome="progress") for s in (1, 2, 3)]
     decision = _refine(services, context, _observed(step=3, validation=_validation(False), history=history))
     assert decision.decision == "continue"
+
+
+def _half_met() -> dict[str, Any]:
+    validation = ContentValidation.model_validate(_validation(success=False))
+    return dump(validation.model_copy(update={"successCriteriaMet": [True, False]}))
+
+
+def test_a_stop_by_budget_or_step_limit_reports_how_far_the_run_got(services: Services, context: Context) -> None:
+    """`paor run` and the stream show the progress of a run that stopped before its criteria were met."""
+    context.max_steps, context.token_budget, context.time_budget_s = 3, 1_000, 5
+    at_limit = _refine(services, context, _observed(step=3, validation=_half_met()))
+    no_tokens = _refine(services, context, _observed(validation=_half_met(), telemetry=_spent(tokens=1_000)))
+    no_time = _refine(services, context, _observed(validation=_half_met(), telemetry=_spent(seconds=5.0)))
+    assert [d.decision for d in (at_limit, no_tokens, no_time)] == ["stop"] * 3
+    assert [d.progress for d in (at_limit, no_tokens, no_time)] == [50, 50, 50]
+    assert no_time.reason == "time budget spent (5.0s ≥ 5s)"  # spending exactly the budget ends the run
