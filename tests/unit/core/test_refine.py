@@ -184,3 +184,45 @@ def test_a_stop_by_budget_or_step_limit_reports_how_far_the_run_got(services: Se
     assert [d.decision for d in (at_limit, no_tokens, no_time)] == ["stop"] * 3
     assert [d.progress for d in (at_limit, no_tokens, no_time)] == [50, 50, 50]
     assert no_time.reason == "time budget spent (5.0s ≥ 5s)"  # spending exactly the budget ends the run
+
+
+def test_a_run_of_failures_reports_how_far_the_run_got(services: Services, context: Context) -> None:
+    context.max_steps = 10
+    history = [entry(step=s, action="ai.process") for s in (1, 2, 3)]
+    decision = _refine(services, context, _observed(step=3, validation=_half_met(), history=history))
+    assert (decision.decision, decision.progress) == ("stop", 50)
+    no_result = _refine(services, context, state(step=10, validation=None, observation=None))
+    assert (no_result.decision, no_result.progress) == ("stop", 0)
+
+
+def test_a_step_that_failed_is_named_in_the_reason_even_when_an_older_verdict_is_in_state(
+    services: Services, context: Context
+) -> None:
+    earlier = _validation(success=False)
+    failed = _refine(
+        services, context, _observed(step=2, validation=earlier, step_error="web.scrape: robots.txt says no")
+    )
+    assert (failed.decision, failed.reason) == ("continue", "step 2 failed: web.scrape: robots.txt says no")
+    nothing = _refine(services, context, state(step=2, validation=None, observation=None))
+    assert nothing.reason == "step 2 failed: no result"
+
+
+def test_continuing_by_rule_names_the_first_two_issues(services: Services, context: Context) -> None:
+    three = ContentValidation.model_validate(_validation(success=False))
+    issues = dump(three.model_copy(update={"issues": ["too few", "not sorted", "no title"]}))
+    assert _refine(services, context, _observed(validation=issues)).reason == "too few; not sorted"
+    none = dump(three.model_copy(update={"issues": []}))
+    assert _refine(services, context, _observed(validation=none)).reason == "criteria not met yet"
+
+
+def test_a_judged_stop_carries_no_hint(services: Services, context: Context) -> None:
+    proposal = _proposal("stop", "no action can improve this", hint="try again")
+    decision = _refine(services, context, _observed(validation=_validation(False), decision=proposal))
+    assert decision.decision == "stop" and decision.nextHint is None
+
+
+def test_a_round_that_has_spent_nothing_yet_is_within_any_budget(services: Services, context: Context) -> None:
+    context.token_budget, context.time_budget_s = 1, 1.0
+    earlier_round = _spent(round_=1, seconds=100.0, tokens=100)
+    decision = _refine(services, context, _observed(round=2, validation=_validation(False), telemetry=earlier_round))
+    assert decision.decision == "continue"
