@@ -38,6 +38,9 @@ def test_an_unknown_reference_names_every_known_one(tmp_path: Path) -> None:
     assert str(caught.value) == (
         "no document matches 'docList:round9'; known references: docList:input, docList:round1_task1_action1_process"
     )
+    for missing in ("docItem:round9/result.md", "docItem:input/b.txt"):  # unknown list, unknown name in a list
+        with pytest.raises(UnknownDocumentReference, match=f"no document matches '{missing}'"):
+            DocumentIndex(refs).resolve(missing)
     assert DocumentIndex([]).references() == []
     with pytest.raises(UnknownDocumentReference, match="known references: none"):
         DocumentIndex([]).resolve("docList:input")
@@ -61,3 +64,11 @@ def test_the_index_counts_each_lists_documents() -> None:
     text = DocumentIndex([*refs, one]).render()
     assert "- docList:input (2 documents)" in text.splitlines()
     assert "- docList:round1_task1_action1_process (1 document)" in text.splitlines()
+
+
+def test_text_written_by_a_tool_is_markdown_unless_it_says_otherwise(tmp_path: Path) -> None:
+    store = DocumentStore(tmp_path)
+    summary = store.put_text("# Summary", label="round1_task1_action1_process", name="summary")
+    assert summary.mime == "text/markdown" and summary.is_text
+    data = store.put_text("{}", label="round1_task1_action1_process", name="data", mime="application/json")
+    assert data.mime == "application/json"
