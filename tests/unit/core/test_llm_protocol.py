@@ -411,3 +411,15 @@ def test_the_probe_copies_table_is_bounded() -> None:
     assert len(graph.llm._no_retry_models) == graph.llm._NO_RETRY_LIMIT
     without_client_retries(models[-1])
     assert list(graph.llm._no_retry_models) == [id(models[-1])]
+
+
+def test_an_endpoint_whose_answers_were_cut_is_known_to_take_json_schema() -> None:
+    """A cut answer still shows the method works: the next transient 500 gets the client's retries, no fallback."""
+    runaway = {**INTENT, "successCriteria": ["first 1000 " * 500]}
+    with ScriptedLLM() as llm:
+        llm.on("Intent", runaway, runaway, HTTPError(500, "hiccup"), INTENT)
+        model = llm.model(max_retries=1)
+        with pytest.raises(StepFailed, match="cut off"):
+            _ask(model)
+        assert _ask(model).dataType == "numbers"
+        assert [r.body["response_format"]["type"] for r in llm.requests] == ["json_schema"] * 4
