@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from graph.errors import UnknownDocumentReference
+from graph.errors import DocumentRejected, UnknownDocumentReference
 from graph.schemas import DocumentRef
 from tools.documents import DocumentIndex, DocumentStore, safe_file_name
 
@@ -72,3 +75,70 @@ def test_text_written_by_a_tool_is_markdown_unless_it_says_otherwise(tmp_path: P
     assert summary.mime == "text/markdown" and summary.is_text
     data = store.put_text("{}", label="round1_task1_action1_process", name="data", mime="application/json")
     assert data.mime == "application/json"
+
+
+def _refs(label: str, count: int) -> list[DocumentRef]:
+    return [
+        DocumentRef(label=label, name=f"d{i}.md", mime="text/markdown", size=i, sha256=f"{i:064x}")
+        for i in range(count)
+    ]
+
+
+def test_stage_1_sees_five_documents_of_a_list_and_the_count_of_the_rest() -> None:
+    five = DocumentIndex(_refs("input", 5)).render().splitlines()
+    assert five[0] == "- docList:input (5 documents)" and len(five) == 6
+    assert five[1] == "  - docItem:input/d0.md [text/markdown, 0 bytes]"
+    seven = DocumentIndex(_refs("input", 7)).render().splitlines()
+    assert len(seven) == 7 and seven[-1] == "  - … 2 more"
+    assert DocumentIndex([]).render() == "(no documents yet)"
+
+
+def test_stage_1_sees_six_lists_the_inputs_first_and_counts_the_older_ones() -> None:
+    labels = [f"round1_task1_action{i}_process" for i in range(1, 8)]
+    six = DocumentIndex([ref for label in labels[:5] for ref in _refs(label, 1)] + _refs("input", 1)).render()
+    assert six.splitlines()[0] == "- docList:input (1 document)" and "older result lists" not in six
+    eight = DocumentIndex([*_refs("input", 1), *(ref for label in labels for ref in _refs(label, 1))]).render()
+    lists = [line for line in eight.splitlines() if line.startswith("- ")]
+    assert lists[0] == "- docList:input (1 document)"
+    assert lists[1] == "- docList:round1_task1_action7_process (1 document)"  # newest results next
+    assert lists[-1] == "- … 2 older result lists (see HISTORY for their labels)" and len(lists) == 7
+
+
+def test_a_missing_document_names_itself_and_the_store() -> None:
+    store_root = Path("/nonexistent-store")
+    lost = DocumentRef(label="input", name="a.txt", mime="text/plain", size=1, sha256="ab" * 32)
+    with pytest.raises(DocumentRejected) as caught:
+        DocumentStore(store_root).read_bytes(lost)
+    assert str(caught.value) == f"document a.txt (abababababab) is missing from {store_root}"
+
+
+def test_file_names_keep_their_letters_but_lose_a_leading_dot() -> None:
+    assert safe_file_name(".env") == "env" and safe_file_name("Xmas.txt") == "Xmas.txt"
+    assert safe_file_name("report.") == "report."
+
+
+def test_a_known_extension_gives_the_type(tmp_path: Path) -> None:
+    assert DocumentStore(tmp_path).put(b"x", label="input", name="notes.txt").mime == "text/plain"
+
+
+def test_documents_sharing_a_folder_are_both_stored_through_a_temp_file_in_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writes go through a temp file beside the target and one rename, so a reader never sees half a document —
+    also when the system's temp folder is another file system (a rename cannot cross one)."""
+    shared_memory = Path("/dev/shm")  # another file system than the test's folder wherever Linux mounts it
+    elsewhere = (shared_memory if shared_memory.is_dir() else tmp_path.parent) / f"paor-test-{os.getpid()}"
+    elsewhere.mkdir(exist_ok=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(elsewhere))
+    first = b"0"
+    prefix = hashlib.sha256(first).hexdigest()[:4]
+    second = next(
+        data for data in (str(i).encode() for i in itertools.count(1)) if hashlib.sha256(data).hexdigest()[:4] == prefix
+    )
+    store = DocumentStore(tmp_path)
+    refs = [store.put(data, label="input", name=f"{i}.bin") for i, data in enumerate((first, second))]
+    assert [store.read_bytes(r) for r in refs] == [first, second]
+    assert store.path_of(refs[0]).parent == store.path_of(refs[1]).parent
+    assert sorted(p.name for p in store.path_of(refs[0]).parent.iterdir()) == sorted(r.sha256 for r in refs)
+    assert not list(elsewhere.iterdir())
+    elsewhere.rmdir()
