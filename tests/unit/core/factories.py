@@ -70,6 +70,12 @@ def ref(label: str = "input", name: str = "doc.txt", mime: str = "text/plain", d
     return DocumentRef(label=label, name=name, mime=mime, size=len(data), sha256=hashlib.sha256(data).hexdigest())
 
 
+def delivered(text: str, mime: str = "text/markdown", name: str = "result.md") -> tuple[DocumentRef, bytes]:
+    """A text deliverable of the first step, as the content checks receive it."""
+    data = text.encode()
+    return ref(label="round1_task1_action1_process", name=name, mime=mime, data=data), data
+
+
 def entry(round_: int = 1, step: int = 1, **overrides: Any) -> dict[str, Any]:
     return dump(HistoryEntry.model_validate({"round": round_, "step": step, **overrides}))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from nodes.checks import extract_numbers, looks_like_code, run_checks
-from tests.unit.core.factories import primes_intent, ref, summary_intent
+from tests.unit.core.factories import delivered, primes_intent, ref, summary_intent
 
 ENGLISH = (
     "The three reports describe how the company grew its revenue during the last year and which risks remain "
@@ -15,17 +15,12 @@ ENGLISH = (
 )
 
 
-def _doc(text: str, mime: str = "text/markdown", name: str = "result.md") -> tuple[Any, bytes]:
-    data = text.encode()
-    return ref(label="round1_task1_action1_process", name=name, mime=mime, data=data), data
-
-
 def _details(report: Any) -> dict[str, tuple[bool, str, str]]:
     return {c.name: (c.passed, c.detail, c.suggestion) for c in report.checks}
 
 
 def test_prose_delivered_as_asked_says_what_passed() -> None:
-    details = _details(run_checks(summary_intent(), [_doc(ENGLISH)]))
+    details = _details(run_checks(summary_intent(), [delivered(ENGLISH)]))
     assert details["data type"] == (True, "content is analysis, not code", "")
     assert details["format"] == (True, "text content delivered", "")
 
@@ -36,35 +31,35 @@ def test_only_a_binary_file_where_text_was_asked_is_no_text_content() -> None:
 
 
 def test_a_missing_binary_deliverable_names_the_format_and_what_to_create() -> None:
-    details = _details(run_checks(summary_intent(expectedFormat="pdf"), [_doc(ENGLISH)]))
+    details = _details(run_checks(summary_intent(expectedFormat="pdf"), [delivered(ENGLISH)]))
     assert details["format"] == (False, "a pdf document was not delivered (text/markdown)", "Create the pdf document.")
 
 
 def test_numbers_with_the_asked_property_say_how_many_passed() -> None:
-    report = run_checks(primes_intent(itemCount=None), [_doc("2, 3, 5, 7, 11")])
+    report = run_checks(primes_intent(itemCount=None), [delivered("2, 3, 5, 7, 11")])
     assert _details(report)["number property"] == (True, "all 5 numbers are prime", "")
 
 
 def test_wrong_and_repeated_numbers_are_shown_by_their_first_three() -> None:
-    wrong = run_checks(primes_intent(itemCount=None), [_doc("4, 6, 8, 9, 10")])
+    wrong = run_checks(primes_intent(itemCount=None), [delivered("4, 6, 8, 9, 10")])
     assert _details(wrong)["number property"][1] == "5 numbers are not prime (e.g. [4, 6, 8])"
-    repeated = run_checks(primes_intent(itemCount=None), [_doc("2, 2, 3, 3, 5, 5, 7, 7")])
+    repeated = run_checks(primes_intent(itemCount=None), [delivered("2, 2, 3, 3, 5, 5, 7, 7")])
     assert _details(repeated)["number property"][1] == "4 numbers are repeated (e.g. [2, 3, 5])"
 
 
 def test_the_first_prime_alone_is_exactly_the_first_prime() -> None:
-    report = run_checks(primes_intent(itemCount=1, successCriteria=["the first prime"]), [_doc("2")])
+    report = run_checks(primes_intent(itemCount=1, successCriteria=["the first prime"]), [delivered("2")])
     assert report.all_passed, _details(report)
 
 
 def test_no_numbers_fail_the_step() -> None:
-    report = run_checks(primes_intent(), [_doc("I could not compute them.")])
+    report = run_checks(primes_intent(), [delivered("I could not compute them.")])
     assert report.get("numbers") is not None and report.get("numbers").passed is False  # type: ignore[union-attr]
 
 
 def test_code_in_english_is_not_language_checked_when_another_language_was_asked() -> None:
     code = "\n".join(f"def step_{i}(values):  # keep only the values that are larger than the limit" for i in range(5))
-    report = run_checks(summary_intent(dataType="code", expectedFormat="code", language="de"), [_doc(code)])
+    report = run_checks(summary_intent(dataType="code", expectedFormat="code", language="de"), [delivered(code)])
     assert report.get("language") is None
 
 
@@ -73,8 +68,8 @@ def test_twenty_words_are_enough_to_check_the_language_and_nineteen_are_not() ->
     assert len(twenty.split()) == 20
     nineteen = twenty.removesuffix(" it")
     german = summary_intent(language="de")
-    assert _details(run_checks(german, [_doc(twenty)]))["language"][:2] == (False, "written in en, not de")
-    assert run_checks(german, [_doc(nineteen)]).get("language") is None
+    assert _details(run_checks(german, [delivered(twenty)]))["language"][:2] == (False, "written in en, not de")
+    assert run_checks(german, [delivered(nineteen)]).get("language") is None
 
 
 def test_the_numbers_of_a_line_follow_its_last_colon() -> None:
@@ -88,7 +83,7 @@ def test_a_short_word_after_the_numbers_keeps_the_line_as_data_a_longer_one_does
 
 
 def test_nothing_delivered_says_what_to_do() -> None:
-    report = run_checks(primes_intent(), [_doc("  ")])
+    report = run_checks(primes_intent(), [delivered("  ")])
     assert _details(report) == {"non-empty": (False, "nothing was delivered", "Deliver the content itself.")}
 
 
@@ -99,19 +94,19 @@ def test_only_the_asked_binary_file_passes_every_check() -> None:
 
 
 def test_the_numbers_of_several_documents_are_read_as_one_list() -> None:
-    report = run_checks(primes_intent(itemCount=4), [_doc("2, 3", name="a.md"), _doc("5, 7", name="b.md")])
+    report = run_checks(primes_intent(itemCount=4), [delivered("2, 3", name="a.md"), delivered("5, 7", name="b.md")])
     assert report.all_passed, _details(report)
 
 
 def test_numbers_asked_without_a_property_still_need_numbers() -> None:
     report = run_checks(
-        primes_intent(numberProperty=None, itemCount=None), [_doc("It is three hundred and ninety-one.")]
+        primes_intent(numberProperty=None, itemCount=None), [delivered("It is three hundred and ninety-one.")]
     )
     assert _details(report)["numbers"][0] is False
 
 
 def test_the_language_check_names_the_language_it_found() -> None:
-    report = run_checks(summary_intent(), [_doc(ENGLISH)])
+    report = run_checks(summary_intent(), [delivered(ENGLISH)])
     assert _details(report)["language"] == (True, "written in en", "")
 
 
@@ -123,20 +118,20 @@ def test_a_count_written_with_a_thousands_separator_or_the_word_count_is_decided
     intent = primes_intent(
         numberProperty=None, itemCount=1000, successCriteria=["1,000 of them", "the count is right", "sorted"]
     )
-    assert run_checks(intent, [_doc(too_few)]).verdicts == {0: False, 1: False}
+    assert run_checks(intent, [delivered(too_few)]).verdicts == {0: False, 1: False}
 
 
 def test_a_criterion_is_met_only_when_every_check_it_talks_about_passed() -> None:
     four_even = "2, 4, 6, 8"
     intent = primes_intent(numberProperty="even", itemCount=5, successCriteria=["5 even values"])
-    assert run_checks(intent, [_doc(four_even)]).verdicts == {0: False}  # the property passed, the count did not
+    assert run_checks(intent, [delivered(four_even)]).verdicts == {0: False}  # the property passed, the count did not
     csv_intent = primes_intent(
         numberProperty=None, itemCount=5, expectedFormat="csv", successCriteria=["5 values as csv"]
     )
-    assert run_checks(csv_intent, [_doc("2,4,6,8", mime="text/csv", name="r.csv")]).verdicts == {0: False}
+    assert run_checks(csv_intent, [delivered("2,4,6,8", mime="text/csv", name="r.csv")]).verdicts == {0: False}
     listed = summary_intent(itemCount=3, successCriteria=["3 points in English"])
     two_points = f"- {ENGLISH}\n- {ENGLISH}"
-    assert run_checks(listed, [_doc(two_points)]).verdicts == {0: False}
+    assert run_checks(listed, [delivered(two_points)]).verdicts == {0: False}
 
 
 def test_a_language_criterion_is_decided_by_the_language_check_alone() -> None:
@@ -144,15 +139,15 @@ def test_a_language_criterion_is_decided_by_the_language_check_alone() -> None:
         "Die drei Berichte beschreiben, wie das Unternehmen im letzten Jahr seinen Umsatz gesteigert hat und welche "
         "Risiken für das kommende Jahr bleiben, von höheren Kosten bis zu neuen Wettbewerbern auf dem Markt."
     )
-    report = run_checks(summary_intent(successCriteria=["written in English"]), [_doc(german)])
+    report = run_checks(summary_intent(successCriteria=["written in English"]), [delivered(german)])
     assert report.verdicts == {0: False}
 
 
 def test_data_criteria_are_decided_for_numbers_and_left_to_the_judge_for_prose() -> None:
-    nothing = run_checks(primes_intent(successCriteria=["just the data"]), [_doc("Sorry, no luck today.")])
+    nothing = run_checks(primes_intent(successCriteria=["just the data"]), [delivered("Sorry, no luck today.")])
     assert nothing.verdicts == {0: False}
     summary = summary_intent(successCriteria=["covers the three PDFs", "mentions the revenue numbers"])
-    assert run_checks(summary, [_doc(ENGLISH)]).verdicts == {}
+    assert run_checks(summary, [delivered(ENGLISH)]).verdicts == {}
 
 
 # -- code or not -------------------------------------------------------------------------------------------

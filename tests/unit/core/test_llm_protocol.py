@@ -19,7 +19,7 @@ from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, ValidationError
 
 from bench.models import ProtocolTally
-from graph.capabilities import NAMESPACE, endpoint_key, forget_all
+from graph.capabilities import NAMESPACE, endpoint_key
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
 from graph.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain, length_limit, without_client_retries
@@ -187,7 +187,6 @@ def test_inside_a_graph_run_what_the_endpoint_takes_is_kept_in_the_graphs_store(
 
         kept = store.get(NAMESPACE, endpoint_key(model))
         assert kept is not None and kept.value["accepted"] == "json_object_schema"
-        forget_all()
 
 
 # -- the fallback instructions and reasons -----------------------------------------------------------------

@@ -22,7 +22,7 @@ from graph.services import Services
 from nodes.checks import extract_numbers, looks_like_code, run_checks
 from nodes.validate import build_observation, validate
 from tests.support.scripted_llm import ScriptedLLM
-from tests.unit.core.factories import primes_intent, ref, runtime, state, summary_intent
+from tests.unit.core.factories import delivered, primes_intent, ref, runtime, state, summary_intent
 from tools.documents import DocumentStore
 
 FIRST_1000 = list(primerange(2, int(prime(1000)) + 1))
@@ -49,11 +49,6 @@ GERMAN_SUMMARY = (
 )
 
 
-def _doc(text: str, mime: str = "text/markdown", name: str = "result.md") -> tuple[Any, bytes]:
-    data = text.encode()
-    return ref(label="round1_task1_action1_process", name=name, mime=mime, data=data), data
-
-
 def _failed(report: Any) -> dict[str, str]:
     return {c.name: c.detail for c in report.checks if not c.passed}
 
@@ -74,7 +69,7 @@ def test_data_and_prose_are_not_code(text: str) -> None:
 
 
 def test_code_delivered_when_numbers_were_asked_fails_the_data_type_check() -> None:
-    report = run_checks(primes_intent(), [_doc(PYTHON)])
+    report = run_checks(primes_intent(), [delivered(PYTHON)])
     assert _failed(report)["data type"] == "delivered code, not numbers"
     assert report.score <= 0.2
     assert report.verdicts == {0: False, 1: False}
@@ -92,7 +87,7 @@ def test_extract_numbers_ignores_numbered_list_markers() -> None:
 
 
 def test_exactly_the_first_1000_primes_pass_every_check() -> None:
-    report = run_checks(primes_intent(), [_doc(PRIMES_TEXT)])
+    report = run_checks(primes_intent(), [delivered(PRIMES_TEXT)])
     assert report.all_passed, _failed(report)
     assert report.verdicts == {0: True, 1: True}
     assert report.get("number property") is not None
@@ -100,57 +95,57 @@ def test_exactly_the_first_1000_primes_pass_every_check() -> None:
 
 
 def test_item_count_mismatch_is_flagged() -> None:
-    report = run_checks(primes_intent(), [_doc(", ".join(map(str, FIRST_1000[:999])))])
+    report = run_checks(primes_intent(), [delivered(", ".join(map(str, FIRST_1000[:999])))])
     assert _failed(report)["item count"] == "999 numbers delivered, 1000 asked"
     assert report.verdicts[0] is False
 
 
 def test_a_non_prime_among_the_numbers_is_flagged() -> None:
     numbers = [*FIRST_1000[:-1], 7921]  # 89², in place of the 1000th prime
-    report = run_checks(primes_intent(), [_doc(", ".join(map(str, numbers)))])
+    report = run_checks(primes_intent(), [delivered(", ".join(map(str, numbers)))])
     detail = _failed(report)["number property"]
     assert "1 numbers are not prime" in detail and "7921" in detail
     assert report.verdicts == {0: True, 1: False}
 
 
 def test_primes_that_are_not_the_first_ones_are_flagged() -> None:
-    report = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000[1:], 7927 + 6])))])
+    report = run_checks(primes_intent(), [delivered(", ".join(map(str, [*FIRST_1000[1:], 7927 + 6])))])
     assert "number property" in _failed(report)
 
 
 def test_too_many_numbers_fail_the_count_even_when_the_first_ones_are_right() -> None:
-    report = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000, 7933])))])
+    report = run_checks(primes_intent(), [delivered(", ".join(map(str, [*FIRST_1000, 7933])))])
     assert _failed(report)["item count"] == "1001 numbers delivered, 1000 asked"
     assert report.verdicts[0] is False
 
 
 def test_the_right_primes_in_the_wrong_order_are_flagged() -> None:
     shuffled = [FIRST_1000[1], FIRST_1000[0], *FIRST_1000[2:]]  # 3, 2, 5, …: the right set, not in order
-    report = run_checks(primes_intent(), [_doc(", ".join(map(str, shuffled)))])
+    report = run_checks(primes_intent(), [delivered(", ".join(map(str, shuffled)))])
     assert _failed(report) == {"number property": "not exactly the first primes in order"}
     assert report.verdicts == {0: True, 1: False}
 
 
 def test_a_repeated_prime_is_flagged_with_or_without_an_asked_count() -> None:
     repeated = [*FIRST_1000[:999], FIRST_1000[998]]  # 1000 numbers, the last prime twice, the 1000th missing
-    report = run_checks(primes_intent(), [_doc(", ".join(map(str, repeated)))])
+    report = run_checks(primes_intent(), [delivered(", ".join(map(str, repeated)))])
     assert _failed(report) == {"number property": f"1 numbers are repeated (e.g. [{FIRST_1000[998]}])"}
-    uncounted = run_checks(primes_intent(itemCount=None), [_doc("2, 3, 3, 5, 7")])
+    uncounted = run_checks(primes_intent(itemCount=None), [delivered("2, 3, 3, 5, 7")])
     assert _failed(uncounted) == {"number property": "1 numbers are repeated (e.g. [3])"}
-    assert run_checks(primes_intent(itemCount=None), [_doc("2, 3, 5, 7")]).all_passed
+    assert run_checks(primes_intent(itemCount=None), [delivered("2, 3, 5, 7")]).all_passed
 
 
 def test_no_numbers_at_all_is_flagged() -> None:
-    report = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
+    report = run_checks(primes_intent(), [delivered("I could not compute the numbers, sorry about that.")])
     assert _failed(report)["numbers"] == "no numbers found"
 
 
 def test_list_item_count_for_non_numeric_lists() -> None:
     intent = summary_intent(dataType="list", itemCount=3, successCriteria=["3 ideas"])
-    report = run_checks(intent, [_doc("- one idea\n- two ideas\n")])
+    report = run_checks(intent, [delivered("- one idea\n- two ideas\n")])
     assert _failed(report)["item count"] == "2 list items delivered, 3 asked"
     assert report.get("item count").suggestion == "Deliver exactly 3 items as a list."  # type: ignore[union-attr]
-    complete = run_checks(intent, [_doc("- one idea\n- two ideas\n- three ideas\n")])
+    complete = run_checks(intent, [delivered("- one idea\n- two ideas\n- three ideas\n")])
     assert complete.all_passed and complete.verdicts == {0: True}
     assert complete.get("item count").suggestion == ""  # type: ignore[union-attr]
 
@@ -170,7 +165,7 @@ def test_list_item_count_for_non_numeric_lists() -> None:
 )
 def test_json_and_csv_deliverables_must_parse(fmt: str, text: str, ok: bool) -> None:
     intent = summary_intent(dataType="table", expectedFormat=fmt, successCriteria=[f"valid {fmt}"])
-    report = run_checks(intent, [_doc(text, mime="application/json" if fmt == "json" else "text/csv")])
+    report = run_checks(intent, [delivered(text, mime="application/json" if fmt == "json" else "text/csv")])
     check = report.get("format")
     assert check is not None and check.passed is ok
     assert (check.detail, check.suggestion) == (
@@ -187,22 +182,22 @@ def test_csv_that_is_not_utf8_fails_the_format_check() -> None:
 
 
 def test_docx_asked_but_only_markdown_delivered_fails_the_format_check() -> None:
-    report = run_checks(summary_intent(expectedFormat="docx"), [_doc(ENGLISH_SUMMARY)])
+    report = run_checks(summary_intent(expectedFormat="docx"), [delivered(ENGLISH_SUMMARY)])
     assert "not delivered" in _failed(report)["format"]
 
 
 def test_german_text_when_english_was_asked_is_flagged() -> None:
-    report = run_checks(summary_intent(language="en"), [_doc(GERMAN_SUMMARY)])
+    report = run_checks(summary_intent(language="en"), [delivered(GERMAN_SUMMARY)])
     assert _failed(report)["language"] == "written in de, not en"
 
 
 def test_german_text_when_german_was_asked_passes() -> None:
-    report = run_checks(summary_intent(language="de"), [_doc(GERMAN_SUMMARY)])
+    report = run_checks(summary_intent(language="de"), [delivered(GERMAN_SUMMARY)])
     assert report.get("language").passed  # type: ignore[union-attr]
 
 
 def test_nothing_delivered_is_flagged() -> None:
-    report = run_checks(primes_intent(), [_doc("   ")])
+    report = run_checks(primes_intent(), [delivered("   ")])
     assert _failed(report) == {"non-empty": "nothing was delivered"}
 
 
@@ -286,7 +281,7 @@ def test_failed_action_is_invalid_without_reading_or_asking(
 
 
 def test_observation_keeps_at_most_five_short_previews() -> None:
-    docs = [_doc(f"document {i} " + "word " * 50_000, name=f"d{i}.md") for i in range(8)]
+    docs = [delivered(f"document {i} " + "word " * 50_000, name=f"d{i}.md") for i in range(8)]
     result = ActionResult(success=True, resultLabel="r", documents=[d for d, _ in docs], notes=["n" * 5000] * 9)
     observation = build_observation(result, docs)
     assert observation.documentsCount == 8
@@ -315,14 +310,14 @@ def test_unavailable_judge_leaves_the_criterion_unmet(
 @pytest.mark.parametrize("count", [1000, 10])
 def test_numbers_after_a_prose_lead_in_on_the_same_line_are_the_data(count: int) -> None:
     text = f"The first {count} prime numbers are: " + ", ".join(map(str, FIRST_1000[:count])) + "."
-    report = run_checks(primes_intent(itemCount=count, successCriteria=[f"first {count}"]), [_doc(text)])
+    report = run_checks(primes_intent(itemCount=count, successCriteria=[f"first {count}"]), [delivered(text)])
     assert report.all_passed, _failed(report)
 
 
 def test_pretty_printed_json_data_is_not_mistaken_for_code() -> None:
     text = json.dumps({"Austria": "Vienna", "Belgium": "Brussels", "Croatia": "Zagreb"}, indent=2)
     intent = summary_intent(dataType="table", expectedFormat="json", successCriteria=["valid json"])
-    report = run_checks(intent, [_doc(text, mime="application/json", name="result.json")])
+    report = run_checks(intent, [delivered(text, mime="application/json", name="result.json")])
     assert report.all_passed, _failed(report)
 
 
@@ -365,18 +360,18 @@ def test_no_proposal_when_code_decided_everything(
 
 
 def test_each_failed_check_suggests_the_fix_and_passed_checks_suggest_nothing() -> None:
-    good = run_checks(primes_intent(), [_doc(PRIMES_TEXT)])
+    good = run_checks(primes_intent(), [delivered(PRIMES_TEXT)])
     assert {c.name: c.suggestion for c in good.checks} == {
         "data type": "",
         "format": "",
         "item count": "",
         "number property": "",
     }
-    none = run_checks(primes_intent(), [_doc("No numbers here, sorry about that.")])
+    none = run_checks(primes_intent(), [delivered("No numbers here, sorry about that.")])
     assert none.get("numbers").suggestion == "Deliver the numbers themselves."  # type: ignore[union-attr]
-    short = run_checks(primes_intent(), [_doc(", ".join(map(str, FIRST_1000[:999])))])
+    short = run_checks(primes_intent(), [delivered(", ".join(map(str, FIRST_1000[:999])))])
     assert short.get("item count").suggestion == "Deliver exactly 1000 numbers."  # type: ignore[union-attr]
-    wrong = run_checks(primes_intent(), [_doc(", ".join(map(str, [*FIRST_1000[:-1], 7921])))])
+    wrong = run_checks(primes_intent(), [delivered(", ".join(map(str, [*FIRST_1000[:-1], 7921])))])
     assert wrong.get("number property").suggestion == "Deliver each correct prime number once."  # type: ignore[union-attr]
 
 
@@ -384,7 +379,7 @@ def test_each_failed_check_suggests_the_fix_and_passed_checks_suggest_nothing() 
     "asked", [{"dataType": "code", "expectedFormat": "markdown"}, {"dataType": "analysis", "expectedFormat": "code"}]
 )
 def test_code_passes_the_data_type_check_when_code_was_asked(asked: dict[str, str]) -> None:
-    report = run_checks(summary_intent(**asked, successCriteria=["a python program"]), [_doc(PYTHON)])
+    report = run_checks(summary_intent(**asked, successCriteria=["a python program"]), [delivered(PYTHON)])
     check = report.get("data type")
     assert check is not None and check.passed and check.detail == "code was asked for"
 
@@ -392,7 +387,7 @@ def test_code_passes_the_data_type_check_when_code_was_asked(asked: dict[str, st
 def test_a_delivered_docx_passes_the_format_check_without_a_suggestion() -> None:
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     intent = summary_intent(expectedFormat="docx", successCriteria=["a Word document"])
-    report = run_checks(intent, [_doc(ENGLISH_SUMMARY), (ref(name="r.docx", mime=mime, data=b"PK"), b"PK")])
+    report = run_checks(intent, [delivered(ENGLISH_SUMMARY), (ref(name="r.docx", mime=mime, data=b"PK"), b"PK")])
     check = report.get("format")
     assert check is not None and check.passed and check.suggestion == ""
     assert check.detail == f"a docx document was delivered (text/markdown, {mime})"
@@ -400,18 +395,19 @@ def test_a_delivered_docx_passes_the_format_check_without_a_suggestion() -> None
 
 
 def test_numbers_get_no_language_check_and_prose_in_another_language_is_named_with_the_fix() -> None:
-    mixed = run_checks(primes_intent(), [_doc(GERMAN_SUMMARY + "\n\n" + ", ".join(map(str, FIRST_1000)))])
+    mixed = run_checks(primes_intent(), [delivered(GERMAN_SUMMARY + "\n\n" + ", ".join(map(str, FIRST_1000)))])
     assert mixed.get("language") is None and mixed.all_passed
-    german = run_checks(summary_intent(successCriteria=["in English"]), [_doc(GERMAN_SUMMARY)])
+    german = run_checks(summary_intent(successCriteria=["in English"]), [delivered(GERMAN_SUMMARY)])
     assert german.get("language").suggestion == "Write the deliverable in language 'en'."  # type: ignore[union-attr]
-    english = run_checks(summary_intent(successCriteria=["in English"]), [_doc(ENGLISH_SUMMARY)])
+    english = run_checks(summary_intent(successCriteria=["in English"]), [delivered(ENGLISH_SUMMARY)])
     assert english.get("language").suggestion == "" and english.verdicts == {0: True}  # type: ignore[union-attr]
 
 
 def test_criteria_get_the_verdict_of_the_checks_they_talk_about() -> None:
-    nothing = run_checks(primes_intent(), [_doc("I could not compute the numbers, sorry about that.")])
+    nothing = run_checks(primes_intent(), [delivered("I could not compute the numbers, sorry about that.")])
     assert nothing.verdicts == {0: False, 1: False}  # "first 1000" and "prime numbers" both need numbers
-    all_prime = run_checks(primes_intent(successCriteria=["all prime"]), [_doc("No luck today, sorry.")])
+    all_prime = run_checks(primes_intent(successCriteria=["all prime"]), [delivered("No luck today, sorry.")])
     assert all_prime.verdicts == {0: False}  # no numbers at all: "all prime" is not met
-    prose = run_checks(summary_intent(successCriteria=["plain prose, no code", "covers the risks"]), [_doc(PYTHON)])
+    prose_intent = summary_intent(successCriteria=["plain prose, no code", "covers the risks"])
+    prose = run_checks(prose_intent, [delivered(PYTHON)])
     assert prose.verdicts == {0: False}  # the code criterion is decided; the other one goes to the model
