@@ -10,8 +10,6 @@ spec's compact history stays the one record of the steps and checkpoints do not 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,29 +19,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langgraph.config import get_config
 from langgraph.graph.message import push_message
 
-from graph.errors import DocumentRejected
 from graph.state import State
-from tools.documents import safe_file_name
-
-_DATA_BLOCKS = ("file", "image", "audio", "video")
-
-
-@dataclass(frozen=True)
-class Attachment:
-    """A document sent inside a message, still base64 (decoded only after its size is checked)."""
-
-    name: str
-    mime: str
-    base64: str
-
-    def data(self, limit: int) -> bytes:
-        """The bytes; DocumentRejected when over `limit` bytes or not base64 (checked before decoding)."""
-        if len(self.base64) * 3 // 4 > limit:
-            raise DocumentRejected(f"{self.name} is larger than {limit} bytes (max_document_mb)")
-        try:
-            return base64.b64decode(self.base64, validate=True)
-        except (binascii.Error, ValueError):
-            raise DocumentRejected(f"{self.name} is not valid base64 data") from None
+from nodes.attachments import Attachment, Linked, Unreadable, read_block
 
 
 @dataclass(frozen=True)
@@ -54,14 +31,19 @@ class ChatRequest:
     text: str
     attachments: list[Attachment] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
+    unreadable: list[Unreadable] = field(default_factory=list)
 
     def lean(self) -> HumanMessage:
         """The message as checkpoints keep it: same id (so it replaces the sent one), attachments by name only."""
-        if not self.attachments:
+        taken = [*(a.name for a in self.attachments), *self.urls]
+        if not taken and not self.unreadable:
             return self.message
-        names = ", ".join(a.name for a in self.attachments)
         blocks = [{"type": "text", "text": self.text}] if self.text else []
-        blocks.append({"type": "text", "text": f"[attached as input documents: {names}]"})
+        if taken:
+            blocks.append({"type": "text", "text": f"[attached as input documents: {', '.join(taken)}]"})
+        if self.unreadable:
+            names = ", ".join(u.name for u in self.unreadable)
+            blocks.append({"type": "text", "text": f"[attached, not readable: {names}]"})
         return HumanMessage(content=blocks, id=self.message.id)  # type: ignore[arg-type]
 
 
@@ -70,31 +52,15 @@ def chat_request(state: State) -> ChatRequest | None:
     human = next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage)), None)
     if human is None or (human.id is not None and human.id == state.get("request_message")):
         return None
-    texts: list[str] = []
-    attachments: list[Attachment] = []
-    urls: list[str] = []
-    for number, raw in enumerate(human.content_blocks, start=1):
-        block: dict[str, Any] = dict(raw)
-        kind = block.get("type")
-        if kind == "text":
-            texts.append(str(block.get("text") or ""))
-        elif kind in _DATA_BLOCKS and block.get("base64"):
-            mime = str(block.get("mime_type") or "application/octet-stream")
-            attachments.append(Attachment(_name_of(block, number, mime), mime, str(block["base64"])))
-        elif kind in _DATA_BLOCKS and block.get("url"):
-            urls.append(str(block["url"]))
-    return ChatRequest(human, "\n".join(t for t in texts if t.strip()), attachments, urls)
-
-
-def _name_of(block: dict[str, Any], number: int, mime: str) -> str:
-    """The file name the client gave (Agent Chat UI: metadata.filename / metadata.name) without its path parts,
-    else one made from the type."""
-    extras = block.get("extras") or {}
-    metadata = extras.get("metadata") or {}
-    for candidate in (block.get("filename"), extras.get("filename"), metadata.get("filename"), metadata.get("name")):
-        if isinstance(candidate, str) and candidate.strip():
-            return safe_file_name(candidate)
-    return f"attachment-{number}.{mime.rsplit('/', 1)[-1]}"
+    content = human.content if isinstance(human.content, list) else [human.content]
+    parts = [read_block(block, number) for number, block in enumerate(content, start=1)]
+    return ChatRequest(
+        human,
+        "\n".join(p for p in parts if isinstance(p, str) and p.strip()),
+        attachments=[p for p in parts if isinstance(p, Attachment)],
+        urls=[p.url for p in parts if isinstance(p, Linked)],
+        unreadable=[p for p in parts if isinstance(p, Unreadable)],
+    )
 
 
 def human_message(text: str) -> HumanMessage:

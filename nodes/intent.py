@@ -68,7 +68,10 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
 
 
 def _attached(chat: ChatRequest, services: Services, context: Context) -> list[DocumentRef]:
-    """A chat's attachments as input documents, under the caps and checks of an upload."""
+    """A chat's attachments as input documents, under the caps and checks of an upload; one it cannot read
+    refuses the round (a chat user must learn that it was not read)."""
+    if chat.unreadable:
+        raise DocumentRejected("; ".join(str(part) for part in chat.unreadable))
     limit = int(context.max_document_mb * 1024 * 1024)
     store = services.documents(context)
     return [store_checked(a.data(limit), a.name, store) for a in chat.attachments]

@@ -6,6 +6,7 @@ The same graph the server runs, through the real ChatOpenAI client against the s
 from __future__ import annotations
 
 import base64
+import re
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.errors import RequestRefused
 from graph.schemas import DocumentRef
-from tests.support.chat import ui_file_block, ui_message
+from tests.support.chat import captured_run, ui_file_block, ui_message
 from tests.support.scenarios import NOTES, PRIMES_PROMPT, REPORT_PROMPT, script_primes, script_report
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.builders import pdf_bytes
@@ -78,10 +79,27 @@ def test_a_base64_pdf_block_becomes_an_input_document_and_leaves_the_message(gra
     assert "q3 report.pdf" in str(kept.content)
 
 
+def test_the_pdf_agent_chat_ui_sent_becomes_an_input_document_and_leaves_the_message(
+    graph: Any, context: Context
+) -> None:
+    body = captured_run("agent-chat-ui-pdf.json")
+    sent = body["input"]["messages"][0]["content"][1]["data"]
+    config = {"configurable": {"thread_id": "chat-ui-pdf"}}
+    out = graph.invoke(body["input"], config, context=context)
+
+    (ref,) = [DocumentRef.model_validate(d) for d in graph.get_state(config).values["input_documents"]]
+    assert (ref.label, ref.name, ref.mime) == ("input", "bakery.pdf", "application/pdf")
+    assert DocumentStore(context.store_path).path_of(ref).read_bytes() == base64.b64decode(sent)
+    kept = out["messages"][0]
+    assert kept.id == body["input"]["messages"][0]["id"], "the sent message is replaced, not duplicated"
+    assert sent[:40] not in str(kept.content) and "bakery.pdf" in str(kept.content)
+
+
 @pytest.mark.parametrize(
     ("message", "reason"),
     [
         (ui_message("   "), "the message is empty"),
+        (captured_run("agent-chat-ui-image.json")["input"], "chart.png cannot be read: it is an image (image/png)"),
         (
             ui_message(
                 "Summarise this",
@@ -100,7 +118,7 @@ def test_a_chat_request_that_cannot_start_ends_with_an_ai_message_and_a_readable
     graph: Any, context: Context, scripted_llm: ScriptedLLM, message: dict[str, Any], reason: str
 ) -> None:
     config = {"configurable": {"thread_id": "chat-refused"}}
-    with pytest.raises(RequestRefused, match=reason) as raised:
+    with pytest.raises(RequestRefused, match=re.escape(reason)) as raised:
         graph.invoke(message, config, context=context)
     assert isinstance(raised.value, ValueError), "the server shows only ValueError messages to clients"
     values = graph.get_state(config).values

@@ -6,6 +6,8 @@ server's environment only, because a chat front end sends no context.
 
 from __future__ import annotations
 
+import base64
+import json
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -13,10 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.chat import ui_file_block, ui_message
+from tests.support.chat import captured_run, ui_message
 from tests.support.langgraph_dev import scripted_langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
-from tests.unit.documents.builders import pdf_bytes
 
 langgraph_sdk = pytest.importorskip(
     "langgraph_sdk", reason="the server extra is not installed: pip install -e '.[server]'"
@@ -95,17 +96,41 @@ def test_a_second_human_message_starts_round_two_with_round_one_in_history(
     assert [m["type"] for m in final["messages"]] == ["human", "ai", "human", "ai"]
 
 
-def test_a_base64_pdf_block_becomes_an_input_document(server: str, client: Any) -> None:
-    pdf = pdf_bytes("Revenue rose 12 percent in the third quarter.")
-    block = ui_file_block(pdf, "q3.pdf")
+def send_as_the_ui(server: str, thread: str, body: dict[str, Any]) -> list[tuple[str, Any]]:
+    """POST a request body exactly as Agent Chat UI sent it and read the server-sent events."""
+    events: list[tuple[str, Any]] = []
+    with httpx.stream("POST", f"{server}/threads/{thread}/runs/stream", json=body, timeout=120) as response:
+        assert response.status_code == 200, response.read()
+        event = ""
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                event = line[len("event: ") :]
+            elif line.startswith("data: "):
+                events.append((event, json.loads(line[len("data: ") :])))
+    return events
+
+
+def test_the_pdf_agent_chat_ui_sent_becomes_an_input_document(server: str, client: Any) -> None:
+    body = captured_run("agent-chat-ui-pdf.json")
+    sent = body["input"]["messages"][0]["content"][1]["data"]
     thread = client.threads.create()["thread_id"]
-    parts = stream_like_the_ui(client, thread, ui_message(PRIMES_PROMPT, block))
-    assert not [p.data for p in parts if p.event == "error"]
+    events = send_as_the_ui(server, thread, body)
+    assert not [data for event, data in events if event == "error"]
     values = client.threads.get_state(thread)["values"]
-    assert [(d["label"], d["name"]) for d in values["input_documents"]] == [("input", "q3.pdf")]
-    assert block["data"] not in str(values["messages"]), "the checkpointed message keeps the name, not the bytes"
-    download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/q3.pdf", timeout=30)
-    assert download.status_code == 200 and download.content == pdf
+    assert [(d["label"], d["name"]) for d in values["input_documents"]] == [("input", "bakery.pdf")]
+    assert sent[:40] not in str(values["messages"]), "the checkpointed message keeps the name, not the bytes"
+    download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/bakery.pdf", timeout=30)
+    assert download.status_code == 200 and download.content == base64.b64decode(sent)
+
+
+def test_the_image_agent_chat_ui_sent_ends_the_round_with_a_message_naming_it(server: str, client: Any) -> None:
+    thread = client.threads.create()["thread_id"]
+    events = send_as_the_ui(server, thread, captured_run("agent-chat-ui-image.json"))
+    (error,) = [data for event, data in events if event == "error"]
+    assert error["error"] == "RequestRefused" and "chart.png cannot be read: it is an image" in error["message"]
+    messages = client.threads.get_state(thread)["values"]["messages"]
+    assert messages[-1]["type"] == "ai" and "chart.png cannot be read" in messages[-1]["content"]
+    assert "iVBORw0KGgo" not in str(messages)
 
 
 def test_an_empty_message_ends_with_an_ai_message_and_a_readable_error(client: Any) -> None:
