@@ -24,6 +24,7 @@ from graph.llm import Models
 from graph.services import Services
 from graph.state import InputState, OutputState, State
 from nodes.act import act
+from nodes.failure import FAIL_NODE, endpoint_failed, fail
 from nodes.finalize import finalize
 from nodes.intent import intent, refuse
 from nodes.learn import learn
@@ -108,8 +109,11 @@ def make_builder(services: Services | None = None) -> StateGraph[State, Context,
         ("plan", plan),
         ("plan_step", plan_step),
     ):
-        builder.add_node(name, instrumented(name, fn, services))  # type: ignore[call-overload]
+        handler = endpoint_failed if services.failure_messages else None
+        builder.add_node(name, instrumented(name, fn, services), error_handler=handler)  # type: ignore[call-overload]
     builder.add_node("refuse", refuse)
+    if services.failure_messages:
+        builder.add_node(FAIL_NODE, fail)  # entered only from endpoint_failed
     builder.add_edge(START, "intent")
     builder.add_conditional_edges("intent", after_intent)
     builder.add_conditional_edges("select", after_select)

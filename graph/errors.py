@@ -56,3 +56,8 @@ class InputRefused(DocumentRejected, ValueError):
 class RequestRefused(InvalidRequest, ValueError):
     """A chat request cannot start (empty message, unreadable attachment); the thread ends the round with an AI
     message saying why. A ValueError for the same reason as `InputRefused`: the server then shows the reason."""
+
+
+class ModelUnavailable(PaorError, ValueError):
+    """The model endpoint could not be reached, or refused the server's key or model; the round ended with an AI
+    message saying so. A ValueError for the same reason as `InputRefused`: the server then shows the reason."""

@@ -24,7 +24,10 @@ class Services:
     The trust zone is fixed here, when the graph is built, never by run configuration: `inputs` decides which
     input documents a caller may name, `pin` turns the caller's Context into the one the run gets (the server
     keeps what only its operator decides), `tool_paths` says whether tools may read files by path at all
-    (inside `documents_dir`), and `links` (server only) gives deliverables a download URL.
+    (inside `documents_dir`), and `links` (server only) gives deliverables a download URL. `failure_messages`
+    (server only): a model endpoint that fails mid-round ends the round with an AI message and fails the run with
+    `ModelUnavailable` (nodes/failure.py); elsewhere the client's own error surfaces and the thread resumes where it
+    stopped.
     """
 
     models: Models = field(default_factory=Models)
@@ -32,6 +35,7 @@ class Services:
     pin: Callable[[Context], Context] | None = None
     tool_paths: bool = True
     links: DocumentLinks | None = None
+    failure_messages: bool = False
 
     def llm(self, context: Context) -> BaseChatModel:
         return self.models.for_context(context)

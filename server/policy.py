@@ -73,4 +73,5 @@ def server_services() -> Services:
         pin=operator_context,
         tool_paths=documents_dir() is not None,
         links=document_url,
+        failure_messages=True,
     )

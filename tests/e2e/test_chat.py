@@ -12,10 +12,12 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
 
-from graph.builder import build_graph
+from graph.builder import build_graph, make_builder
 from graph.context import Context
-from graph.errors import RequestRefused
+from graph.errors import ModelUnavailable, RequestRefused
+from graph.processes import free_port
 from graph.schemas import DocumentRef
+from graph.services import Services
 from tests.support.chat import captured_run, ui_file_block, ui_message
 from tests.support.scenarios import NOTES, PRIMES_PROMPT, REPORT_PROMPT, script_primes, script_report
 from tests.support.scripted_llm import ScriptedLLM
@@ -181,3 +183,29 @@ def test_what_a_chat_user_sees_of_a_three_step_run(
     assert final["status"] == "completed" and len(final["history"]) == 3
     assert seen[-1] == final["messages"][-1] and ".docx" in seen[-1].text
     assert [type(m).__name__ for m in final["messages"]] == ["HumanMessage", "AIMessage"]
+
+
+def test_with_the_model_endpoint_down_a_server_round_ends_with_a_message_saying_so(
+    scripted_llm: ScriptedLLM, checkpointer: Any, store: Any, context: Context
+) -> None:
+    """As the server builds it (failure messages on): the thread keeps the request, lean, and an AI message."""
+    script_primes(scripted_llm)
+    graph = make_builder(Services(failure_messages=True)).compile(checkpointer=checkpointer, store=store)
+    down = Context(**{**context.__dict__, "base_url": f"http://127.0.0.1:{free_port()}/v1"})
+    body = captured_run("agent-chat-ui-pdf.json")
+    config = {"configurable": {"thread_id": "chat-endpoint-down"}}
+
+    with pytest.raises(ModelUnavailable, match=r"the model endpoint could not be reached \(.*refused\)") as raised:
+        graph.invoke(body["input"], config, context=down)
+    assert isinstance(raised.value, ValueError), "the server shows only ValueError messages to clients"
+    human, answer = graph.get_state(config).values["messages"]
+    assert human.id == body["input"]["messages"][0]["id"] and "bakery.pdf" in str(human.content)
+    assert body["input"]["messages"][0]["content"][1]["data"][:40] not in str(human.content)
+    assert isinstance(answer, AIMessage)
+    assert answer.text.startswith("I could not finish this request: the model endpoint could not be reached")
+    assert "send the message again when it is back" in answer.text
+    assert "127.0.0.1" not in answer.text, "the operator's network stays private"
+
+    # once the endpoint is back, the message sent again is answered
+    out = graph.invoke(ui_message(PRIMES_PROMPT), config, context=context)
+    assert out["status"] == "completed" and out["round"] == 1

@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
+from graph.processes import free_port
 from tests.support.chat import captured_run, ui_message
-from tests.support.langgraph_dev import scripted_langgraph_dev
+from tests.support.langgraph_dev import langgraph_dev, scripted_env, scripted_langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 
 langgraph_sdk = pytest.importorskip(
@@ -163,3 +164,23 @@ def test_an_a2a_text_message_is_answered(server: str, client: Any) -> None:
     assert task["status"]["state"] == "completed", task
     text = " ".join(part.get("text", "") for artifact in task["artifacts"] for part in artifact["parts"])
     assert "2, 3, 5, 7, 11, 13" in text
+
+
+def test_with_the_model_endpoint_down_the_chat_gets_a_message_and_the_run_a_readable_error(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    workdir = tmp_path_factory.mktemp("endpoint-down")
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    with langgraph_dev(workdir, scripted_env(down, workdir / "paor-home")) as url:
+        client = langgraph_sdk.get_sync_client(url=url, api_key=None, timeout=120)
+        thread = client.threads.create()["thread_id"]
+        events = send_as_the_ui(url, thread, captured_run("agent-chat-ui-pdf.json"))
+        messages = client.threads.get_state(thread)["values"]["messages"]
+
+    (error,) = [data for event, data in events if event == "error"]
+    assert error["error"] == "ModelUnavailable"
+    assert error["message"].startswith("the model endpoint could not be reached (")
+    assert error["message"].endswith("; send the message again when it is back")
+    assert [m["type"] for m in messages] == ["human", "ai"]
+    assert messages[-1]["content"] == f"I could not finish this request: {error['message']}."
+    assert "bakery.pdf" in str(messages[0]["content"]) and "JVBERi0x" not in str(messages)

@@ -34,7 +34,7 @@ def agent_chat_ui_blocks(fixture: str) -> list[Any]:
     return list(message["content"])
 
 
-def openai_wire_blocks(*blocks: dict[str, Any]) -> list[Any]:
+def openai_wire_blocks(*blocks: Any) -> list[Any]:
     """The content the OpenAI client sends for a human message of LangChain standard blocks."""
     sent: list[dict[str, Any]] = []
 
