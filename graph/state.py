@@ -84,3 +84,4 @@ class State(InputState, OutputState, total=False):
     request_message: str | None  # id of the human message a round has taken as its request
     refused: str | None  # why this round's chat request cannot start
     failure: str | None  # why this server round stopped on the model endpoint (nodes/failure.py)
+    direct: bool  # this round's request is answered in one call first (nodes/direct.py)

@@ -34,6 +34,7 @@ ROUND_RESET: dict[str, Any] = {
     "totals": {},
     "refused": None,
     "failure": None,
+    "direct": False,
 }
 
 
