@@ -15,6 +15,7 @@ from graph.state import State
 from nodes import history_log
 from nodes.common import intent_of
 from nodes.placeholders import is_placeholder
+from nodes.repeats import repeat_lesson, same_as_earlier
 from nodes.strategies import record
 from prompts.render import SHOWN_LEARNINGS
 from prompts.templates import clip
@@ -36,12 +37,16 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     outcome = outcome_of(result, validation)
     issue = validation.issues[0] if validation.issues else (result.error or "criteria not met")
     advice = validation.improvementSuggestions[0] if validation.improvementSuggestions else ""
+    repeated = same_as_earlier(history_log.current_round(state, runtime), result.documents)
+    if repeated is not None and outcome != "met":  # no progress: never run again (nodes/repeats.py)
+        outcome, issue, advice = "failed", repeat_lesson(repeated), ""
     lesson = {
         "met": f"Step {step}: {selection.action} with {approach} met the criteria.",
         "progress": f"Step {step}: {selection.action} with {approach} gave an intermediate result ({issue}).",
         "failed": f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip(),
     }[outcome]
-    if context.learning and runtime.store is not None and outcome != "progress" and not placeholder_approach(arguments):
+    learns = outcome != "progress" and repeated is None and not placeholder_approach(arguments)
+    if context.learning and runtime.store is not None and learns:
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),

@@ -3,7 +3,8 @@
 The continue/stop judgement needs the same evidence as the content judgement, so validate's one judge call answers
 both (its verdict carries the decision and the hint) and refine applies the rules over it: criteria met at the
 quality threshold stop, so do max_steps, the budgets and a run of failures; a judge that sees no way to improve
-stops; otherwise the next step starts with the judge's hint or the deterministic checks' suggestion.
+stops; otherwise the next step starts with the judge's hint or the deterministic checks' suggestion. A step that
+repeats an earlier result gets a hint to change the approach, a second such step stops (nodes/repeats.py).
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from graph.instrument import context_of
 from graph.schemas import ContentValidation, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
+from nodes import history_log
 from nodes.history_log import window_of
+from nodes.repeats import without_repeats
 
 MAX_CONSECUTIVE_FAILURES = 3
 
 
 def refine(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    decision = rule_decision(state, context_of(runtime))
+    decision = without_repeats(rule_decision(state, context_of(runtime)), history_log.current_round(state, runtime))
     return {
         "decision": dump(decision),
         "hint": decision.nextHint if decision.decision == "continue" else None,

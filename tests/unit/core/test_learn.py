@@ -12,7 +12,7 @@ from graph.schemas import ActionResult, ContentValidation, HistoryEntry, Intent,
 from graph.services import Services
 from nodes.learn import MAX_LEARNINGS, learn
 from nodes.strategies import KEY, MAX_AVOID, NAMESPACE, pattern_of, recall, record
-from tests.unit.core.factories import primes_intent, ref, runtime, selection, state
+from tests.unit.core.factories import entry, primes_intent, ref, runtime, selection, state
 
 LABEL = "round1_task1_action1_process"
 PATTERN = "numbers-raw_data-prime"
@@ -158,3 +158,19 @@ def test_failed_tool_is_a_failed_outcome_even_with_matching_data_type(services: 
     current["result"] = dump(ActionResult(success=False, resultLabel=LABEL, error="ToolFailed: boom"))
     update = learn(current, runtime(context), services)
     assert HistoryEntry.model_validate(update["history"][0]).outcome == "failed"
+
+
+def test_a_result_identical_to_an_earlier_steps_is_a_failure_that_teaches_stage_1_not_the_store(
+    services: Services, context: Context
+) -> None:
+    store = InMemoryStore()
+    current = _step_state(False, step=2)
+    current["validation"] = {**current["validation"], "dataTypeMatch": True, "issues": ["9 numbers, 10 asked"]}
+    earlier = ref(label="round1_task1_action1_process", name="result.md", mime="text/markdown")  # same bytes
+    current["history"] = [entry(step=1, action="ai.process", documents=[dump(earlier)], outcome="progress")]
+    update = learn(current, runtime(context, store), services)
+
+    recorded = HistoryEntry.model_validate(update["history"][-1])
+    assert recorded.outcome == "failed", "so its action+parameters are never run again"
+    assert "byte-identical to step 1's (ai.process): repeating it changes nothing" in recorded.learnings[-1]
+    assert store.search(NAMESPACE) == [], "a repeat says nothing about the approach for other runs"
