@@ -19,7 +19,7 @@ from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.approval import ask_approval, needs_approval
-from nodes.chat import show_result, show_step
+from nodes.chat import draft_message, show_result, show_step
 from nodes.common import document_index, intent_of, result_label
 from nodes.parameters import failed_attempts
 from prompts.templates import clip
@@ -109,7 +109,7 @@ def _run(
         error=None if refs else "the action produced no documents",
     )
     show_result(label, entry.tool_name, result.summary or result.error or "", failed=not refs)
-    return {"result": dump(result)}
+    return {"result": dump(result), **({"messages": [draft_message(deps.streamed[-1])]} if deps.streamed else {})}
 
 
 # Started once: a new thread per call cost ~3 ms per action. A tool that overruns and is abandoned keeps its

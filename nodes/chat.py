@@ -11,16 +11,20 @@ spec's compact history stays the one record of the steps and checkpoints do not 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage
 from langgraph.config import get_config
 from langgraph.graph.message import push_message
 
+from graph.schemas import Intent
 from graph.state import State
 from nodes.attachments import Attachment, Linked, Unreadable, read_block
+
+#: The id prefix of `understood_message`, so the round's closing message tells it from a streamed draft.
+UNDERSTOOD_PREFIX = "understood-"
 
 
 @dataclass(frozen=True)
@@ -68,11 +72,48 @@ def human_message(text: str) -> HumanMessage:
     return HumanMessage(content=text, id=str(uuid.uuid4()))
 
 
-def answer_message(answer: str, deliverables: Sequence[dict[str, Any]]) -> AIMessage:
-    """The round's one AI message: the answer and a link (or name) per deliverable."""
+def understood_message(intent: Intent) -> AIMessage:
+    """The first sign of life, right after the intent call: what paor took the request to be. It stays in the thread
+    while the round works (a chat drops what was only streamed as soon as the next state arrives) and gives way to
+    the answer (`closing_messages`)."""
+    count = f"{intent.itemCount} " if intent.itemCount else ""
+    kind = f"{count}{intent.numberProperty} {intent.dataType}" if intent.numberProperty else f"{count}{intent.dataType}"
+    criteria = "; ".join(intent.successCriteria[:4]) or "the deliverable answers the request"
+    text = f"Working on it: {kind} as {intent.expectedFormat}, in language '{intent.language}'. Done when: {criteria}."
+    return AIMessage(content=text, id=f"{UNDERSTOOD_PREFIX}{uuid.uuid4()}")
+
+
+def draft_message(reply: AIMessage) -> AIMessage:
+    """A deliverable streamed to the chat, kept under the stream's own id so that the chat shows one message: the
+    chunks it saw, then this, then the answer that replaces it."""
+    return AIMessage(content=str(reply.text), id=reply.id)
+
+
+def answer_message(answer: str, deliverables: Sequence[dict[str, Any]], *, replaces: str | None = None) -> AIMessage:
+    """The round's one AI message: the answer and a link (or name) per deliverable; `replaces` is the id of the
+    round's streamed draft, which it takes over (LangGraph then does not stream the answer a second time)."""
     lines = [f"- [{d['name']}]({d['url']})" if d.get("url") else f"- {d['name']}" for d in deliverables]
     text = f"{answer}\n\nDeliverables:\n" + "\n".join(lines) if lines else answer
-    return AIMessage(content=text, id=str(uuid.uuid4()))
+    return AIMessage(content=text, id=replaces or str(uuid.uuid4()))
+
+
+def closing_messages(state: State, closing: Callable[[str | None], AIMessage]) -> list[BaseMessage]:
+    """The round's last messages: the interim ones removed, and `closing(draft id)` — the answer, or why the round
+    stopped — in the streamed draft's place if there is one. The thread keeps one AI message per round."""
+    interim = round_replies(state)
+    draft = next((m for m in reversed(interim) if not str(m.id).startswith(UNDERSTOOD_PREFIX)), None)
+    gone: list[BaseMessage] = [RemoveMessage(id=str(m.id)) for m in interim if m is not draft]
+    return [*gone, closing(draft.id if draft is not None else None)]
+
+
+def round_replies(state: State) -> list[AIMessage]:
+    """The AI messages the current round wrote after its request (what was understood, a streamed draft)."""
+    messages = list(state.get("messages") or [])
+    request = state.get("request_message")
+    start = next((i for i, m in enumerate(messages) if request is not None and m.id == request), None)
+    if start is None:
+        return []
+    return [m for m in messages[start + 1 :] if isinstance(m, AIMessage) and m.id]
 
 
 def refusal_message(reason: str) -> AIMessage:

@@ -24,7 +24,7 @@ from langgraph.types import Command
 
 from graph.errors import ModelUnavailable
 from graph.state import State
-from nodes.chat import chat_request
+from nodes.chat import chat_request, closing_messages, human_message
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +68,17 @@ def endpoint_failed(state: State, error: NodeError) -> Command[Any]:
         raise error.error
     log.warning("%s stopped on the model endpoint: %r", error.node, error.error)
     update: dict[str, Any] = {"failure": reason, "status": "incomplete", "stop_reason": reason, "answer": reason}
-    messages: list[Any] = []
-    chat = chat_request(state)
-    if chat is not None:  # intent failed before it took the request: keep its names, never its bytes
-        messages.append(chat.lean())
-        update["request_message"] = chat.message.id
-    messages.append(AIMessage(content=f"I could not finish this request: {reason}.", id=str(uuid.uuid4())))
+
+    def said(replaces: str | None) -> AIMessage:
+        return AIMessage(content=f"I could not finish this request: {reason}.", id=replaces or str(uuid.uuid4()))
+
+    if error.node != "intent":  # the round has its request; what it showed so far gives way to this message
+        messages = closing_messages(state, said)
+    else:  # intent did not take the request: keep it as the chat shows it (names, never bytes)
+        chat = chat_request(state)
+        asked = chat.lean() if chat is not None else human_message(str(state.get("prompt") or ""))
+        update["request_message"] = asked.id
+        messages = [asked, said(None)]
     return Command(update={**update, "messages": messages}, goto=FAIL_NODE)
 
 

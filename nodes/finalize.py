@@ -14,7 +14,7 @@ from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
-from nodes.chat import answer_message
+from nodes.chat import answer_message, closing_messages
 from nodes.refine import current_totals, spent
 from tools.documents import DocumentStore
 
@@ -42,7 +42,7 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
         **history_log.output(state, runtime),
         "answer": answer,
         "deliverables": deliverables,
-        "messages": [answer_message(answer, deliverables)],
+        "messages": closing_messages(state, lambda draft: answer_message(answer, deliverables, replaces=draft)),
         "status": "completed" if met else "incomplete",
         "stop_reason": reason,
         "totals": {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph.context import Context
@@ -22,7 +23,7 @@ from graph.schemas import MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
-from nodes.chat import ChatRequest, chat_request, human_message, refusal_message
+from nodes.chat import ChatRequest, chat_request, human_message, refusal_message, understood_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
@@ -47,7 +48,8 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     if chat is None:
         request = checked_request(state.get("prompt") or "")
         asked = human_message(request)
-        return {**_analyse(state, runtime, services, request), "messages": [asked], "request_message": asked.id}
+        update = _analyse(state, runtime, services, request)
+        return {**update, "messages": [asked, _understood(update)], "request_message": asked.id}
     taken = {"request_message": chat.message.id}
     try:
         request = checked_request(chat.text, what="the message")
@@ -65,7 +67,11 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
             "refused": reason,
             "messages": [chat.lean(), refusal_message(reason)],
         }
-    return {**update, **taken, "prompt": request, "messages": [chat.lean()]}
+    return {**update, **taken, "prompt": request, "messages": [chat.lean(), _understood(update)]}
+
+
+def _understood(update: dict[str, Any]) -> AIMessage:
+    return understood_message(Intent.model_validate(update["intent"]))
 
 
 def _attached(chat: ChatRequest, services: Services, context: Context) -> list[DocumentRef]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 import json_repair
+from langchain_core.messages import AIMessage
 from langchain_core.tools import BaseTool
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
@@ -120,6 +121,8 @@ def _ask(
         raise ToolFailed("the model returned an empty answer")
     if reply.response_metadata.get("finish_reason") == "length":
         raise ToolFailed(f"the answer was cut off at {limit} tokens; ask for less, or in parts")
+    if llm is not deps.llm and isinstance(reply, AIMessage):
+        deps.streamed.append(reply)
     return text.strip()
 
 

@@ -6,6 +6,7 @@ The same graph the server runs, through the real ChatOpenAI client against the s
 from __future__ import annotations
 
 import base64
+import json
 import re
 from typing import Any
 
@@ -170,6 +171,7 @@ def test_what_a_chat_user_sees_of_a_three_step_run(
         for m in seen
     ]
     assert shown == [
+        "AIMessage",  # the first sign of life: what paor understood, right after the intent call
         "call document_extract",
         "result document_extract success",
         "call ai_process",
@@ -178,7 +180,11 @@ def test_what_a_chat_user_sees_of_a_three_step_run(
         "result document_generate_report success",
         "AIMessage",
     ]
-    assert seen[1].content, "each result carries the step's summary"
+    assert seen[0].text == (
+        "Working on it: report as docx, in language 'de'. Done when: summarises the document; written in German; "
+        "delivered as a Word document."
+    )
+    assert seen[2].content, "each result carries the step's summary"
     final = graph.get_state(config).values
     assert final["status"] == "completed" and len(final["history"]) == 3
     assert seen[-1] == final["messages"][-1] and ".docx" in seen[-1].text
@@ -209,3 +215,31 @@ def test_with_the_model_endpoint_down_a_server_round_ends_with_a_message_saying_
     # once the endpoint is back, the message sent again is answered
     out = graph.invoke(ui_message(PRIMES_PROMPT), config, context=context)
     assert out["status"] == "completed" and out["round"] == 1
+
+
+def test_a_chat_sees_what_paor_understood_then_the_answer_streamed_into_one_message(
+    scripted_llm: ScriptedLLM, checkpointer: Any, store: Any, context: Context
+) -> None:
+    intent = {"dataType": "answer", "expectedFormat": "markdown", "successCriteria": ["gives 12 × 11"]}
+    scripted_llm.on("Intent", json.dumps(intent)).on("text", "Twelve times eleven is 132.")
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    config = {"configurable": {"thread_id": "chat-streamed"}}
+    seen: list[tuple[BaseMessage, list[str]]] = []
+    for message, _ in graph.stream(
+        ui_message("What is 12 multiplied by 11?"), config, context=context, stream_mode="messages"
+    ):
+        seen.append((message, [r.route for r in scripted_llm.requests]))
+
+    first, asked = seen[0]
+    assert asked == ["Intent"], "the first sign of life comes right after the first model call"
+    assert first.text == "Working on it: answer as markdown, in language 'en'. Done when: gives 12 × 11."
+    chunks = [m for m, _ in seen if isinstance(m, AIMessageChunk)]
+    assert len(chunks) >= 4 and "".join(c.text for c in chunks) == "Twelve times eleven is 132."
+    assert len({c.id for c in chunks}) == 1
+    again = [m for m, _ in seen if type(m) is AIMessage and "Twelve times" in m.text]
+    assert not again, "the streamed answer is not sent a second time"
+
+    human, answer = graph.get_state(config).values["messages"]
+    assert isinstance(human, HumanMessage)
+    assert answer.id == chunks[0].id, "the answer takes the streamed message's place: a chat shows one message"
+    assert answer.text.startswith("Twelve times eleven is 132.\n\nDeliverables:\n- result.md")

@@ -17,8 +17,9 @@ import pytest
 
 from graph.processes import free_port
 from tests.support.chat import captured_run, ui_message
+from tests.support.chat_scenarios import PRODUCT, PRODUCT_ANSWER, script_chat
 from tests.support.langgraph_dev import langgraph_dev, scripted_env, scripted_langgraph_dev
-from tests.support.scenarios import PRIMES_PROMPT, script_primes
+from tests.support.scenarios import PRIMES_PROMPT
 
 langgraph_sdk = pytest.importorskip(
     "langgraph_sdk", reason="the server extra is not installed: pip install -e '.[server]'"
@@ -32,7 +33,7 @@ UI_STREAM_MODES = ["values", "messages-tuple", "custom"]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with scripted_langgraph_dev(tmp_path_factory.mktemp("chat"), script_primes) as url:
+    with scripted_langgraph_dev(tmp_path_factory.mktemp("chat"), script_chat) as url:
         yield url
 
 
@@ -85,6 +86,23 @@ def test_messages_tuple_streams_the_steps_and_then_the_answer(first_round: tuple
     assert len(calls) == len(results) == len(final["history"]) == 2
     assert all(m["type"] != "AIMessageChunk" for m in streamed), "no protocol JSON is streamed to the chat"
     assert [p.data["node"] for p in parts if p.event == "custom"][-1] == "finalize"
+
+
+def test_a_direct_answer_streams_token_by_token_into_the_message_that_stays(client: Any) -> None:
+    thread = client.threads.create()["thread_id"]
+    parts = stream_like_the_ui(client, thread, ui_message(PRODUCT))
+    streamed = [p.data[0] for p in parts if p.event == "messages"]
+
+    assert streamed[0]["type"] == "ai" and streamed[0]["content"].startswith("Working on it: answer"), "first sign"
+    chunks = [m for m in streamed if m["type"] == "AIMessageChunk"]
+    assert len(chunks) >= 8 and "".join(c["content"] for c in chunks) == PRODUCT_ANSWER
+    assert {c["id"] for c in chunks} == {chunks[0]["id"]}
+    assert not [m for m in streamed if m["type"] == "ai" and PRODUCT_ANSWER in m["content"]], "sent once"
+    final = [p.data for p in parts if p.event == "values"][-1]
+    assert [m["type"] for m in final["messages"]] == ["human", "ai"]
+    assert final["messages"][-1]["id"] == chunks[0]["id"] and final["messages"][-1]["content"].startswith(
+        PRODUCT_ANSWER
+    )
 
 
 def test_a_second_human_message_starts_round_two_with_round_one_in_history(

@@ -6,7 +6,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from nodes.chat import answer_message, chat_request
+from nodes.chat import UNDERSTOOD_PREFIX, answer_message, chat_request, closing_messages
 
 
 def _state(*messages: Any, taken: str | None = None) -> Any:
@@ -30,3 +30,20 @@ def test_the_answer_message_links_each_deliverable() -> None:
     assert served.text == "The answer.\n\nDeliverables:\n- [r.md](/paor/threads/t/documents/l/r.md)"
     assert local.text.endswith("- r.md") and answer_message("Only text.", []).text == "Only text."
     assert served.id and served.id != local.id
+
+
+def test_the_closing_message_replaces_the_streamed_draft_and_removes_what_was_understood() -> None:
+    earlier = [HumanMessage(content="old", id="h0"), AIMessage(content="old answer", id="a0")]
+    round_ = [
+        HumanMessage(content="What is 12 × 11?", id="h1"),
+        AIMessage(content="Working on it", id=f"{UNDERSTOOD_PREFIX}1"),
+        AIMessage(content="132", id="lc_run--d"),
+    ]
+    closing = closing_messages(_state(*earlier, *round_, taken="h1"), lambda draft: AIMessage("132!", id=draft))
+    assert [(type(m).__name__, m.id) for m in closing] == [
+        ("RemoveMessage", f"{UNDERSTOOD_PREFIX}1"),
+        ("AIMessage", "lc_run--d"),
+    ], "the previous round's answer stays"
+
+    unstreamed = closing_messages(_state(*round_[:2], taken="h1"), lambda draft: AIMessage("x", id=draft or "new"))
+    assert [m.id for m in unstreamed] == [f"{UNDERSTOOD_PREFIX}1", "new"]

@@ -60,3 +60,15 @@ def test_any_other_error_is_raised_again_unchanged() -> None:
     with pytest.raises(KeyError) as raised:
         endpoint_failed({"messages": []}, NodeError(node="select", error=error))
     assert raised.value is error
+
+
+def test_a_failure_after_intent_takes_the_place_of_what_the_round_showed() -> None:
+    messages = [HumanMessage(content="Hi", id="h1"), AIMessage(content="Working on it", id="understood-1")]
+    command = endpoint_failed(
+        {"messages": messages, "request_message": "h1"}, NodeError(node="validate", error=_refused())
+    )
+    update: dict[str, Any] = command.update  # type: ignore[assignment]
+    removed, said = update["messages"]
+    assert removed.id == "understood-1" and type(removed).__name__ == "RemoveMessage"
+    assert said.text.startswith("I could not finish this request: the model endpoint could not be reached")
+    assert "request_message" not in update
