@@ -15,50 +15,11 @@ from tools.catalog import CatalogEntry
 
 OFFERED = 8
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|\d+")
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "do",
-        "for",
-        "from",
-        "get",
-        "give",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "please",
-        "show",
-        "tell",
-        "that",
-        "the",
-        "this",
-        "to",
-        "us",
-        "was",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "with",
-        "you",
-        "your",
-    ]
+_STOPWORD_TEXT = (
+    "a an and are as at be by do for from get give how i in is it me my of on or please show tell that the this "
+    "to us was what when where which who with you your"
 )
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def words(text: str) -> list[str]:
