@@ -43,6 +43,7 @@ logging.getLogger("mcp").addHandler(logging.NullHandler())
 
 PING_TIMEOUT_S = 5.0
 CLOSE_TIMEOUT_S = 15.0
+STDERR_DRAIN_S = 2.0
 _GRACE_S = 5.0  # beyond a server's own timeouts, before the waiting thread gives up on the loop itself
 
 T = TypeVar("T")
@@ -219,6 +220,7 @@ class McpServers:
                     yield session
         finally:
             link.stderr.close_writer()
+            await asyncio.to_thread(link.stderr.wait, STDERR_DRAIN_S)  # the log is complete once closed
 
     async def _call(self, link: _Link, tool: str, arguments: dict[str, Any]) -> ToolMessage:
         found = link.tools.get(tool)
