@@ -33,16 +33,25 @@ def selection(action: str, objective: str, fields: dict[str, str]) -> dict[str, 
     }
 
 
+ACCEPTED = {"criteriaMet": [True], "qualityScore": 0.95, "issues": [], "decision": "stop"}
+REFUSED = {"criteriaMet": [False], "qualityScore": 0.2, "issues": ["not yet"], "decision": "continue"}
+
+
 def script_tool_run(
-    llm: ScriptedLLM, action: str, parameters: dict[str, Any], *, objective: str = "Answer the request"
+    llm: ScriptedLLM,
+    action: str,
+    parameters: dict[str, Any],
+    *,
+    objective: str = "Answer the request",
+    judgement: dict[str, Any] = ACCEPTED,
 ) -> ScriptedLLM:
-    """Stage 1 picks `action`, Stage 2 answers `parameters`, the judge accepts the result."""
+    """Stage 1 picks `action`, Stage 2 answers `parameters`, the judge answers `judgement` (accepts)."""
     fields = {name: f"the {name}" for name in parameters}
     return (
         llm.on("Intent", json.dumps(ANSWER_INTENT))
         .on("ActionSelection", selection(action, objective, fields))
         .on("ParametersAnswer", {"schema": "parameters_v1", "parameters": parameters})
-        .on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.95, "issues": [], "decision": "stop"})
+        .on("ContentJudgement", judgement)
     )
 
 
