@@ -98,6 +98,9 @@ class McpServers:
             thread.start()
             self._loop, self._thread = loop, thread
             self._links = {spec.name: _Link(spec) for spec in self.specs}
+            for link in self._links.values():  # files and pipes are made here: the loop must never block
+                if link.spec.transport == "stdio":
+                    link.stderr = StderrLog(self.log_dir / f"{link.spec.name}.log")
             self.starts += 1
             deadline = max((s.startupTimeout for s in self.specs), default=0) + CLOSE_TIMEOUT_S
             self._run(self._start_all(), deadline)
@@ -208,7 +211,7 @@ class McpServers:
                 await session.initialize()
                 yield session
             return
-        link.stderr = StderrLog(self.log_dir / f"{spec.name}.log")
+        assert link.stderr is not None
         params = StdioServerParameters(
             command=spec.command or "", args=spec.args, env=spec.env or None, cwd=spec.cwd or None
         )
