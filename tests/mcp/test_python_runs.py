@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.tools import tool
+from langchain_core.tools import StructuredTool, tool
 from langgraph.types import Command
 
 from graph.builder import build_graph
@@ -174,3 +174,23 @@ def test_the_sessions_close_when_the_run_ends_and_no_server_process_is_left(
     from tests.mcp.test_servers import alive
 
     assert not alive(int(pid))
+
+
+def test_with_many_brought_tools_stage_one_is_offered_the_relevant_few_and_every_built_in_action(
+    scripted_llm: ScriptedLLM, context: Context, graphs: list[Any]
+) -> None:
+    def make(name: str, text: str) -> Any:
+        return StructuredTool.from_function(lambda query: f"{name}: {query}", name=name, description=text)
+
+    topics = ["weather", "stocks", "flights", "hotels", "recipes", "movies", "music", "sports", "news", "trains"]
+    tools = [make(f"{topic}_{kind}", f"{kind.capitalize()} {topic} data.") for topic in topics for kind in ("find", "list")]
+    tools.append(make("exchange_rates", "Look up currency exchange rates between two currencies."))
+    script_tool_run(scripted_llm, "exchange_rates", {"query": "EUR to CHF"})
+
+    out = run(build_graph(tools=tools), context, "What is the exchange rate from EUR to CHF?")
+
+    assert out["status"] == "completed"
+    offered = offered_actions(scripted_llm.requests_for("ActionSelection")[0])
+    brought = [name for name in offered if "_" in name and not name.startswith(("ai.", "web.", "document.", "code."))]
+    assert "exchange_rates" in brought and len(brought) <= 8
+    assert "ai.process" in offered  # paor's own actions are always offered
