@@ -153,7 +153,9 @@ def main() -> None:
     print(table(results))
     worst = max(r.tokens["50"] / r.tokens["0"] for r in results)
     found = sum(r.found for r in results)
-    print(f"\nworst ratio {worst:.2f}× (target ≤ 2×); the needed tool was offered in {found} of {len(results)} requests")
+    print(
+        f"\nworst ratio {worst:.2f}× (target ≤ 2×); the needed tool was offered in {found} of {len(results)} requests"
+    )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,14 @@ def test_run_with_mcp_config_chooses_the_tool_and_keeps_the_servers_stderr_off_t
     script_time(scripted_llm)
 
     done = paor(
-        "run", TIME_PROMPT, "--json", "--mcp-config", str(declare(time=time_server, noisy=noisy)),
-        llm=scripted_llm, home=isolated_home, cwd=tmp_path,
+        "run",
+        TIME_PROMPT,
+        "--json",
+        "--mcp-config",
+        str(declare(time=time_server, noisy=noisy)),
+        llm=scripted_llm,
+        home=isolated_home,
+        cwd=tmp_path,
     )
 
     assert done.returncode == 0, done.stderr
@@ -62,13 +68,28 @@ def test_the_env_var_declares_the_servers_for_run_and_resume(
     config = str(declare(notes=faulty_server()))
 
     waiting = paor(
-        "run", "Note: buy milk", "--approve", "side_effects", "--thread", "n1",
-        llm=scripted_llm, home=isolated_home, cwd=tmp_path, PAOR_MCP_CONFIG=config,
+        "run",
+        "Note: buy milk",
+        "--approve",
+        "side_effects",
+        "--thread",
+        "n1",
+        llm=scripted_llm,
+        home=isolated_home,
+        cwd=tmp_path,
+        PAOR_MCP_CONFIG=config,
     )
     assert waiting.returncode == 3, waiting.stderr  # not read-only: the run asks first
     assert "mcp.notes.write_note" in waiting.stderr
     done = paor(
-        "resume", "n1", "--answer", "approve", "--json", llm=scripted_llm, home=isolated_home, cwd=tmp_path,
+        "resume",
+        "n1",
+        "--answer",
+        "approve",
+        "--json",
+        llm=scripted_llm,
+        home=isolated_home,
+        cwd=tmp_path,
         PAOR_MCP_CONFIG=config,
     )
 

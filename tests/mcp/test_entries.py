@@ -130,14 +130,14 @@ def test_tools_colliding_with_built_in_actions_or_each_other_are_refused() -> No
         ExtraActions([web_search])
     with pytest.raises(ConfigurationError, match="unique"):
         ExtraActions([web_search.model_copy(update={"name": "lookup"})] * 2)
-    with pytest.raises(ConfigurationError, match="mcp. prefix"):
+    with pytest.raises(ConfigurationError, match=r"mcp\. prefix"):
         ExtraActions([fake])
     with pytest.raises(ConfigurationError, match="LangChain tools"):
         ExtraActions([print])  # type: ignore[list-item]
 
 
 def test_an_invalid_input_schema_is_refused_with_the_tools_name() -> None:
-    with pytest.raises(ValueError, match="mcp.s.broken is not a valid JSON schema"):
+    with pytest.raises(ValueError, match=r"mcp\.s\.broken is not a valid JSON schema"):
         mcp_entry("s", mcp_tool("broken", {"type": "object", "properties": {"a": {"type": 5}}}), no_call, 1024)
 
 
@@ -191,7 +191,9 @@ def test_structured_content_that_repeats_the_text_adds_no_document() -> None:
 
 
 def test_output_beyond_the_cap_is_cut_with_a_note_text_first() -> None:
-    flood = tool_output("flood", message(["x" * 5000, {"type": "image", "base64": PNG, "mime_type": "image/png"}]), 1000)
+    flood = tool_output(
+        "flood", message(["x" * 5000, {"type": "image", "base64": PNG, "mime_type": "image/png"}]), 1000
+    )
 
     assert names(flood) == [("flood.md", "text/markdown")]
     assert len(flood.documents[0].data) == 1000

@@ -14,7 +14,9 @@ from tests.mcp.scenarios import TIME_ACTION, TIME_PROMPT, script_time
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scripted_llm import ScriptedLLM
 
-langgraph_sdk = pytest.importorskip("langgraph_sdk", reason="the server extra is not installed: pip install -e '.[server]'")
+langgraph_sdk = pytest.importorskip(
+    "langgraph_sdk", reason="the server extra is not installed: pip install -e '.[server]'"
+)
 pytest.importorskip("langgraph_api", reason="langgraph dev needs langgraph-cli[inmem]: pip install -e '.[server]'")
 
 

@@ -43,8 +43,13 @@ def delivered_text(out: dict[str, Any], context: Context) -> str:
 
 
 def test_a_run_chooses_an_mcp_tool_fills_it_from_its_schema_and_delivers_its_output(
-    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any, declare: Declare,
-    time_server: dict[str, Any], graphs: list[Any],
+    scripted_llm: ScriptedLLM,
+    context: Context,
+    checkpointer: Any,
+    store: Any,
+    declare: Declare,
+    time_server: dict[str, Any],
+    graphs: list[Any],
 ) -> None:
     script_time(scripted_llm)
     graph = build_graph(checkpointer=checkpointer, store=store, mcp_config=declare(time=time_server))
@@ -145,8 +150,13 @@ def _selection(action: str, parameters: dict[str, str]) -> dict[str, Any]:
 
 
 def test_what_was_learned_about_an_mcp_tool_survives_a_server_restart(
-    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any, declare: Declare,
-    time_server: dict[str, Any], graphs: list[Any],
+    scripted_llm: ScriptedLLM,
+    context: Context,
+    checkpointer: Any,
+    store: Any,
+    declare: Declare,
+    time_server: dict[str, Any],
+    graphs: list[Any],
 ) -> None:
     script_time(scripted_llm)
     config = declare(time=time_server)
@@ -183,7 +193,9 @@ def test_with_many_brought_tools_stage_one_is_offered_the_relevant_few_and_every
         return StructuredTool.from_function(lambda query: f"{name}: {query}", name=name, description=text)
 
     topics = ["weather", "stocks", "flights", "hotels", "recipes", "movies", "music", "sports", "news", "trains"]
-    tools = [make(f"{topic}_{kind}", f"{kind.capitalize()} {topic} data.") for topic in topics for kind in ("find", "list")]
+    tools = [
+        make(f"{topic}_{kind}", f"{kind.capitalize()} {topic} data.") for topic in topics for kind in ("find", "list")
+    ]
     tools.append(make("exchange_rates", "Look up currency exchange rates between two currencies."))
     script_tool_run(scripted_llm, "exchange_rates", {"query": "EUR to CHF"})
 

@@ -53,7 +53,9 @@ def test_the_time_server_lists_its_tools_as_read_only_actions_and_answers_a_call
     assert now.parameter_names == ["timezone"] and not now.side_effects
     assert now.summary == "Get current time in a specific timezone"
     assert actions.mcp is not None
-    output = tool_output("get_current_time", actions.mcp.call("time", "get_current_time", {"timezone": "Asia/Tokyo"}), 10**6)
+    output = tool_output(
+        "get_current_time", actions.mcp.call("time", "get_current_time", {"timezone": "Asia/Tokyo"}), 10**6
+    )
     assert [d.name for d in output.documents] == ["get_current_time.json"]
     assert b'"timezone": "Asia/Tokyo"' in output.documents[0].data
 
@@ -170,9 +172,7 @@ def test_a_server_that_dies_or_blocks_during_a_call_is_withdrawn_and_the_others_
     assert "Asia/Tokyo" in str(call("time", "get_current_time", {"timezone": "Asia/Tokyo"}).content)
 
 
-def test_sessions_are_reused_by_every_call_and_close_with_their_processes(
-    extra_actions: Build, tmp_path: Path
-) -> None:
+def test_sessions_are_reused_by_every_call_and_close_with_their_processes(extra_actions: Build, tmp_path: Path) -> None:
     starts = tmp_path / "starts.txt"
     actions = actions_for(extra_actions, tmp_path, s=faulty_server(env={"PAOR_TEST_STARTS": str(starts)}))
     assert actions.mcp is not None

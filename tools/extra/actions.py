@@ -20,6 +20,7 @@ from langchain_core.tools import BaseTool
 
 from graph.context import paor_home
 from graph.errors import ConfigurationError
+from prompts.templates import clip
 from tools.catalog import BUILTIN_MODULES, CatalogEntry
 from tools.extra.entries import langchain_entry, mcp_display_name, mcp_entry, openai_tool_name
 from tools.mcp.config import McpConfig, Servers, ServerSpec, load_servers
@@ -109,7 +110,7 @@ class ExtraActions:
                 state = (
                     f"{len(tools[spec.name])} tools" if spec.name in tools else f"unavailable: {failures[spec.name]}"
                 )
-                rows.append((spec.name, f"{state} ({spec.transport}: {spec.endpoint})"))
+                rows.append((spec.name, clip(f"{state} ({spec.transport}: {spec.endpoint})", 300)))
         return rows
 
     def _spec(self, server: str) -> ServerSpec:
