@@ -91,6 +91,12 @@ ApproveOpt = Annotated[
 ]
 AskOpt = Annotated[bool, typer.Option("--ask", help="Ask a clarifying question when the request is ambiguous.")]
 YesOpt = Annotated[bool, typer.Option("--yes", help="Approve every action without asking.")]
+McpConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--mcp-config", help='MCP servers ({"mcpServers": …} file) whose tools become actions (env PAOR_MCP_CONFIG).'
+    ),
+]
 
 
 def _stderr() -> Console:
@@ -171,6 +177,7 @@ def run(
     approve: ApproveOpt = None,
     ask: AskOpt = False,
     yes: YesOpt = False,
+    mcp_config: McpConfigOpt = None,
 ) -> None:
     """Work on PROMPT until its criteria are met or no step can improve the result."""
     from graph.state import InputState
@@ -186,6 +193,8 @@ def run(
             raise InvalidRequest("--local and --base-url exclude each other")
         documents = [s if "://" in s else str(Path(s).expanduser().resolve()) for s in doc or []]
         options = {**_options(model, base_url, max_steps, mode, local), **_asking(approve, ask)}
+        if mcp_config is not None:  # saved with the thread's options: `resume` brings the same tools
+            options["mcp_config"] = str(mcp_config.expanduser().resolve())
         request = InputState(prompt=prompt, documents=documents)
         _execute(thread or _new_thread_id(), request, options, out, as_json, db, yes=yes)
 
@@ -278,7 +287,7 @@ def _execute(
     err = _stderr()
     config: Any = {"configurable": {"thread_id": thread}}
     with locked_persistence(thread, db) as (saver, store):
-        graph = build_graph(checkpointer=saver, store=store)
+        graph = build_graph(checkpointer=saver, store=store, mcp_config=options.get("mcp_config"))
         snapshot = graph.get_state(config)
         if payload is None:
             if not snapshot.values:
@@ -362,7 +371,7 @@ def _context(options: dict[str, Any]) -> Context:
     from graph.context import Context
 
     try:
-        return Context.from_env(**{key: value for key, value in options.items() if key != "local"})
+        return Context.from_env(**{key: value for key, value in options.items() if key not in ("local", "mcp_config")})
     except ValueError as exc:  # an env var of the wrong type
         raise ConfigurationError(str(exc)) from exc
 
@@ -493,19 +502,25 @@ ServerHostOpt = Annotated[
 
 
 @app.command()
-def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
+def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_config: McpConfigOpt = None) -> None:
     """Show the configuration and check that the model endpoint answers; exit 0 when paor can run."""
     from graph.context import paor_home
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
     from server import settings
-    from tools.catalog import catalog, unavailable_notes
+    from tools.catalog import catalog, extended_by, unavailable_notes
     from tools.code.isolation import status as code_execution_status
+    from tools.extra.actions import ExtraActions
 
     with bad_input_exits():
         context = _context({})
         database = describe_database(db)
-    warnings = unavailable_notes()
+        extra = ExtraActions.build(mcp_config=mcp_config)
+    with extended_by(extra):  # starts the declared MCP servers to list their tools
+        warnings, actions = unavailable_notes(), len(catalog())
+        servers = extra.describe() if extra is not None else []
+    if extra is not None:
+        extra.close()
     openai_key = os.environ.get("OPENAI_API_KEY", "")
     problems: list[str] = []
     try:
@@ -531,7 +546,8 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1") -> None:
         ("OPENAI_API_KEY", "set" if openai_key else "missing"),
         ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
         ("endpoint", endpoint_state),
-        ("actions", f"{len(catalog())} available" + (f", {len(warnings)} unavailable" if warnings else "")),
+        ("actions", f"{actions} available" + (f", {len(warnings)} unavailable" if warnings else "")),
+        *((f"mcp {name}", state) for name, state in servers),
         (
             "server auth",
             f"on ({settings.API_KEY_ENV})" if settings.api_keys() else f"off ({settings.API_KEY_ENV} unset)",

@@ -10,10 +10,12 @@ and store.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -36,6 +38,8 @@ from nodes.refine import refine
 from nodes.select import select
 from nodes.validate import validate
 from server.policy import server_services
+from tools.extra.actions import ExtraActions
+from tools.mcp.config import McpConfig
 
 # Each step passes six nodes; refine stops at max_steps, so this limit is never what ends a run.
 RECURSION_LIMIT = 6 * MAX_STEPS_LIMIT + 10
@@ -140,11 +144,16 @@ def build_graph(
     llm: BaseChatModel | None = None,
     checkpointer: BaseCheckpointSaver | None = None,
     store: BaseStore | None = None,
+    tools: Sequence[BaseTool] = (),
+    mcp_config: McpConfig = None,
 ) -> CompiledStateGraph[State, Context, InputState, OutputState]:
     """Compile paor for Python use; `llm` replaces the ChatOpenAI that Context/env would configure.
 
+    `tools` (any LangChain tools) and the servers of `mcp_config` (a `{"mcpServers": …}` file or dict; None:
+    the file PAOR_MCP_CONFIG names) become actions of this graph (docs/tools.md).
     Without a checkpointer there is nothing to write synchronously (LangGraph's sync durability then fails)."""
-    compiled = make_builder(Services(Models(injected=llm))).compile(checkpointer=checkpointer, store=store, name="paor")
+    services = Services(Models(injected=llm), actions=ExtraActions.build(tools, mcp_config))
+    compiled = make_builder(services).compile(checkpointer=checkpointer, store=store, name="paor")
     if checkpointer is None:
         return compiled.with_config(recursion_limit=RECURSION_LIMIT)
     return compiled.with_config(CRASH_SAFE_CONFIG)

@@ -19,6 +19,7 @@ from graph.context import Context
 from graph.schemas import TelemetryRecord
 from graph.services import Services
 from graph.state import State
+from tools.catalog import extended_by
 
 log = logging.getLogger("paor")
 
@@ -41,8 +42,14 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
         started = time.perf_counter()
         if services.pin is not None:
             runtime = runtime.override(context=services.pin(context_of(runtime)))
-        with get_usage_metadata_callback() as usage:
+        actions = services.actions
+        run = _run_key(runtime)
+        if actions is not None:
+            actions.hold(run)  # the graph's MCP sessions stay open while a run uses them
+        with get_usage_metadata_callback() as usage, extended_by(actions):
             update = fn(state, runtime, services)
+        if actions is not None and (name == "finalize" or update.get("refused")):
+            actions.release(run)  # the run ends here
         record = TelemetryRecord(
             node=name,
             round=update.get("round", state.get("round", 0)),
@@ -59,6 +66,11 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
     node.__name__ = name
     node.__doc__ = fn.__doc__
     return node
+
+
+def _run_key(runtime: Runtime[Context]) -> str:
+    info = getattr(runtime, "execution_info", None)
+    return str(getattr(info, "thread_id", None) or getattr(info, "run_id", None) or "run")
 
 
 def totals_of(record: TelemetryRecord) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from prompts.history import render_history
 from prompts.render import selection_messages
 from tools.catalog import CatalogEntry, allowed_entries, lookup, render_tiny_catalog
 from tools.documents import DocumentIndex
+from tools.extra.ranking import offered_entries
 
 
 def select(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -35,8 +36,10 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
     round_ = int(state.get("round") or 1)
     intent = intent_of(state)
     index = document_index(state, history_log.complete(state, runtime))
-    entries = usable_entries(allowed_entries(context.allowed_method_names), index)
     strategies = recall(runtime.store, intent) if context.learning else []
+    learned = {s.successfulAction for s in strategies if s.successfulAction}
+    usable = usable_entries(allowed_entries(context.allowed_method_names), index)
+    entries = offered_entries(usable, f"{state['prompt']}\n{state.get('hint') or ''}", learned)
     messages = selection_messages(
         request=state["prompt"],
         intent=intent,

@@ -20,6 +20,7 @@ from server.uploads import UPLOAD_PREFIX, find_upload
 from server.urls import UPLOAD_PATH, document_url
 from tools.document.paths import resolve_in_documents_dir
 from tools.documents import DocumentStore
+from tools.extra.actions import ExtraActions
 from tools.ingest import Admitted, FetchUrl, ReadFile, Stored, is_url
 
 RULE = f"a server run takes upload references (POST {UPLOAD_PATH}), http(s) URLs, or files inside {DOCUMENTS_DIR_ENV}"
@@ -67,11 +68,13 @@ def operator_context(context: Context) -> Context:
 
 
 def server_services() -> Services:
-    """The collaborators of the graph the LangGraph server loads."""
+    """The collaborators of the graph the LangGraph server loads. Its MCP servers are the operator's
+    (PAOR_MCP_CONFIG): no run configuration or input names one."""
     return Services(
         inputs=ServerInputs.from_env(),
         pin=operator_context,
         tool_paths=documents_dir() is not None,
         links=document_url,
+        actions=ExtraActions.build(),
         failure_messages=True,
     )

@@ -4,6 +4,11 @@ A tool module registers a `CatalogEntry` when imported; `catalog()` imports the 
 packages can `register()` their own actions the same way. A module that cannot be imported (a broken upstream
 release, a missing system library) takes only its own actions down: they are listed by `unavailable()` with the
 reason, left out of every prompt and schema, and every other action still works.
+
+A graph may bring actions of its own (LangChain tools, MCP servers: `tools.extra`): while one of its nodes runs,
+`extended_by()` adds that graph's `ActionSource` to what `catalog()`, `unavailable()` and `lookup()` answer, so
+two graphs in one process never see each other's tools. Their unavailable entries may name a whole server
+(`mcp.<server>.*`).
 """
 
 from __future__ import annotations
@@ -11,9 +16,12 @@ from __future__ import annotations
 import importlib
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Literal
+from fnmatch import fnmatchcase
+from typing import Literal, Protocol
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
@@ -51,15 +59,37 @@ class CatalogEntry:
     #: code (code.execute: sandboxed and offline, but the user may want to read the program first), so
     #: `Context.approve = "side_effects"` asks the user before it runs.
     side_effects: bool = False
+    #: Where a brought action comes from ("mcp:<server>", "langchain"); empty for paor's own. Stage 1 is offered
+    #: brought actions by relevance when there are many (tools.extra.ranking).
+    source: str = ""
 
     @property
     def parameter_names(self) -> list[str]:
         return list(self.args_schema.model_fields)
 
 
+class ActionSource(Protocol):
+    """A graph's own actions (tools.extra.actions.ExtraActions)."""
+
+    def entries(self) -> dict[str, CatalogEntry]: ...
+
+    def unavailable(self) -> dict[str, str]: ...
+
+
 _REGISTRY: dict[str, CatalogEntry] = {}
 _UNAVAILABLE: dict[str, str] = {}
+_SOURCE: ContextVar[ActionSource | None] = ContextVar("paor_action_source", default=None)
 _loaded = False
+
+
+@contextmanager
+def extended_by(source: ActionSource | None) -> Iterator[None]:
+    """Within this block (and the threads it copies its context to), the catalog includes `source`'s actions."""
+    token = _SOURCE.set(source)
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
 
 
 def register(entry: CatalogEntry) -> CatalogEntry:
@@ -95,13 +125,19 @@ def _load_builtins() -> None:
 def catalog() -> dict[str, CatalogEntry]:
     """Every action that can run here."""
     _load_builtins()
-    return dict(_REGISTRY)
+    source = _SOURCE.get()
+    return {**_REGISTRY, **source.entries()} if source is not None else dict(_REGISTRY)
 
 
 def unavailable() -> dict[str, str]:
     """Actions that cannot run here, each with its reason (`paor doctor` and a run's notes show them)."""
     _load_builtins()
-    return dict(_UNAVAILABLE)
+    source = _SOURCE.get()
+    return {**_UNAVAILABLE, **source.unavailable()} if source is not None else dict(_UNAVAILABLE)
+
+
+def _withdrawn(name: str, missing: Iterable[str]) -> bool:
+    return any(fnmatchcase(name, pattern) for pattern in missing)
 
 
 def lookup(name: str) -> CatalogEntry | None:
@@ -122,7 +158,7 @@ def allowed_entries(allowed: Iterable[str] = ()) -> list[CatalogEntry]:
     names = [n for n in allowed if n]
     if not names:
         return list(entries.values())
-    unknown = [n for n in names if lookup(n) is None and n not in missing]
+    unknown = [n for n in names if lookup(n) is None and not _withdrawn(n, missing)]
     if unknown:
         known = sorted([*entries, *missing])
         raise ConfigurationError(f"allowed_methods names unknown actions {unknown}; known: {known}")
@@ -138,7 +174,7 @@ def unavailable_notes(allowed: Iterable[str] = ()) -> list[str]:
     return [
         f"{action} is unavailable: {reason}"
         for action, reason in sorted(unavailable().items())
-        if not names or action in names
+        if not names or any(fnmatchcase(name, action) for name in names)
     ]
 
 
