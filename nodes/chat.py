@@ -72,14 +72,45 @@ def human_message(text: str) -> HumanMessage:
     return HumanMessage(content=text, id=str(uuid.uuid4()))
 
 
+_KINDS = {
+    "numbers": "numbers",
+    "list": "a list",
+    "table": "a table",
+    "text": "a text",
+    "document": "a document",
+    "report": "a report",
+    "analysis": "an analysis",
+    "code": "code",
+    "answer": "an answer",
+}
+_FORMATS = {
+    "raw_data": "plain data",
+    "markdown": "Markdown",
+    "json": "JSON",
+    "csv": "CSV",
+    "html": "HTML",
+    "docx": "a Word document",
+    "pdf": "a PDF",
+    "xlsx": "an Excel sheet",
+    "code": "code",
+    "text": "plain text",
+}
+
+
 def understood_message(intent: Intent) -> AIMessage:
     """The first sign of life, right after the intent call: what paor took the request to be. It stays in the thread
     while the round works (a chat drops what was only streamed as soon as the next state arrives) and gives way to
     the answer (`closing_messages`)."""
-    count = f"{intent.itemCount} " if intent.itemCount else ""
-    kind = f"{count}{intent.numberProperty} {intent.dataType}" if intent.numberProperty else f"{count}{intent.dataType}"
+    things = " ".join(str(w) for w in (intent.itemCount, intent.numberProperty) if w)
+    if intent.dataType == "numbers":
+        kind = f"{things} numbers".strip()
+    elif things:
+        kind = f"{_KINDS[intent.dataType]} of {things} {'numbers' if intent.numberProperty else 'items'}"
+    else:
+        kind = _KINDS[intent.dataType]
+    shape = _FORMATS.get(intent.expectedFormat, intent.expectedFormat)
     criteria = "; ".join(intent.successCriteria[:4]) or "the deliverable answers the request"
-    text = f"Working on it: {kind} as {intent.expectedFormat}, in language '{intent.language}'. Done when: {criteria}."
+    text = f"Working on it. I understood: {kind}, as {shape}, in {intent.language}. Done when: {criteria}."
     return AIMessage(content=text, id=f"{UNDERSTOOD_PREFIX}{uuid.uuid4()}")
 
 

@@ -181,8 +181,8 @@ def test_what_a_chat_user_sees_of_a_three_step_run(
         "AIMessage",
     ]
     assert seen[0].text == (
-        "Working on it: report as docx, in language 'de'. Done when: summarises the document; written in German; "
-        "delivered as a Word document."
+        "Working on it. I understood: a report, as a Word document, in de. Done when: summarises the document; "
+        "written in German; delivered as a Word document."
     )
     assert seen[2].content, "each result carries the step's summary"
     final = graph.get_state(config).values
@@ -232,7 +232,7 @@ def test_a_chat_sees_what_paor_understood_then_the_answer_streamed_into_one_mess
 
     first, asked = seen[0]
     assert asked == ["Intent"], "the first sign of life comes right after the first model call"
-    assert first.text == "Working on it: answer as markdown, in language 'en'. Done when: gives 12 × 11."
+    assert first.text == "Working on it. I understood: an answer, as Markdown, in en. Done when: gives 12 × 11."
     chunks = [m for m, _ in seen if isinstance(m, AIMessageChunk)]
     assert len(chunks) >= 4 and "".join(c.text for c in chunks) == "Twelve times eleven is 132."
     assert len({c.id for c in chunks}) == 1

@@ -93,7 +93,9 @@ def test_a_direct_answer_streams_token_by_token_into_the_message_that_stays(clie
     parts = stream_like_the_ui(client, thread, ui_message(PRODUCT))
     streamed = [p.data[0] for p in parts if p.event == "messages"]
 
-    assert streamed[0]["type"] == "ai" and streamed[0]["content"].startswith("Working on it: answer"), "first sign"
+    assert streamed[0]["type"] == "ai" and streamed[0]["content"].startswith(
+        "Working on it. I understood: an answer"
+    ), "first sign"
     chunks = [m for m in streamed if m["type"] == "AIMessageChunk"]
     assert len(chunks) >= 8 and "".join(c["content"] for c in chunks) == PRODUCT_ANSWER
     assert {c["id"] for c in chunks} == {chunks[0]["id"]}

@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import signal
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -105,10 +107,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="langgraph dev of this checkout with the scripted chat model")
     parser.add_argument("--api-key", default="", help="PAOR_SERVER_API_KEY (auth on, signed links)")
     parser.add_argument("--url-file", type=Path, help="write the server's URL here once it answers")
+    parser.add_argument("--stream-delay", type=float, default=0.15, help="seconds before each streamed token")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stops the server too, as Ctrl-C does
     workdir = Path(tempfile.mkdtemp(prefix="paor-chat-"))
     extra = {"PAOR_SERVER_API_KEY": args.api_key} if args.api_key else {}
-    with ScriptedLLM() as llm:
+    with ScriptedLLM(stream_delay_s=args.stream_delay) as llm:
         script_chat(llm)
         with langgraph_dev(workdir, scripted_env(llm.base_url, workdir / "paor-home", **extra)) as url:
             if args.url_file:

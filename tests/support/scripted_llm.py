@@ -187,13 +187,16 @@ class ScriptedLLM:
         reject_body_keys: Iterable[str] = (),
         obey_max_tokens: bool = True,
         latency: Latency | None = None,
+        stream_delay_s: float = 0.0,
     ) -> None:
         """``reject_response_formats``: ``response_format.type`` values answered with HTTP 500 (simulates servers
         such as llama.cpp that do not support ``json_schema``); ``reject_body_keys``: request keys answered with
         HTTP 400 (``tools`` for a server without function calling, ``guided_json`` for one without guided
         decoding). Like a real server, an answer longer than the request's ``max_tokens`` is cut there, with
         ``finish_reason: length`` (``obey_max_tokens=False``: a server that ignores the limit). ``latency``: the
-        model of a real endpoint's answer time, see `Latency`."""
+        model of a real endpoint's answer time, see `Latency`. ``stream_delay_s``: a pause before each streamed
+        frame, so that a chat page renders the tokens one by one (the browser test watches them arrive)."""
+        self.stream_delay_s = stream_delay_s
         self.obey_max_tokens = obey_max_tokens
         self.latency = latency
         self.reject_response_formats: frozenset[str] = frozenset(reject_response_formats)
@@ -488,6 +491,8 @@ def _make_handler(llm: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
             # terminator arriving later would make them drop (reset) the connection instead of reusing it.
             frames[-1] += b"0\r\n\r\n"
             for frame in frames:
+                if llm.stream_delay_s:
+                    time.sleep(llm.stream_delay_s)
                 self.wfile.write(frame)
                 self.wfile.flush()
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from nodes.chat import UNDERSTOOD_PREFIX, answer_message, chat_request, closing_messages
+from graph.schemas import Intent
+from nodes.chat import UNDERSTOOD_PREFIX, answer_message, chat_request, closing_messages, understood_message
 
 
 def _state(*messages: Any, taken: str | None = None) -> Any:
@@ -47,3 +49,27 @@ def test_the_closing_message_replaces_the_streamed_draft_and_removes_what_was_un
 
     unstreamed = closing_messages(_state(*round_[:2], taken="h1"), lambda draft: AIMessage("x", id=draft or "new"))
     assert [m.id for m in unstreamed] == [f"{UNDERSTOOD_PREFIX}1", "new"]
+
+
+@pytest.mark.parametrize(
+    ("intent", "said"),
+    [
+        (
+            {"dataType": "numbers", "expectedFormat": "raw_data", "itemCount": 1000, "numberProperty": "prime"},
+            "1000 prime numbers, as plain data, in en",
+        ),
+        (
+            {"dataType": "list", "expectedFormat": "markdown", "itemCount": 10, "numberProperty": "prime"},
+            "a list of 10 prime numbers, as Markdown, in en",
+        ),
+        (
+            {"dataType": "table", "expectedFormat": "xlsx", "itemCount": 5},
+            "a table of 5 items, as an Excel sheet, in en",
+        ),
+        ({"dataType": "report", "expectedFormat": "docx", "language": "de"}, "a report, as a Word document, in de"),
+    ],
+)
+def test_what_paor_understood_reads_as_a_sentence(intent: dict[str, Any], said: str) -> None:
+    message = understood_message(Intent.model_validate({"successCriteria": ["it is right"], **intent}))
+    assert message.text == f"Working on it. I understood: {said}. Done when: it is right."
+    assert str(message.id).startswith(UNDERSTOOD_PREFIX)
