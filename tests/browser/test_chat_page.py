@@ -1,28 +1,43 @@
-"""A real browser converses with paor: headless Chromium, driven by Playwright, types a request into a chat page
-built on the LangGraph SDK's `useStream` (what Agent Chat UI is built on) and sees the answer.
+"""A real browser converses with paor as Agent Chat UI users do: headless Chromium, driven by Playwright, on a chat
+page built on the LangGraph SDK's `useStream` (what Agent Chat UI is built on) that sends exactly the requests
+Agent Chat UI sends — compared here with the request bodies captured from Agent Chat UI itself (tests/fixtures/chat)
+— to a `langgraph dev` with auth on, served from another origin than the page.
+
+It uploads a PDF and an image, watches a direct answer stream in token by token into one message, sends a follow-up,
+and clicks a deliverable link (signed, so it opens without the key the page sends in its headers).
 
 Needs what `tests/browser/setup.sh` installs: Debian's `chromium` (Playwright's own browser download is not
 used: `PAOR_CHROMIUM` or `chromium` on PATH), the `playwright` Python package, and the page built with npm. The
-test skips, naming what is missing, without them. `PAOR_BROWSER_SCREENSHOT=FILE` keeps the last screenshot.
+test skips, naming what is missing, without them. `PAOR_BROWSER_SCREENSHOTS=DIR` keeps the screenshots.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import json
 import os
 import shutil
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
-from tests.support.langgraph_dev import scripted_langgraph_dev
-from tests.support.scenarios import PRIMES_PROMPT, script_primes
+from tests.support.chat import captured_run
+from tests.support.chat_scenarios import FIRST_10, FOLLOW_UP, PRICE_LIST, PRODUCT, PRODUCT_ANSWER, script_chat
+from tests.support.langgraph_dev import langgraph_dev, scripted_env
+from tests.support.scripted_llm import ScriptedLLM
 
 PAGE = Path(__file__).parent / "page"
 CHROMIUM = os.environ.get("PAOR_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+KEY = "browser-test-key"
 
 if CHROMIUM is None:
     pytest.skip("no chromium: apt-get install chromium (or set PAOR_CHROMIUM)", allow_module_level=True)
@@ -39,7 +54,7 @@ class _QuietPage(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def page_url() -> Iterator[str]:
-    """The built page, served from loopback like any static site."""
+    """The built page, served from loopback like any static site (another origin than the API)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietPage, directory=str(PAGE)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -52,32 +67,121 @@ def page_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def api_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with scripted_langgraph_dev(tmp_path_factory.mktemp("browser"), script_primes) as url:
-        yield url
+    """`langgraph dev` with auth on; the model streams its tokens with a pause, as a real one does."""
+    workdir = tmp_path_factory.mktemp("browser")
+    with ScriptedLLM(stream_delay_s=0.05) as llm:
+        script_chat(llm)
+        env = scripted_env(llm.base_url, workdir / "paor-home", PAOR_SERVER_API_KEY=KEY)
+        with langgraph_dev(workdir, env) as url:
+            yield url
 
 
-def test_a_request_typed_in_the_browser_gets_the_answer(page_url: str, api_url: str, tmp_path: Path) -> None:
+@dataclass
+class Chat:
+    """One page of the chat, and the run requests it sent."""
+
+    page: Any
+    sent: list[dict[str, Any]]
+    shots: Path
+
+    def say(self, text: str, *files: Path) -> Any:
+        if files:
+            self.page.set_input_files("#file-input", [str(f) for f in files])
+            self.page.locator("#attached").filter(has_text=files[-1].name).wait_for(timeout=10_000)
+        self.page.fill("#prompt", text)
+        with self.page.expect_request(lambda r: r.url.endswith("/runs/stream"), timeout=30_000):
+            self.page.click("button[type=submit]")
+        self.page.locator("#working").wait_for(state="detached", timeout=120_000)
+        self.page.screenshot(path=str(self.shots / f"{len(self.sent)}.png"))
+        return self.page.locator(".message.ai").last.locator("pre").last
+
+    def kinds(self) -> list[str]:
+        return list(self.page.locator(".message").evaluate_all("els => els.map(e => e.dataset.type)"))
+
+
+@pytest.fixture
+def chat(page_url: str, api_url: str, tmp_path: Path) -> Iterator[Chat]:
+    shots = Path(os.environ.get("PAOR_BROWSER_SCREENSHOTS") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
-            page = browser.new_page(viewport={"width": 1000, "height": 900})
+            page = browser.new_page(viewport={"width": 1000, "height": 900}, accept_downloads=True)
             errors: list[str] = []
+            sent: list[dict[str, Any]] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(f"{page_url}?api={api_url}")
+            page.on(
+                "request",
+                lambda r: sent.append(json.loads(r.post_data or "{}")) if r.url.endswith("/runs/stream") else None,
+            )
+            page.goto(f"{page_url}?api={api_url}&key={KEY}")
             page.locator("#prompt").wait_for(timeout=15_000)
+            yield Chat(page, sent, shots)
             assert not errors, errors
-            page.fill("#prompt", PRIMES_PROMPT)
-            page.click("button[type=submit]")
-
-            answer = page.locator(".message.ai", has_text="Here are the first 1000 prime numbers")
-            answer.wait_for(timeout=120_000)
-            page.locator("#working").wait_for(state="detached", timeout=60_000)
-            shot = Path(os.environ.get("PAOR_BROWSER_SCREENSHOT") or tmp_path / "chat.png")
-            page.screenshot(path=str(shot), full_page=False)
-
-            assert not errors and page.locator("#error").count() == 0, errors
-            assert page.locator(".message").evaluate_all("els => els.map(e => e.dataset.type)") == ["human", "ai"]
-            assert "2, 3, 5, 7, 11, 13" in answer.inner_text()
-            assert "Deliverables:" in answer.inner_text() and "result.md" in answer.inner_text()
         finally:
             browser.close()
+
+
+def _file_of(fixture: str, name: str, folder: Path) -> Path:
+    """The file Agent Chat UI uploaded when it sent `fixture`: the bytes of its block."""
+    block = captured_run(fixture)["input"]["messages"][0]["content"][1]
+    path = folder / name
+    path.write_bytes(base64.b64decode(block["data"]))
+    return path
+
+
+def _same_request(sent: dict[str, Any], captured: dict[str, Any]) -> None:
+    """The page sent Agent Chat UI's request: the same body but for the fresh message id and the checkpoint."""
+
+    def normal(body: dict[str, Any]) -> dict[str, Any]:
+        messages = [{**m, "id": "ID"} for m in body["input"]["messages"]]
+        checkpoint = {k: "CP" for k in body.get("checkpoint") or {}}
+        return {**body, "input": {**body["input"], "messages": messages}, "checkpoint": checkpoint}
+
+    assert normal(sent) == normal(captured)
+
+
+def test_a_pdf_upload_is_sent_as_agent_chat_ui_sends_it_and_its_content_answers(chat: Chat, tmp_path: Path) -> None:
+    answer = chat.say(PRICE_LIST, _file_of("agent-chat-ui-pdf.json", "bakery.pdf", tmp_path))
+
+    _same_request(chat.sent[0], captured_run("agent-chat-ui-pdf.json"))
+    assert "sourdough loaf 4.20 EUR" in answer.inner_text() and "Deliverables:" in answer.inner_text()
+    assert chat.kinds() == ["human", "ai"]
+    assert "bakery.pdf" in chat.page.locator(".message.human").inner_text()
+
+
+def test_an_image_is_named_in_the_answer_with_why_it_cannot_be_read(chat: Chat, tmp_path: Path) -> None:
+    answer = chat.say(PRICE_LIST, _file_of("agent-chat-ui-image.json", "chart.png", tmp_path))
+
+    _same_request(chat.sent[0], captured_run("agent-chat-ui-image.json"))
+    assert "chart.png cannot be read: it is an image (image/png)" in answer.inner_text()
+    assert "chart.png cannot be read" in chat.page.locator("#error").inner_text()
+
+
+def test_the_answer_streams_into_one_message_and_its_link_opens_from_another_origin(chat: Chat) -> None:
+    answer = chat.say(PRODUCT)
+
+    frames: list[str] = chat.page.evaluate("window.paorFrames")
+    streamed = [f for f in frames if PRODUCT_ANSWER.startswith(f.strip()) and f.strip() != PRODUCT_ANSWER]
+    assert len(streamed) >= 3, f"the answer arrived at once: {frames}"
+    assert frames[0].startswith("Working on it. I understood: an answer"), "the first sign of life"
+    assert chat.kinds() == ["human", "ai"] and answer.inner_text().startswith(PRODUCT_ANSWER)
+
+    link = answer.locator("a", has_text="result.md")
+    href = link.get_attribute("href") or ""
+    api = urlsplit(chat.page.evaluate("new URLSearchParams(location.search).get('api')"))
+    assert urlsplit(href).netloc == api.netloc != urlsplit(chat.page.url).netloc, "absolute, to the API's origin"
+    assert "signature=" in href and "expires=" in href
+    with chat.page.expect_download() as download:
+        link.click()
+    assert Path(download.value.path()).read_text() == PRODUCT_ANSWER, "the link alone opens the document"
+    assert httpx.get(href.replace("result.md", "other.md"), timeout=30).status_code in (401, 403, 404)
+
+
+def test_a_follow_up_is_sent_as_agent_chat_ui_sends_it_and_finishes(chat: Chat) -> None:
+    chat.say(PRODUCT)
+    answer = chat.say(FOLLOW_UP)
+
+    _same_request(chat.sent[1], captured_run("agent-chat-ui-follow-up.json"))
+    assert answer.inner_text().startswith(FIRST_10)
+    assert chat.kinds() == ["human", "ai", "human", "ai"]
