@@ -12,11 +12,18 @@ from tests.reliability.conftest import invoke, script_direct
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 # A model that always wants another step: each step delivers ten primes (an intermediate result, not a failure,
-# so the three-failures rule never fires) with fresh parameters, and refinement always says continue.
+# so the three-failures rule never fires) with fresh parameters, and refinement always says continue. Each batch
+# differs: a result equal to an earlier one would be no progress (nodes/repeats.py).
 SOME_PRIMES = "2, 3, 5, 7, 11, 13, 17, 19, 23, 29"
 
 
-def script_endless(llm: ScriptedLLM, tool_answer: Any = SOME_PRIMES) -> ScriptedLLM:
+def _next_batch() -> Any:
+    batches = itertools.count(1)
+    return lambda request: f"{SOME_PRIMES} (batch {next(batches)})"
+
+
+def script_endless(llm: ScriptedLLM, tool_answer: Any = None) -> ScriptedLLM:
+    tool_answer = tool_answer or _next_batch()
     counter = itertools.count(1)
 
     def parameters(request: RecordedRequest) -> dict[str, Any]:
