@@ -8,7 +8,8 @@ and clicks a deliverable link (signed, so it opens without the key the page send
 
 Needs what `tests/browser/setup.sh` installs: Debian's `chromium` (Playwright's own browser download is not
 used: `PAOR_CHROMIUM` or `chromium` on PATH), the `playwright` Python package, and the page built with npm. The
-test skips, naming what is missing, without them. `PAOR_BROWSER_SCREENSHOTS=DIR` keeps the screenshots.
+test skips, naming what is missing, without them. `PAOR_BROWSER_SCREENSHOTS=DIR` keeps every screenshot,
+`PAOR_BROWSER_SCREENSHOT=FILE` the last one.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ class Chat:
             self.page.click("button[type=submit]")
         self.page.locator("#working").wait_for(state="detached", timeout=120_000)
         self.page.screenshot(path=str(self.shots / f"{len(self.sent)}.png"))
+        if os.environ.get("PAOR_BROWSER_SCREENSHOT"):  # the last one, e.g. for docs/chat-ui.png
+            self.page.screenshot(path=os.environ["PAOR_BROWSER_SCREENSHOT"])
         return self.page.locator(".message.ai").last.locator("pre").last
 
     def kinds(self) -> list[str]:

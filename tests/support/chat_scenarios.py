@@ -6,7 +6,7 @@ It answers by the request it is working on: a one-line question (a direct answer
 (document.extract with a prompt, quoting the prices it was given). The content judge accepts what code cannot
 decide.
 
-`python -m tests.support.chat_scenarios [--api-key KEY] [--port PORT]` serves it: `langgraph dev` of this checkout
+`python -m tests.support.chat_scenarios [--api-key KEY] [--port 8123]` serves it: `langgraph dev` of this checkout
 on loopback with the scripted model, until Ctrl-C.
 """
 
@@ -106,6 +106,7 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description="langgraph dev of this checkout with the scripted chat model")
     parser.add_argument("--api-key", default="", help="PAOR_SERVER_API_KEY (auth on, signed links)")
+    parser.add_argument("--port", type=int, default=8123, help="the server's port (0: any free one)")
     parser.add_argument("--url-file", type=Path, help="write the server's URL here once it answers")
     parser.add_argument("--stream-delay", type=float, default=0.15, help="seconds before each streamed token")
     args = parser.parse_args()
@@ -114,7 +115,8 @@ def main() -> None:
     extra = {"PAOR_SERVER_API_KEY": args.api_key} if args.api_key else {}
     with ScriptedLLM(stream_delay_s=args.stream_delay) as llm:
         script_chat(llm)
-        with langgraph_dev(workdir, scripted_env(llm.base_url, workdir / "paor-home", **extra)) as url:
+        env = scripted_env(llm.base_url, workdir / "paor-home", **extra)
+        with langgraph_dev(workdir, env, port=args.port or None) as url:
             if args.url_file:
                 args.url_file.write_text(url)
             print(f"paor (scripted model) at {url}; data in {workdir}; Ctrl-C stops it", flush=True)

@@ -53,10 +53,13 @@ def make_project(root: Path) -> Path:
 
 
 @contextlib.contextmanager
-def langgraph_dev(workdir: Path, env: Mapping[str, str], *, jobs_per_worker: int | None = None) -> Iterator[str]:
-    """Yield the URL of a running `langgraph dev` whose environment is the clean shell plus `env`."""
+def langgraph_dev(
+    workdir: Path, env: Mapping[str, str], *, jobs_per_worker: int | None = None, port: int | None = None
+) -> Iterator[str]:
+    """Yield the URL of a running `langgraph dev` whose environment is the clean shell plus `env` (on `port`, else
+    a free one)."""
     project = make_project(workdir / "project")
-    port = free_port()
+    port = port or free_port()
     full_env = {k: v for k, v in os.environ.items() if k not in _ENV_TO_DROP and not k.startswith("PAOR_")}
     full_env.update(LANGGRAPH_CLI_NO_ANALYTICS="1", LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false")
     full_env.update(env)
