@@ -4,6 +4,8 @@
   `documents` input; bodies over `max_document_mb` are 413, unreadable types 415.
 - `GET /paor/threads/{thread_id}/deliverables` lists the thread's deliverables, each with its download `url`.
 - `GET /paor/threads/{thread_id}/documents/{label}/{name}` sends one document the thread's own state references.
+  Links in answers carry `?expires=…&signature=…` while auth is on (server/urls.py): such a link opens its one
+  document without a key (a click sends none); a key holder's request with a bad signature is 403.
 
 Thread state is read through the server's own API with the caller's key, so the server's auth decides what the
 caller may see (another owner's thread is 404 there and here). Documents are found by label and name among the
@@ -17,6 +19,7 @@ import uuid
 from typing import Any
 
 import httpx
+from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -26,8 +29,9 @@ from starlette.routing import Route
 from graph.context import Context
 from graph.errors import DocumentRejected
 from graph.schemas import DocumentRef, HistoryEntry, dump
+from server.settings import api_keys
 from server.uploads import store_upload
-from server.urls import DELIVERABLES_PATH, DOCUMENT_PATH, UPLOAD_PATH, document_url
+from server.urls import DELIVERABLES_PATH, DOCUMENT_PATH, SIGNATURE, UPLOAD_PATH, document_url, signed_document
 from tools.documents import DocumentStore
 
 #: Headers that carry the caller's credentials into the server's own API.
@@ -75,13 +79,23 @@ async def deliverables(request: Request) -> Response:
     if values is None:
         return _error(404, f"no thread {thread_id} for this client")
     refs = [DocumentRef.model_validate(item) for item in values.get("deliverables") or []]
-    listed = [{**dump(ref), "url": document_url(thread_id, ref)} for ref in refs]
+    base = str(request.base_url)
+    listed = [{**dump(ref), "url": document_url(thread_id, ref, base=base)} for ref in refs]
     return JSONResponse({"thread_id": thread_id, "status": values.get("status"), "deliverables": listed})
 
 
 async def document(request: Request) -> Response:
     thread_id, label, name = (request.path_params[key] for key in ("thread_id", "label", "name"))
-    values = await _thread_values(request, thread_id)
+    if api_keys() and SIGNATURE in request.query_params:  # a clicked link: its signature vouches, not a key
+        if not signed_document(thread_id, label, name, request.query_params):
+            return _error(
+                403,
+                "this link has expired or is not a link to this document; list the thread's "
+                f"deliverables ({DELIVERABLES_PATH}) for fresh links",
+            )
+        values = await _signed_thread_values(thread_id)
+    else:
+        values = await _thread_values(request, thread_id)
     ref = next((r for r in referenced(values or {}) if (r.label, r.name) == (label, name)), None)
     if values is None or ref is None:
         return _error(404, f"thread {thread_id} has no document {label}/{name} for this client")
@@ -122,6 +136,17 @@ async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | N
             raise
     values = state.get("values")
     return values if isinstance(values, dict) else {}
+
+
+async def _signed_thread_values(thread_id: str) -> dict[str, Any] | None:
+    """The thread's state values for a request whose signed link names one of its documents: read in-process,
+    past the auth that a link (without a key) cannot pass; only the signed document is served from them."""
+    try:
+        state = await get_client(url=None).threads.get_state(thread_id)
+    except httpx.HTTPStatusError:
+        return None
+    values = state.get("values")
+    return values if isinstance(values, dict) else None
 
 
 app = Starlette(

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
 from typing import Any
 
 from langgraph_sdk import Auth
 
 from server.settings import API_KEY_ENV, api_keys
+from server.urls import signed_link
 
 ANONYMOUS = "anonymous"
+#: Who presents a signed deliverable link: it opens that one document (server/urls.py) and no other route.
+LINK = "signed-link"
 
 auth = Auth()
 
@@ -30,7 +34,9 @@ def identity_of(key: str) -> str:
 
 
 @auth.authenticate
-async def authenticate(headers: dict[bytes, bytes]) -> Auth.types.MinimalUserDict:
+async def authenticate(
+    headers: dict[bytes, bytes], method: str, path: str, query_params: Mapping[str, str]
+) -> Auth.types.MinimalUserDict:
     keys = api_keys()
     if not keys:
         return {"identity": ANONYMOUS, "is_authenticated": False}
@@ -38,6 +44,8 @@ async def authenticate(headers: dict[bytes, bytes]) -> Auth.types.MinimalUserDic
     for key in keys:
         if given and hmac.compare_digest(given.encode("utf-8"), key.encode("utf-8")):
             return {"identity": identity_of(key)}
+    if method == "GET" and signed_link(path, query_params) is not None:  # a clicked deliverable link: that document
+        return {"identity": LINK, "permissions": []}
     raise Auth.exceptions.HTTPException(status_code=401, detail=f"missing or wrong x-api-key ({API_KEY_ENV} is set)")
 
 

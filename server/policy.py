@@ -12,12 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from langgraph.config import get_config
+
 from graph.context import Context
 from graph.errors import DocumentRejected, InputRefused
+from graph.schemas import DocumentRef
 from graph.services import Services
 from server.settings import DOCUMENTS_DIR_ENV, documents_dir
 from server.uploads import UPLOAD_PREFIX, find_upload
-from server.urls import UPLOAD_PATH, document_url
+from server.urls import UPLOAD_PATH, base_url, document_url
 from tools.document.paths import resolve_in_documents_dir
 from tools.documents import DocumentStore
 from tools.extra.actions import ExtraActions
@@ -67,6 +70,18 @@ def operator_context(context: Context) -> Context:
     )
 
 
+def run_links(thread_id: str, ref: DocumentRef) -> str:
+    """A deliverable's link as a server run writes it: absolute from the base URL of the client's run request
+    (its `host` and forwarding headers reach the run's configuration, langgraph.json `http.configurable_headers`),
+    unless the operator set PAOR_SERVER_PUBLIC_URL; signed while auth is on (server/urls.py)."""
+    try:
+        configurable = get_config().get("configurable") or {}
+    except RuntimeError:  # outside a run
+        configurable = {}
+    headers = {k: str(v) for k, v in configurable.items() if k in ("host", "x-forwarded-host", "x-forwarded-proto")}
+    return document_url(thread_id, ref, base=base_url(headers))
+
+
 def server_services() -> Services:
     """The collaborators of the graph the LangGraph server loads. Its MCP servers are the operator's
     (PAOR_MCP_CONFIG): no run configuration or input names one."""
@@ -74,7 +89,7 @@ def server_services() -> Services:
         inputs=ServerInputs.from_env(),
         pin=operator_context,
         tool_paths=documents_dir() is not None,
-        links=document_url,
+        links=run_links,
         actions=ExtraActions.build(),
         failure_messages=True,
     )

@@ -29,3 +29,26 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[] ")).is_loopback
     except ValueError:
         return False  # a host name other than localhost, or 0.0.0.0-style wildcards spelled oddly
+
+
+PUBLIC_URL_ENV = "PAOR_SERVER_PUBLIC_URL"
+LINK_SECRET_ENV = "PAOR_SERVER_LINK_SECRET"
+LINK_TTL_ENV = "PAOR_SERVER_LINK_TTL_S"
+DEFAULT_LINK_TTL_S = 24 * 3600
+
+
+def public_url() -> str:
+    """Where clients reach this server (`https://paor.example.org`), for links, when a proxy hides it from the
+    server; empty: each request's own base URL."""
+    return os.environ.get(PUBLIC_URL_ENV, "").strip().rstrip("/")
+
+
+def link_secret() -> str:
+    """The operator's secret for signing download links; empty: one derived from the client keys."""
+    return os.environ.get(LINK_SECRET_ENV, "").strip()
+
+
+def link_ttl_s() -> int:
+    """How long a signed download link opens its document (seconds, at least one)."""
+    raw = os.environ.get(LINK_TTL_ENV, "").strip()
+    return max(1, int(raw)) if raw.isdigit() else DEFAULT_LINK_TTL_S

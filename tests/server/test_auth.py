@@ -8,10 +8,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import httpx
 import pytest
 
+from graph.schemas import DocumentRef
+from server.urls import document_url
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -63,6 +66,15 @@ def _requests(thread: str, document_url: str) -> list[tuple[str, str, dict[str, 
     ]
 
 
+def _unsigned(link: str) -> str:
+    """The document's route without the link's signature: what only a key opens."""
+    return urlsplit(link).path
+
+
+def _without_links(deliverables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**d, "url": _unsigned(d["url"])} for d in deliverables]
+
+
 @pytest.mark.parametrize(
     "credentials",
     [{}, {"x-api-key": "wrong-key"}, {"x-auth-scheme": "langsmith"}, {"authorization": f"Bearer {KEY_A}"}],
@@ -73,7 +85,7 @@ def test_without_the_right_key_every_route_is_401(
 ) -> None:
     thread, out = alice_run
     with httpx.Client(base_url=url, timeout=30) as http:
-        for method, path, kwargs in _requests(thread, out["deliverables"][0]["url"]):
+        for method, path, kwargs in _requests(thread, _unsigned(out["deliverables"][0]["url"])):
             headers = {**kwargs.pop("headers", {}), **credentials}
             response = http.request(method, path, headers=headers, **kwargs)
             assert response.status_code == 401, (method, path, response.status_code, response.text[:200])
@@ -89,7 +101,8 @@ def test_the_right_key_opens_every_route(url: str, alice_run: tuple[str, dict[st
         assert [t["thread_id"] for t in http.post("/threads/search", json={}).json()] == [owned["thread_id"], thread]
         assert [a["graph_id"] for a in http.post("/assistants/search", json={}).json()] == ["paor"]
         assert http.post("/paor/documents", params={"name": "a.txt"}, content=b"text").status_code == 201
-        assert http.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"] == out["deliverables"]
+        listed = http.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"]
+        assert _without_links(listed) == _without_links(out["deliverables"]), "the same documents, freshly signed"
         download = http.get(result["url"])
         assert download.status_code == 200 and "7919" in download.text
         tools = http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=MCP_HEADERS)
@@ -110,8 +123,38 @@ def test_a_thread_is_visible_to_its_owner_only(url: str, alice_run: tuple[str, d
     with pytest.raises(langgraph_sdk.errors.NotFoundError):
         bob.threads.get_state(thread)
     with httpx.Client(base_url=url, timeout=30, headers={"x-api-key": KEY_B}) as http:
-        for path in (f"/paor/threads/{thread}/deliverables", out["deliverables"][0]["url"]):
+        for path in (f"/paor/threads/{thread}/deliverables", _unsigned(out["deliverables"][0]["url"])):
             assert http.get(path).status_code == 404, path
         refused = http.post(f"/threads/{thread}/runs/wait", json={"assistant_id": "paor", "input": {"prompt": "Hi"}})
         assert refused.status_code == 404
         assert http.get(f"/paor/threads/{uuid.uuid4()}/deliverables").status_code == 404
+
+
+def test_a_signed_link_alone_opens_its_document_and_nothing_else(
+    url: str, alice_run: tuple[str, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a chat user's click sends: no key, only the link the answer carries."""
+    thread, out = alice_run
+    link = out["deliverables"][0]["url"]
+    assert link.startswith(f"{url}/paor/threads/{thread}/documents/"), "absolute: from the page's origin it opens"
+    opened = httpx.get(link, timeout=30)
+    assert opened.status_code == 200 and "7919" in opened.text
+
+    split = urlsplit(link)
+    query = dict(parse_qsl(split.query))
+    monkeypatch.setenv("PAOR_SERVER_API_KEY", f"{KEY_A}, {KEY_B}")  # the server's keys: the secret derives from them
+    expired = document_url(thread, DocumentRef.model_validate(out["deliverables"][0]), base=url, now=1_000_000_000)
+    forged = {
+        "another name": link.replace("/result.md?", "/other.md?"),
+        "another document of the thread": link.replace(split.path, f"/paor/threads/{thread}/documents/input/x.md"),
+        "another thread": link.replace(thread, str(uuid.uuid4())),
+        "a later expiry": f"{url}{split.path}?{urlencode({**query, 'expires': int(query['expires']) + 3600})}",
+        "no signature": f"{url}{split.path}?{urlencode({'expires': query['expires']})}",
+        "a forged signature": f"{url}{split.path}?{urlencode({**query, 'signature': '0' * 64})}",
+        "an expired link": expired,
+        "another route": f"{url}/threads/{thread}/state?{split.query}",
+    }
+    for what, forgery in forged.items():
+        assert httpx.get(forgery, timeout=30).status_code == 401, what
+    with_key = httpx.get(forged["a forged signature"], headers={"x-api-key": KEY_A}, timeout=30)
+    assert with_key.status_code == 403 and "list the thread's deliverables" in with_key.text
