@@ -41,8 +41,13 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
         started = time.perf_counter()
         if services.pin is not None:
             runtime = runtime.override(context=services.pin(context_of(runtime)))
+        records, thread = services.records, _thread_of(runtime)
+        if records is not None and thread:  # the server: no node reads a document its thread has no record of
+            records.vouch(thread, state, context_of(runtime))
         with get_usage_metadata_callback() as usage:
             update = fn(state, runtime, services)
+        if records is not None and thread:
+            records.record(thread, update, context_of(runtime))
         record = TelemetryRecord(
             node=name,
             round=update.get("round", state.get("round", 0)),
@@ -59,6 +64,11 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
     node.__name__ = name
     node.__doc__ = fn.__doc__
     return node
+
+
+def _thread_of(runtime: Runtime[Context]) -> str | None:
+    info = runtime.execution_info
+    return str(info.thread_id) if info is not None and info.thread_id else None
 
 
 def totals_of(record: TelemetryRecord) -> dict[str, Any]:

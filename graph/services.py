@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
@@ -17,6 +18,16 @@ from tools.ingest import InputPolicy, LocalInputs
 DocumentLinks = Callable[[str, DocumentRef], str]
 
 
+class DocumentRecords(Protocol):
+    """The server's own record of the documents each thread produced or received (server/records.py)."""
+
+    def vouch(self, thread_id: str, state: Mapping[str, Any], context: Context) -> None:
+        """Refuse a state that names a document this thread never produced or received."""
+
+    def record(self, thread_id: str, update: Mapping[str, Any], context: Context) -> None:
+        """Keep the documents a node's update carries as this thread's."""
+
+
 @dataclass
 class Services:
     """Injected once per compiled graph; `build_graph(llm=...)` puts a caller's model here.
@@ -24,7 +35,8 @@ class Services:
     The trust zone is fixed here, when the graph is built, never by run configuration: `inputs` decides which
     input documents a caller may name, `pin` turns the caller's Context into the one the run gets (the server
     keeps what only its operator decides), `tool_paths` says whether tools may read files by path at all
-    (inside `documents_dir`), and `links` (server only) gives deliverables a download URL.
+    (inside `documents_dir`), `links` (server only) gives deliverables a download URL, and `records` (server only)
+    keeps which documents each thread produced or received, the only ones it may read and download.
     """
 
     models: Models = field(default_factory=Models)
@@ -32,6 +44,7 @@ class Services:
     pin: Callable[[Context], Context] | None = None
     tool_paths: bool = True
     links: DocumentLinks | None = None
+    records: DocumentRecords | None = None
 
     def llm(self, context: Context) -> BaseChatModel:
         return self.models.for_context(context)
