@@ -7,7 +7,10 @@ Each key is its own owner: threads, runs and crons are stamped with it and filte
 its own threads (another's is 404, as if it did not exist). Assistants are shared for reading (paor's own has no
 owner); one a client creates can be changed or deleted by that client only. The store API is confined to
 namespaces that start with the client's identity: paor's own learning memory is the graph's, not the clients'.
-Identities are derived from the key by hashing (server/keys.py), so no key is ever stored in metadata or logs.
+A thread's state is written by its runs: direct state writes, and run commands that update the fields carrying
+documents, are refused. Identities are derived from the key by hashing (server/keys.py), so no key is ever stored
+in metadata or logs. The routes LangGraph does not protect (its meta and development routes) are behind the same
+key through server/gate.py.
 """
 
 from __future__ import annotations

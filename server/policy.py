@@ -4,7 +4,8 @@ A server client is remote: the host's files are not theirs to give. Its input do
 http(s) URLs (fetched through the guard like every web tool), or files inside the folder the operator opened with
 PAOR_SERVER_DOCUMENTS_DIR (unset: no paths at all). The policy is fixed when the server's graph is built, so no
 run configuration can widen it; for the same reason the context fields that decide where files are read, stored
-or fetched from, and where the model key goes, are the operator's environment, whatever a client sends.
+or fetched from, and where the model key goes, are the operator's environment, whatever a client sends, and every
+resource limit a client sends is capped by the operator's setting (`CAPPED_LIMITS`): lowered, never raised.
 """
 
 from __future__ import annotations
