@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
@@ -18,6 +19,16 @@ from tools.ingest import InputPolicy, LocalInputs
 DocumentLinks = Callable[[str, DocumentRef], str]
 
 
+class DocumentRecords(Protocol):
+    """The server's own record of the documents each thread produced or received (server/records.py)."""
+
+    def vouch(self, thread_id: str, state: Mapping[str, Any], context: Context) -> None:
+        """Refuse a state that names a document this thread never produced or received."""
+
+    def record(self, thread_id: str, update: Mapping[str, Any], context: Context) -> None:
+        """Keep the documents a node's update carries as this thread's."""
+
+
 @dataclass
 class Services:
     """Injected once per compiled graph; `build_graph(llm=...)` puts a caller's model here.
@@ -27,6 +38,8 @@ class Services:
     keeps what only its operator decides), `tool_paths` says whether tools may read files by path at all
     (inside `documents_dir`), and `links` (server only) gives deliverables a download URL. `actions` are the
     graph's own tools (LangChain tools, MCP servers), declared by the caller or, on the server, the operator.
+    (inside `documents_dir`), `links` (server only) gives deliverables a download URL, and `records` (server only)
+    keeps which documents each thread produced or received, the only ones it may read and download.
     """
 
     models: Models = field(default_factory=Models)
@@ -35,6 +48,7 @@ class Services:
     tool_paths: bool = True
     links: DocumentLinks | None = None
     actions: ExtraActions | None = None
+    records: DocumentRecords | None = None
 
     def llm(self, context: Context) -> BaseChatModel:
         return self.models.for_context(context)
