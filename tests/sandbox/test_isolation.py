@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import KINDS, TIGHT
+from tests.sandbox.conftest import TIGHT
+from tests.support.isolation import each_isolation, needs_isolation
 from tests.support.loopback import LoopbackServer
 from tools.code import isolation
 from tools.code.limits import Limits
 from tools.code.runner import run_program
 
+pytestmark = needs_isolation()
+KINDS = each_isolation()
+
 
 def _raw(source: str, kind: isolation.Kind | None = None, limits: Limits = TIGHT) -> tuple[str, str, str | None]:
     result = run_program(source, limits=limits, kind=kind, gate=False)
     return result.stdout.decode("utf-8", errors="replace"), result.stderr, result.reason
-
-
-def test_this_machine_offers_network_isolation() -> None:
-    assert isolation.detect().kind in ("bubblewrap", "unshare"), isolation.detect().detail
 
 
 @pytest.mark.parametrize("kind", [*KINDS, "none"])
