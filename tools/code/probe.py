@@ -1,5 +1,6 @@
 """The check behind `isolation.probe`: a program run inside the isolation, as the sandbox's user, that walks the
-interpreter's files the way its imports will and names the first it cannot read.
+interpreter's files the way its imports will and names the first it cannot read. Links leading out of the view
+(Debian's sitecustomize.py → /etc) are passed over: outside the view, they are not the program's to import.
 
 A sandbox that starts but cannot read the standard library or sympy fails later, in the middle of a program
 ("No module named 'sympy.sets.setexpr'"); this finds it once, up front, and says what to change.
@@ -25,7 +26,7 @@ def unreadable(roots, skipped):
             dirs[:] = [d for d in dirs if d not in skipped]
             for name in files:
                 path = os.path.join(folder, name)
-                if name.endswith(('.py', '.so', '.pth')) and not os.access(path, os.R_OK):
+                if name.endswith(('.py', '.so')) and os.path.exists(path) and not os.access(path, os.R_OK):
                     return path
             if failed:
                 return failed[0].filename
