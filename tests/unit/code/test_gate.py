@@ -102,7 +102,7 @@ ESCAPE_FAMILIES = [
     ("attrgetter", "import operator\noperator.attrgetter('__class__.__base__.__subclasses__')(())()", AttributeError),
     ("attrgetter-from", "from operator import attrgetter\nattrgetter('__class__.__base__')(())", AttributeError),
     ("attrgetter-many", "import operator\noperator.attrgetter('real', '__class__')(1)", AttributeError),
-    ("attrgetter-frame", "import operator\ng = (x for x in [1])\noperator.attrgetter('gi_frame.f_back')(g)", AttributeError),
+    ("attrgetter-frame", "import operator as o\no.attrgetter('gi_frame.f_back')(x for x in [1])", AttributeError),
     ("attrgetter-module", "import operator, fractions\noperator.attrgetter('sys.modules')(fractions)", AttributeError),
     ("methodcaller", "import operator\noperator.methodcaller('__getattribute__', '__class__')(())", AttributeError),
     ("methodcaller-from", "from operator import methodcaller\nmethodcaller('__subclasses__')(int)", AttributeError),
