@@ -29,6 +29,8 @@ _READERS: dict[Kind, tuple[str, str]] = {
     "markdown": ("tools.document.read_plain", "read_markdown"),
     "text": ("tools.document.read_plain", "read_text"),
 }
+#: Every reader module, for a process that loads them ahead of the documents (`parse_server`).
+READER_MODULES = tuple(dict.fromkeys(module for module, _ in _READERS.values()))
 _ZIP_KINDS: frozenset[Kind] = frozenset({"docx", "xlsx", "pptx"})
 
 

@@ -1,0 +1,80 @@
+"""Decompression bombs shaped like the ones that took a server: a few MB on disk, ~190 MB of XML inside at ~80:1,
+under the 100:1 ratio and 200 MB checks of `tools.document.safety`, so only the parse limits stop them.
+
+Built in the test by streaming one block of XML through zipfile again and again: the block's little randomness
+sets the ratio, and nothing the size of the bomb is ever held in memory.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import zipfile
+from collections.abc import Callable
+from functools import cache
+
+from tests.unit.documents.builders import docx_bytes, xlsx_bytes
+
+MB = 1024 * 1024
+_WORD = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+_SHEET = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+_SHARED_STRINGS_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+
+
+@cache
+def docx_bomb(inflated_mb: int = 190) -> bytes:
+    """A DOCX whose word/document.xml is `inflated_mb` of paragraphs."""
+    head = b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document ' + _WORD + b"><w:body>"
+    return _replace_member(
+        docx_bytes(),
+        "word/document.xml",
+        head,
+        lambda letter: b"<w:p><w:r><w:t>Ledger row " + letter + b"</w:t></w:r></w:p>",
+        b"</w:body></w:document>",
+        inflated_mb,
+    )
+
+
+@cache
+def xlsx_bomb(inflated_mb: int = 190) -> bytes:
+    """An XLSX whose xl/sharedStrings.xml holds `inflated_mb` of strings (openpyxl loads them all up front)."""
+    head = b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst ' + _SHEET + b">"
+    return _replace_member(
+        xlsx_bytes(),
+        "xl/sharedStrings.xml",
+        head,
+        lambda letter: b"<si><t>Item " + letter + b"</t></si>",
+        b"</sst>",
+        inflated_mb,
+        content_type=_SHARED_STRINGS_TYPE,
+    )
+
+
+def _replace_member(
+    base: bytes,
+    name: str,
+    head: bytes,
+    element: Callable[[bytes], bytes],
+    tail: bytes,
+    inflated_mb: int,
+    content_type: str | None = None,
+) -> bytes:
+    """`base` with member `name` (added if missing, declared with `content_type`) streamed from one block."""
+    rng = random.Random(7)
+    block = b"".join(element(bytes([rng.choice(b"ab")])) for _ in range(4000))  # ~80:1 once deflated
+    source = zipfile.ZipFile(io.BytesIO(base))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            content = source.read(info)
+            if info.filename == "[Content_Types].xml" and content_type is not None:
+                override = f'<Override PartName="/{name}" ContentType="{content_type}"/></Types>'
+                content = content.replace(b"</Types>", override.encode())
+            if info.filename != name:
+                archive.writestr(info, content)
+        with archive.open(name, "w", force_zip64=True) as member:
+            member.write(head)
+            for _ in range(inflated_mb * MB // len(block)):
+                member.write(block)
+            member.write(tail)
+    return out.getvalue()

@@ -1,0 +1,179 @@
+"""`read_document`: extract a document in a child process of the parse server, under memory and CPU limits, killed
+when its time is up — the tools' way to parse untrusted bytes (`readers.extract_text` is the in-process work).
+
+A thread cannot be killed; a process can. A decompression bomb that grew a server by gigabytes and kept a core
+busy after the tool timeout now costs a child that dies at its address-space limit or its deadline, freeing
+everything at once; the asking process holds only the document and the markdown. The wait also ends, and the
+child is killed, when the interpreter is shutting down, so the CLI exits promptly in the middle of a parse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from graph.errors import DocumentRejected
+from tools.document import limits
+from tools.document.extracted import ExtractedText
+from tools.document.frames import decode, read_frame, send_frame
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from tools.document.parse_server import main; main(int(sys.argv[2]))"
+)
+#: The limits a child applies as the asking side has them (a deployment or a test may change them).
+FORWARDED_LIMITS = (
+    "MAX_INPUT_BYTES",
+    "MAX_UNCOMPRESSED_BYTES",
+    "MAX_COMPRESSION_RATIO",
+    "RATIO_CHECK_MIN_BYTES",
+    "MAX_ZIP_MEMBERS",
+    "MAX_TABLE_ROWS",
+    "MAX_TABLE_COLS",
+    "MAX_SHEETS",
+    "MAX_TEXT_CHARS",
+)
+#: How often a waiting thread looks whether the interpreter is shutting down.
+POLL_S = 0.1
+#: How long after its deadline the server has to report a child's end before the asking side gives up on it.
+GRACE_S = 10.0
+#: Largest answer a child may send: the markdown is cut at MAX_TEXT_CHARS, a few bytes each.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+
+
+def tool_deadline(tool_timeout_s: float) -> float:
+    """When a tool's parses must be over: a second before the step's own timeout, so the children are killed
+    and the step fails with their reason rather than abandoning them."""
+    return time.monotonic() + max(1.0, tool_timeout_s - 1)
+
+
+class ParseLimitExceeded(DocumentRejected):
+    """Reading a document needed more memory or time than a parse may use; the child doing it was killed."""
+
+
+def read_document(data: bytes, name: str, mime: str = "", *, timeout_s: float) -> ExtractedText:
+    """The document as markdown, read by a child within `timeout_s` and `limits.PARSE_MEMORY_MB`;
+    DocumentRejected (ParseLimitExceeded past a limit) when it cannot be read."""
+    if timeout_s <= 0:
+        raise ParseLimitExceeded(f"{name} was not read: no time was left (tool_timeout_s)")
+    wall = timeout_s
+    request = {"memory_mb": limits.PARSE_MEMORY_MB, "wall_s": wall, "cpu_s": math.ceil(wall)}
+    header = {"name": name, "mime": mime, "limits": {key: getattr(limits, key) for key in FORWARDED_LIMITS}}
+    answer, ending = _server().run(request, json.dumps(header).encode(), data, wall + GRACE_S, name)
+    if "extracted" in answer:
+        known = {field.name for field in fields(ExtractedText)}
+        return ExtractedText(**{key: value for key, value in answer["extracted"].items() if key in known})
+    if "rejected" in answer:
+        raise DocumentRejected(str(answer["rejected"]))
+    if answer.get("memory"):
+        raise ParseLimitExceeded(
+            f"{name} needs more than {limits.PARSE_MEMORY_MB} MB of memory to read (the limit for parsing one "
+            "document; a decompression bomb?)"
+        )
+    if ending.get("timed_out"):
+        raise ParseLimitExceeded(f"{name} took longer than {wall:g}s to read and was stopped (tool_timeout_s)")
+    if ending.get("cancelled"):
+        raise DocumentRejected(f"reading {name} was stopped: paor is shutting down")
+    if ending.get("signal") in ("SIGXCPU", "SIGKILL"):
+        raise ParseLimitExceeded(
+            f"{name} was stopped after {math.ceil(wall)}s of CPU time (or the machine ran out of memory)"
+        )
+    why = f"killed by {ending['signal']}" if ending.get("signal") else "it ended without an answer"
+    raise DocumentRejected(f"{name} could not be read: its parser failed ({why})")
+
+
+class _ParseServer:
+    """The asking side of one parse server: a control socket and a lock around it."""
+
+    def __init__(self) -> None:
+        self.owner = os.getpid()
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", BOOT, str(PACKAGE_ROOT), str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # Ctrl-C goes to the CLI, which decides; the server ends when it does
+            )
+        self.lock = threading.Lock()
+        self.ids = itertools.count(1)
+
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.process.poll() is None
+
+    def run(
+        self, request: dict[str, Any], header: bytes, data: bytes, give_up_s: float, name: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the child's answer, how it ended); the child is gone when this returns."""
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        with mine:
+            with theirs, self.lock:
+                job = next(self.ids)
+                message = json.dumps({"op": "run", "id": job, **request}).encode()
+                socket.send_fds(self.control, [message], [theirs.fileno()])
+            try:
+                send_frame(mine, header)
+                send_frame(mine, data)
+            except OSError:  # the child is already gone: its ending says why
+                pass
+            return self._collect(mine, job, time.monotonic() + give_up_s, name)
+
+    def _collect(
+        self, document: socket.socket, job: int, give_up: float, name: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Read the child's answer and the server's report of its end; cancel the child when the interpreter is
+        shutting down (the main thread has ended: the CLI is exiting) or the server stays silent."""
+        answer: dict[str, Any] = {}
+        cancelled = False
+        document.settimeout(POLL_S)
+        while True:
+            try:
+                frame = decode(read_frame(document, MAX_ANSWER_BYTES))
+            except TimeoutError:
+                now = time.monotonic()
+                if now > give_up:
+                    self.cancel(job)
+                    raise DocumentRejected(f"{name} could not be read: the parse server did not answer") from None
+                if not cancelled and not threading.main_thread().is_alive():
+                    self.cancel(job)
+                    cancelled, give_up = True, min(give_up, now + GRACE_S)
+                continue
+            except (EOFError, ValueError, OSError):  # a server that died, or a child's answer out of bounds
+                self.cancel(job)
+                return answer, {}
+            if frame.get("ended"):
+                return answer, frame
+            answer = frame
+
+    def cancel(self, job: int) -> None:
+        with contextlib.suppress(OSError), self.lock:
+            self.control.send(json.dumps({"op": "cancel", "id": job}).encode())
+
+
+_SERVER: _ParseServer | None = None
+_STARTING = threading.Lock()
+
+
+def _server() -> _ParseServer:
+    """The parse server of this process, started on first use (and again if it died or the process forked)."""
+    global _SERVER
+    with _STARTING:
+        if _SERVER is None or not _SERVER.alive():
+            _SERVER = _ParseServer()
+        return _SERVER
+
+
+def server_pid() -> int | None:
+    """The running parse server's PID (tests look at its children)."""
+    return _SERVER.process.pid if _SERVER is not None and _SERVER.alive() else None
