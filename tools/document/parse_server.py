@@ -9,8 +9,8 @@ parser that read hostile bytes sends. The server kills the child when its wall t
 cancels, reaps it, and then writes how it ended on the same socket: the asking side's read ends only once the
 child is gone. When the asking side goes, the control socket closes; the server kills its children and exits.
 
-Forking from a process that already holds the readers costs a few milliseconds; starting Python and importing
-them costs seconds.
+Forking from a process that already holds the readers costs tens of milliseconds; starting Python and importing
+them costs seconds. The server loads a reader the first time a request declares its kind.
 """
 
 from __future__ import annotations
@@ -33,18 +33,19 @@ from typing import Any
 from graph.errors import DocumentRejected
 from tools.code import syscalls
 from tools.document import limits, readers
+from tools.document.detect import Kind
 from tools.document.frames import decode, encode, read_frame, send_frame
 
 MB = 1024 * 1024
-#: Loaded before the first request, so each child starts with them.
-PRELOADED = readers.READER_MODULES
-WARM_UP = (
-    (b"warm", "warm.txt"),
-    (b"<html><body><h1>Warm</h1><p>up</p></body></html>", "warm.html"),
-    (b"a,b\n1,2\n", "warm.csv"),
-    (b'{"warm": 1}', "warm.json"),
-    (b"# Warm\n\nup\n", "warm.md"),
-)
+#: Read once by the server before the first child of their kind: the text readers import and initialise lazily
+#: (trafilatura for HTML takes a second), and each child would do it again.
+SAMPLES: dict[str, tuple[bytes, str]] = {
+    "text": (b"warm", "warm.txt"),
+    "markdown": (b"# Warm\n\nup\n", "warm.md"),
+    "json": (b'{"warm": 1}', "warm.json"),
+    "csv": (b"a,b\n1,2\n", "warm.csv"),
+    "html": (b"<html><body><h1>Warm</h1><p>up</p></body></html>", "warm.html"),
+}
 #: Largest document the asking side (trusted) may send; `limits.MAX_INPUT_BYTES` decides what is read.
 TRANSPORT_BYTES = 2**31
 #: The child's answer when it came close enough to its address-space limit that an allocation may have failed.
@@ -61,20 +62,27 @@ class Job:
 
 def main(control_fd: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the asking side decides; Ctrl-C reaches it, not us
-    for module in PRELOADED:
-        with contextlib.suppress(Exception):  # a reader that cannot load fails its own documents, in the child
-            importlib.import_module(module)
-    for data, name in WARM_UP:  # first calls initialise lazily (codecs, parsers): once here, not in every child
-        with contextlib.suppress(Exception):
-            readers.extract_text(data, name)
-    gc.freeze()  # the collector leaves the loaded modules' objects alone: children copy fewer pages
     Server(socket.socket(fileno=control_fd)).serve()
+
+
+def load_reader(kind: Kind | None, loaded: set[str]) -> None:
+    """Load the reader a request declares here in the server, once, so this child and every later one start with
+    it (a content-detected kind that differs is loaded by its child)."""
+    if kind is None or kind in loaded:
+        return
+    loaded.add(kind)
+    with contextlib.suppress(Exception):  # a reader that cannot load fails its own documents, in the child
+        importlib.import_module(readers.reader_module(kind))
+        if kind in SAMPLES:
+            readers.extract_text(*SAMPLES[kind])
+    gc.freeze()  # the collector leaves the loaded modules' objects alone: children copy fewer pages
 
 
 class Server:
     def __init__(self, control: socket.socket) -> None:
         self.control = control
         self.jobs: dict[int, Job] = {}  # by child PID
+        self.loaded: set[str] = set()  # kinds whose reader this process holds
         self.wake_read, wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(wake_write, False)
@@ -110,12 +118,14 @@ class Server:
             self._kill(request["id"], "cancelled")
             return
         document = socket.socket(fileno=fds[0])
+        load_reader(request.get("kind"), self.loaded)
+        server = os.getpid()
         pid = os.fork()
         if pid == 0:
-            self._become_child(document, request)
+            self._become_child(document, request, server)
         self.jobs[pid] = Job(request["id"], document, time.monotonic() + float(request["wall_s"]))
 
-    def _become_child(self, document: socket.socket, request: dict[str, Any]) -> None:
+    def _become_child(self, document: socket.socket, request: dict[str, Any], server: int) -> None:
         try:
             self.selector.close()
             self.control.close()
@@ -124,6 +134,8 @@ class Server:
             for job in self.jobs.values():
                 job.document.close()
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != server:  # the server died before the line above: nobody would stop this child
+                os._exit(1)
             syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
             ceiling = _address_space() + int(request["memory_mb"]) * MB
             resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))

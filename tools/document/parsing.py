@@ -25,6 +25,7 @@ from typing import Any
 
 from graph.errors import DocumentRejected
 from tools.document import limits
+from tools.document.detect import declared_kind
 from tools.document.extracted import ExtractedText
 from tools.document.frames import decode, read_frame, send_frame
 
@@ -68,7 +69,12 @@ def read_document(data: bytes, name: str, mime: str = "", *, timeout_s: float) -
     if timeout_s <= 0:
         raise ParseLimitExceeded(f"{name} was not read: no time was left (tool_timeout_s)")
     wall = timeout_s
-    request = {"memory_mb": limits.PARSE_MEMORY_MB, "wall_s": wall, "cpu_s": math.ceil(wall)}
+    request = {
+        "memory_mb": limits.PARSE_MEMORY_MB,
+        "wall_s": wall,
+        "cpu_s": math.ceil(wall),
+        "kind": declared_kind(name, mime),
+    }
     header = {"name": name, "mime": mime, "limits": {key: getattr(limits, key) for key in FORWARDED_LIMITS}}
     answer, ending = _server().run(request, json.dumps(header).encode(), data, wall + GRACE_S, name)
     if "extracted" in answer:
@@ -82,9 +88,9 @@ def read_document(data: bytes, name: str, mime: str = "", *, timeout_s: float) -
             "document; a decompression bomb?)"
         )
     if ending.get("timed_out"):
-        raise ParseLimitExceeded(f"{name} took longer than {wall:g}s to read and was stopped (tool_timeout_s)")
+        raise ParseLimitExceeded(f"{name} took longer than {wall:.1f}s to read and was stopped (tool_timeout_s)")
     if ending.get("cancelled"):
-        raise DocumentRejected(f"reading {name} was stopped: paor is shutting down")
+        raise DocumentRejected(f"reading {name} was stopped: paor is stopping")
     if ending.get("signal") in ("SIGXCPU", "SIGKILL"):
         raise ParseLimitExceeded(
             f"{name} was stopped after {math.ceil(wall)}s of CPU time (or the machine ran out of memory)"
@@ -94,7 +100,8 @@ def read_document(data: bytes, name: str, mime: str = "", *, timeout_s: float) -
 
 
 class _ParseServer:
-    """The asking side of one parse server: a control socket and a lock around it."""
+    """The asking side of one parse server: its process and the control socket (a SOCK_SEQPACKET socket: each
+    request is one record, so threads may send at once)."""
 
     def __init__(self) -> None:
         self.owner = os.getpid()
@@ -106,8 +113,8 @@ class _ParseServer:
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl-C goes to the CLI, which decides; the server ends when it does
             )
-        self.lock = threading.Lock()
         self.ids = itertools.count(1)
+        self.stopped = False
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
@@ -118,16 +125,20 @@ class _ParseServer:
         """(the child's answer, how it ended); the child is gone when this returns."""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         with mine:
-            with theirs, self.lock:
+            with theirs:
                 job = next(self.ids)
                 message = json.dumps({"op": "run", "id": job, **request}).encode()
                 socket.send_fds(self.control, [message], [theirs.fileno()])
             try:
-                send_frame(mine, header)
-                send_frame(mine, data)
-            except OSError:  # the child is already gone: its ending says why
-                pass
-            return self._collect(mine, job, time.monotonic() + give_up_s, name)
+                try:
+                    send_frame(mine, header)
+                    send_frame(mine, data)
+                except OSError:  # the child is already gone: its ending says why
+                    pass
+                return self._collect(mine, job, time.monotonic() + give_up_s, name)
+            except BaseException:  # KeyboardInterrupt in the thread that asked: the child must not run on
+                self.cancel(job)
+                raise
 
     def _collect(
         self, document: socket.socket, job: int, give_up: float, name: str
@@ -149,16 +160,22 @@ class _ParseServer:
                     self.cancel(job)
                     cancelled, give_up = True, min(give_up, now + GRACE_S)
                 continue
-            except (EOFError, ValueError, OSError):  # a server that died, or a child's answer out of bounds
+            except (EOFError, ValueError, OSError):  # a server that died or was stopped, or an answer out of bounds
                 self.cancel(job)
-                return answer, {}
+                return answer, {"cancelled": True} if self.stopped else {}
             if frame.get("ended"):
                 return answer, frame
             answer = frame
 
     def cancel(self, job: int) -> None:
-        with contextlib.suppress(OSError), self.lock:
+        with contextlib.suppress(OSError):
             self.control.send(json.dumps({"op": "cancel", "id": job}).encode())
+
+    def stop(self) -> None:
+        """Kill the server: its children die with it (PR_SET_PDEATHSIG), and every wait for one ends."""
+        self.stopped = True
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
 
 
 _SERVER: _ParseServer | None = None
@@ -172,6 +189,14 @@ def _server() -> _ParseServer:
         if _SERVER is None or not _SERVER.alive():
             _SERVER = _ParseServer()
         return _SERVER
+
+
+def stop_parses() -> None:
+    """End every parse under way at once (each fails as stopped); the next document starts a new server. For a
+    Ctrl-C handler: LangGraph lets an interrupt through only once the running node has returned."""
+    server = _SERVER
+    if server is not None and server.alive():
+        server.stop()
 
 
 def server_pid() -> int | None:

@@ -29,8 +29,6 @@ _READERS: dict[Kind, tuple[str, str]] = {
     "markdown": ("tools.document.read_plain", "read_markdown"),
     "text": ("tools.document.read_plain", "read_text"),
 }
-#: Every reader module, for a process that loads them ahead of the documents (`parse_server`).
-READER_MODULES = tuple(dict.fromkeys(module for module, _ in _READERS.values()))
 _ZIP_KINDS: frozenset[Kind] = frozenset({"docx", "xlsx", "pptx"})
 
 
@@ -48,6 +46,11 @@ def extract_text(data: bytes, name: str, mime: str = "") -> ExtractedText:
         extracted.text = truncate_markdown(extracted.text, limits.MAX_TEXT_CHARS)
         extracted.notes.append(f"{name}: text cut to the first {limits.MAX_TEXT_CHARS} characters")
     return extracted
+
+
+def reader_module(kind: Kind) -> str:
+    """The module reading `kind`, for a process that loads it ahead of the documents (`parse_server`)."""
+    return _READERS[kind][0] if kind in _READERS else "tools.document.readers"
 
 
 def _reader(kind: Kind) -> Callable[[bytes, str], ExtractedText]:

@@ -1,21 +1,29 @@
-"""Decompression bombs shaped like the ones that took a server: a few MB on disk, ~190 MB of XML inside at ~80:1,
-under the 100:1 ratio and 200 MB checks of `tools.document.safety`, so only the parse limits stop them.
+"""Decompression bombs shaped like the ones that took a server, and what tests measure while one is parsed.
 
-Built in the test by streaming one block of XML through zipfile again and again: the block's little randomness
-sets the ratio, and nothing the size of the bomb is ever held in memory.
+A bomb is a few MB on disk with ~190 MB of XML inside at ~80:1, under the 100:1 ratio and 200 MB checks of
+`tools.document.safety`, so only the parse limits stop it. It is built in the test by streaming one block of XML
+through zipfile again and again: the block's little randomness sets the ratio, and nothing the size of the bomb
+is ever held in memory.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import random
+import threading
+import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 
 from tests.unit.documents.builders import docx_bytes, xlsx_bytes
+from tools.document import parsing
 
 MB = 1024 * 1024
+GB = 1024 * MB
 _WORD = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 _SHEET = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 _SHARED_STRINGS_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
@@ -78,3 +86,67 @@ def _replace_member(
                 member.write(block)
             member.write(tail)
     return out.getvalue()
+
+
+@contextmanager
+def peak_rss_growth() -> Iterator[list[int]]:
+    """The most this process's resident memory grew above its start while the block ran (sampled every 20 ms)."""
+
+    def rss() -> int:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    start, peak, done = rss(), [0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], rss() - start)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        sampler.join()
+        peak[0] = max(peak[0], rss() - start)
+
+
+def children_of(pid: int) -> list[int]:
+    """Every child of `pid`, whichever of its threads started it."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def server_children() -> list[int]:
+    """The parse children the parse server has now (it has none between documents)."""
+    pid = parsing.server_pid()
+    assert pid is not None, "no parse server is running"
+    return children_of(pid)
+
+
+def state_of(pid: int) -> str | None:
+    """R running, S sleeping, Z zombie…; None when the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def wait_gone(pid: int, within_s: float = 5.0) -> None:
+    """Return once `pid` is gone (or a zombie nobody reaps any more); fail after `within_s`."""
+    deadline = time.monotonic() + within_s
+    while state_of(pid) not in (None, "Z", "X"):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"process {pid} is still there after {within_s:g}s ({state_of(pid)})")
+        time.sleep(0.05)
+
+
+def wait_idle(pid: int, within_s: float = 5.0) -> None:
+    """Return once `pid` sleeps (the parse server waiting for work); fail after `within_s`."""
+    deadline = time.monotonic() + within_s
+    while state_of(pid) != "S":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"process {pid} is not idle after {within_s:g}s ({state_of(pid)})")
+        time.sleep(0.05)
