@@ -45,6 +45,9 @@ FORWARDED_LIMITS = (
     "MAX_SHEETS",
     "MAX_TEXT_CHARS",
 )
+#: The only variables of this process's environment the parse server gets: no API keys for a parser that read
+#: hostile bytes to find.
+ENVIRONMENT = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "PYTHONPATH", "PYTHONHOME")
 #: How often a waiting thread looks whether the interpreter is shutting down.
 POLL_S = 0.1
 #: How long after its deadline the server has to report a child's end before the asking side gives up on it.
@@ -110,6 +113,7 @@ class _ParseServer:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", BOOT, str(PACKAGE_ROOT), str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
+                env={name: os.environ[name] for name in ENVIRONMENT if name in os.environ},
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # Ctrl-C goes to the CLI, which decides; the server ends when it does
             )
@@ -117,7 +121,7 @@ class _ParseServer:
         self.stopped = False
 
     def alive(self) -> bool:
-        return self.owner == os.getpid() and self.process.poll() is None
+        return self.owner == os.getpid() and not self.stopped and self.process.poll() is None
 
     def run(
         self, request: dict[str, Any], header: bytes, data: bytes, give_up_s: float, name: str
@@ -176,6 +180,8 @@ class _ParseServer:
         self.stopped = True
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=GRACE_S)
 
 
 _SERVER: _ParseServer | None = None

@@ -89,11 +89,20 @@ def test_a_docx_bomb_dies_at_the_memory_limit_and_the_caller_stays_small(monkeyp
 def test_an_xlsx_bomb_is_stopped_at_its_deadline_and_nothing_runs_on() -> None:
     """190 MB of shared strings once took 1.6 GB and 115 s; a child past its time is killed, not abandoned."""
     bomb = xlsx_bomb()
-    with peak_rss_growth() as grown, pytest.raises(ParseLimitExceeded, match="took longer than 2.0s to read"):
+    with peak_rss_growth() as grown, pytest.raises(ParseLimitExceeded, match=r"took longer than 2\.0s to read"):
         read_document(bomb, "bomb.xlsx", timeout_s=2)
     assert grown[0] < 1.5 * GB
     assert server_children() == []
     wait_idle(parsing.server_pid() or 0)
+
+
+def test_the_parse_server_gets_no_secrets_of_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parse-canary")
+    monkeypatch.setenv("PAOR_SERVER_API_KEY", "paor-parse-canary")
+    parsing.stop_parses()  # a new server, started with this environment
+    read_document(b"text", "a.txt", timeout_s=60)
+    environment = Path(f"/proc/{parsing.server_pid()}/environ").read_bytes()
+    assert b"canary" not in environment and b"OPENAI" not in environment and b"PAOR" not in environment
 
 
 def test_no_time_left_reads_nothing() -> None:
