@@ -39,6 +39,8 @@ SANDBOX_UID = 65534  # nobody
 SANDBOX_HOME = "/home/sandbox"
 SANDBOX_CODE = "/paor"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding `tools/`
+#: This process's user and group id maps: which ids exist in its user namespace.
+ID_MAPS = ("/proc/self/uid_map", "/proc/self/gid_map")
 #: Libraries a program may import that live outside the standard library: they must be visible and readable.
 LIBRARIES = ("RestrictedPython", "sympy", "mpmath")
 
@@ -64,8 +66,24 @@ class Space:
 
 
 def sandbox_user() -> int | None:
-    """The user the launcher becomes: nobody when paor runs as root; None keeps paor's own, unprivileged user."""
-    return SANDBOX_UID if os.geteuid() == 0 else None
+    """The user the launcher becomes: nobody when paor runs as root; None keeps paor's own user, inside a new user
+    namespace. Root of a user namespace that has no nobody (a rootless container) keeps its user too."""
+    if os.geteuid() != 0 or not all(_mapped(SANDBOX_UID, table) for table in ID_MAPS):
+        return None
+    return SANDBOX_UID
+
+
+def _mapped(identity: int, table: str) -> bool:
+    """Whether `identity` exists in this user namespace (a line of `table` covers it)."""
+    try:
+        lines = Path(table).read_text().splitlines()
+    except OSError:
+        return True  # no user namespaces here: every identity exists
+    for line in lines:
+        inside, _, count = (int(field) for field in line.split())
+        if inside <= identity < inside + count:
+            return True
+    return False
 
 
 def unavailable_reason() -> str | None:

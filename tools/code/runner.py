@@ -91,7 +91,12 @@ def _namespace(kind: isolation.Kind, where: isolation.Space) -> dict[str, object
     """What the launcher needs to enter the `unshare` isolation itself; None for the others."""
     if kind != "unshare":
         return None
-    return {"mount_point": str(where.mount_point), "steps": isolation.view(where), "home": isolation.SANDBOX_HOME}
+    return {
+        "mount_point": str(where.mount_point),
+        "steps": isolation.view(where),
+        "home": isolation.SANDBOX_HOME,
+        "new_user": isolation.sandbox_user() is None,
+    }
 
 
 def _feed_and_wait(

@@ -84,3 +84,21 @@ def test_the_probe_names_what_the_sandbox_user_cannot_read(
     monkeypatch.setattr(isolation, "readable_paths", lambda: [str(hidden)])
     problem = run_probe(kind)
     assert problem is not None and f"cannot read {hidden}" in problem and f"chmod -R o+rX {hidden}" in problem
+
+
+@pytest.mark.parametrize(
+    ("uid_map", "user"),
+    [
+        ("0 0 4294967295\n", isolation.SANDBOX_UID),  # root of the host
+        ("0 100000 65536\n", isolation.SANDBOX_UID),  # root of a container whose range holds nobody
+        ("0 1000 1\n", None),  # root of a rootless container: no nobody to become, its own user namespace instead
+    ],
+)
+def test_root_becomes_nobody_only_where_nobody_exists(
+    uid_map: str, user: int | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    table = tmp_path / "map"
+    table.write_text(uid_map, encoding="ascii")
+    monkeypatch.setattr(isolation, "ID_MAPS", (str(table), str(table)))
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    assert isolation.sandbox_user() == user
