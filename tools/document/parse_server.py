@@ -129,7 +129,8 @@ class Server:
         try:
             self.selector.close()
             self.control.close()
-            signal.set_wakeup_fd(-1)
+            os.close(self.wake_read)
+            os.close(signal.set_wakeup_fd(-1))
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             for job in self.jobs.values():
                 job.document.close()

@@ -27,7 +27,7 @@ from graph.errors import DocumentRejected
 from tools.document import limits
 from tools.document.detect import declared_kind
 from tools.document.extracted import ExtractedText
-from tools.document.frames import decode, read_frame, send_frame
+from tools.document.frames import FrameReader, decode, send_frame
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 BOOT = (
@@ -147,29 +147,39 @@ class _ParseServer:
     def _collect(
         self, document: socket.socket, job: int, give_up: float, name: str
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Read the child's answer and the server's report of its end; cancel the child when the interpreter is
-        shutting down (the main thread has ended: the CLI is exiting) or the server stays silent."""
+        """Read the child's answer and the server's report of its end, until both have closed the socket (so the
+        child is gone, whatever it wrote); cancel the child when the interpreter is shutting down (the main thread
+        has ended: the CLI is exiting) or the server stays silent."""
         answer: dict[str, Any] = {}
+        ending: dict[str, Any] = {}
         cancelled = False
         document.settimeout(POLL_S)
+        frames = FrameReader(document, MAX_ANSWER_BYTES)
         while True:
             try:
-                frame = decode(read_frame(document, MAX_ANSWER_BYTES))
-            except TimeoutError:
+                payload = frames.read()
+            except EOFError:  # the child and the server have both let go: the child is gone
+                return answer, ending or ({"cancelled": True} if self.stopped else {})
+            except (ValueError, OSError):  # an answer out of bounds: the child must not run on
+                self.cancel(job)
+                return answer, {"cancelled": True} if self.stopped else {}
+            if payload is None:  # nothing yet
                 now = time.monotonic()
                 if now > give_up:
                     self.cancel(job)
-                    raise DocumentRejected(f"{name} could not be read: the parse server did not answer") from None
+                    raise DocumentRejected(f"{name} could not be read: the parse server did not answer")
                 if not cancelled and not threading.main_thread().is_alive():
                     self.cancel(job)
                     cancelled, give_up = True, min(give_up, now + GRACE_S)
                 continue
-            except (EOFError, ValueError, OSError):  # a server that died or was stopped, or an answer out of bounds
-                self.cancel(job)
-                return answer, {"cancelled": True} if self.stopped else {}
+            try:
+                frame = decode(payload)
+            except ValueError:
+                continue
             if frame.get("ended"):
-                return answer, frame
-            answer = frame
+                ending = frame  # the server's report comes last, after it reaped the child
+            elif not answer:
+                answer = frame
 
     def cancel(self, job: int) -> None:
         with contextlib.suppress(OSError):

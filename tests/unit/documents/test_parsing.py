@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import textwrap
@@ -26,6 +28,7 @@ from tests.unit.documents.bombs import (
 )
 from tests.unit.documents.builders import docx_bytes, encrypted_pdf, pdf_bytes, pptx_bytes, xlsx_bytes
 from tools.document import limits, parsing
+from tools.document.frames import FrameReader
 from tools.document.parsing import ParseLimitExceeded, read_document
 from tools.document.readers import extract_text
 
@@ -103,6 +106,21 @@ def test_the_parse_server_gets_no_secrets_of_this_process(monkeypatch: pytest.Mo
     read_document(b"text", "a.txt", timeout_s=60)
     environment = Path(f"/proc/{parsing.server_pid()}/environ").read_bytes()
     assert b"canary" not in environment and b"OPENAI" not in environment and b"PAOR" not in environment
+
+
+def test_a_frame_cut_by_a_timeout_is_completed_by_the_next_read() -> None:
+    mine, theirs = socket.socketpair()
+    with mine, theirs:
+        mine.settimeout(0.05)
+        frames = FrameReader(mine, 1024)
+        whole = struct.pack(">Q", 10) + b"0123456789" + struct.pack(">Q", 2) + b"ok"
+        theirs.sendall(whole[:12])
+        assert frames.read() is None
+        theirs.sendall(whole[12:])
+        assert (frames.read(), frames.read()) == (b"0123456789", b"ok")
+        theirs.sendall(struct.pack(">Q", 2048))
+        with pytest.raises(ValueError, match="over the limit of 1024"):
+            frames.read()
 
 
 def test_no_time_left_reads_nothing() -> None:
