@@ -308,7 +308,7 @@ def _execute(
         values: dict[str, Any] = dict(snapshot.values) if payload is None else {}
         pending: Any = payload if answer is None else Command(resume=answer)
         try:
-            with _endpoint(options) as effective:
+            with _endpoint(options) as effective, _interrupt_stops_parses():
                 while True:
                     with view.running(thread):
                         stream = graph.stream(
@@ -330,6 +330,25 @@ def _execute(
             err.print(_text(f"interrupted; resume with: paor resume {thread}", style="yellow"))
             raise typer.Exit(EXIT_INTERRUPTED) from None
     _finish(thread, values, store_path, out, as_json)
+
+
+@contextmanager
+def _interrupt_stops_parses() -> Iterator[None]:
+    """Ctrl-C first ends the document parses under way: LangGraph lets the interrupt through only once the running
+    node has returned, and a tool waiting on a parse then returns at once instead of at its deadline."""
+    import signal
+
+    from tools.document.parsing import stop_parses
+
+    def interrupt(signum: int, frame: object) -> None:
+        stop_parses()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _reply(question: Any, yes: bool, err: Console) -> Any:

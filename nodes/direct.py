@@ -39,10 +39,14 @@ _NEEDS_THE_WORLD = re.compile(
 )
 
 
-def fits_direct_answer(request: str, intent: Intent, context: Context, *, has_inputs: bool) -> bool:
-    """Whether one model call can deliver this request: deterministic, from the request and the intent."""
+def fits_direct_answer(
+    request: str, intent: Intent, context: Context, *, has_inputs: bool, has_own_tools: bool = False
+) -> bool:
+    """Whether one model call can deliver this request: deterministic, from the request and the intent. A graph
+    given its own tools (MCP servers, LangChain tools) may need them for what a bare model cannot know."""
     return (
         context.direct_answer
+        and not has_own_tools
         and context.workflow_mode == "React"
         and intent.clarification is None
         and not has_inputs

@@ -131,7 +131,9 @@ def _analyse(
         "intent": dump(analysed),
         "input_documents": [dump(ref) for ref in inputs],
         "notes": notes,
-        "direct": fits_direct_answer(request, analysed, context, has_inputs=bool(inputs)),
+        "direct": fits_direct_answer(
+            request, analysed, context, has_inputs=bool(inputs), has_own_tools=services.actions is not None
+        ),
     }
 
 

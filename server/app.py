@@ -3,13 +3,15 @@
 - `POST /paor/documents?name=FILE` (raw body) stores a document and answers 201 with its `reference` for a run's
   `documents` input; bodies over `max_document_mb` are 413, unreadable types 415.
 - `GET /paor/threads/{thread_id}/deliverables` lists the thread's deliverables, each with its download `url`.
-- `GET /paor/threads/{thread_id}/documents/{label}/{name}` sends one document the thread's own state references.
+- `GET /paor/threads/{thread_id}/documents/{label}/{name}` sends one document the thread produced or received.
   Links in answers carry `?expires=…&signature=…` while auth is on (server/urls.py): such a link opens its one
   document without a key (a click sends none); a key holder's request with a bad signature is 403.
 
 Thread state is read through the server's own API with the caller's key, so the server's auth decides what the
-caller may see (another owner's thread is 404 there and here). Documents are found by label and name among the
-references in that state and read by their hash: nothing in a URL ever becomes a file path.
+caller may see (another owner's thread is 404 there and here). Documents are served from the server's own record
+of what each thread produced or received (server/records.py), never from a reference in the thread's state, which
+a client can write; they are read by their hash: nothing in a URL ever becomes a file path. While
+PAOR_SERVER_API_KEY is set, `KeyGate` (server/gate.py) puts every route of the server process behind the key.
 """
 
 from __future__ import annotations
@@ -19,16 +21,18 @@ import uuid
 from typing import Any
 
 import httpx
-from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from graph.context import Context
 from graph.errors import DocumentRejected
-from graph.schemas import DocumentRef, HistoryEntry, dump
+from graph.schemas import DocumentRef, dump
+from server.gate import KeyGate
+from server.records import ThreadRecords
 from server.settings import api_keys
 from server.uploads import store_upload
 from server.urls import DELIVERABLES_PATH, DOCUMENT_PATH, SIGNATURE, UPLOAD_PATH, document_url, signed_document
@@ -78,9 +82,12 @@ async def deliverables(request: Request) -> Response:
     values = await _thread_values(request, thread_id)
     if values is None:
         return _error(404, f"no thread {thread_id} for this client")
+    records = _records()
     refs = [DocumentRef.model_validate(item) for item in values.get("deliverables") or []]
     base = str(request.base_url)
-    listed = [{**dump(ref), "url": document_url(thread_id, ref, base=base)} for ref in refs]
+    listed = [
+        {**dump(ref), "url": document_url(thread_id, ref, base=base)} for ref in refs if records.holds(thread_id, ref)
+    ]
     return JSONResponse({"thread_id": thread_id, "status": values.get("status"), "deliverables": listed})
 
 
@@ -93,11 +100,11 @@ async def document(request: Request) -> Response:
                 "this link has expired or is not a link to this document; list the thread's "
                 f"deliverables ({DELIVERABLES_PATH}) for fresh links",
             )
-        values = await _signed_thread_values(thread_id)
+        ref = _records().find(thread_id, label, name)
     else:
         values = await _thread_values(request, thread_id)
-    ref = next((r for r in referenced(values or {}) if (r.label, r.name) == (label, name)), None)
-    if values is None or ref is None:
+        ref = _records().find(thread_id, label, name) if values is not None else None
+    if ref is None:
         return _error(404, f"thread {thread_id} has no document {label}/{name} for this client")
     path = DocumentStore(_operator_context().store_path).path_of(ref)
     if not await asyncio.to_thread(path.is_file):
@@ -105,13 +112,9 @@ async def document(request: Request) -> Response:
     return FileResponse(path, media_type=ref.mime, filename=ref.name, headers=_DOWNLOAD_HEADERS)
 
 
-def referenced(values: dict[str, Any]) -> list[DocumentRef]:
-    """Every document a thread's state names: its inputs, its deliverables and each step's results."""
-    raw = [*(values.get("input_documents") or []), *(values.get("deliverables") or [])]
-    refs = [DocumentRef.model_validate(item) for item in raw]
-    for entry in values.get("history") or []:
-        refs.extend(HistoryEntry.model_validate(entry).documents)
-    return refs
+def _records() -> ThreadRecords:
+    """What the server itself recorded of each thread's documents: the only ones it serves (server/records.py)."""
+    return ThreadRecords(_operator_context().store_path)
 
 
 async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | None:
@@ -138,21 +141,11 @@ async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | N
     return values if isinstance(values, dict) else {}
 
 
-async def _signed_thread_values(thread_id: str) -> dict[str, Any] | None:
-    """The thread's state values for a request whose signed link names one of its documents: read in-process,
-    past the auth that a link (without a key) cannot pass; only the signed document is served from them."""
-    try:
-        state = await get_client(url=None).threads.get_state(thread_id)
-    except httpx.HTTPStatusError:
-        return None
-    values = state.get("values")
-    return values if isinstance(values, dict) else None
-
-
 app = Starlette(
     routes=[
         Route(UPLOAD_PATH, upload, methods=["POST"]),
         Route(DELIVERABLES_PATH, deliverables, methods=["GET"]),
         Route(DOCUMENT_PATH, document, methods=["GET"]),
-    ]
+    ],
+    middleware=[Middleware(KeyGate)],  # langgraph-api wraps the whole server process in it, not just these routes
 )

@@ -7,19 +7,22 @@ Each key is its own owner: threads, runs and crons are stamped with it and filte
 its own threads (another's is 404, as if it did not exist). Assistants are shared for reading (paor's own has no
 owner); one a client creates can be changed or deleted by that client only. The store API is confined to
 namespaces that start with the client's identity: paor's own learning memory is the graph's, not the clients'.
-Identities are derived from the key by hashing, so no key is ever stored in metadata or logs.
+A thread's state is written by its runs: direct state writes, and run commands that update the fields carrying
+documents, are refused. Identities are derived from the key by hashing (server/keys.py), so no key is ever stored
+in metadata or logs. The routes LangGraph does not protect (its meta and development routes) are behind the same
+key through server/gate.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from collections.abc import Mapping
 from typing import Any
 
 from langgraph_sdk import Auth
 
-from server.settings import API_KEY_ENV, api_keys
+from server.keys import HEADER, REFUSAL, client_of
+from server.records import DOCUMENT_FIELDS, touches_documents
+from server.settings import api_keys
 from server.urls import signed_link
 
 ANONYMOUS = "anonymous"
@@ -29,24 +32,18 @@ LINK = "signed-link"
 auth = Auth()
 
 
-def identity_of(key: str) -> str:
-    return "client-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-
-
 @auth.authenticate
 async def authenticate(
     headers: dict[bytes, bytes], method: str, path: str, query_params: Mapping[str, str]
 ) -> Auth.types.MinimalUserDict:
-    keys = api_keys()
-    if not keys:
+    if not api_keys():
         return {"identity": ANONYMOUS, "is_authenticated": False}
-    given = headers.get(b"x-api-key", b"").decode("utf-8", errors="replace").strip()
-    for key in keys:
-        if given and hmac.compare_digest(given.encode("utf-8"), key.encode("utf-8")):
-            return {"identity": identity_of(key)}
+    identity = client_of(headers.get(HEADER.encode()))
+    if identity is not None:
+        return {"identity": identity}
     if method == "GET" and signed_link(path, query_params) is not None:  # a clicked deliverable link: that document
         return {"identity": LINK, "permissions": []}
-    raise Auth.exceptions.HTTPException(status_code=401, detail=f"missing or wrong x-api-key ({API_KEY_ENV} is set)")
+    raise Auth.exceptions.HTTPException(status_code=401, detail=REFUSAL)
 
 
 def _owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
@@ -64,6 +61,33 @@ def _owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterTyp
 
 @auth.on.threads
 async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    return _owner_only(ctx, value)
+
+
+_STATE_WRITE = (
+    "a paor thread's state is written by its runs only: a shared server refuses POST /threads/{id}/state, and a "
+    f"run command that updates {', '.join(DOCUMENT_FIELDS)}; send a prompt, documents (upload references or URLs) "
+    "or a resume instead"
+)
+
+
+@auth.on.threads.update
+async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """Metadata patches and run cancellations are owner-only like the rest; a direct write of a thread's state is
+    refused. LangGraph reports `POST /threads/{id}/state` as an update carrying the thread id alone (a patch carries
+    `metadata`, a cancellation its `action`), and a paor thread's state is written by its runs only: a client-written
+    state could name any stored document by its hash (server/records.py keeps the graph from reading those)."""
+    if api_keys() and isinstance(value, dict) and not value.keys() - {"thread_id"}:
+        raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
+    return _owner_only(ctx, value)
+
+
+@auth.on.threads.create_run
+async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """A run's `command` may resume an interrupt, never write the fields that carry documents."""
+    command = (value.get("kwargs") or {}).get("command") if isinstance(value, dict) else None
+    if api_keys() and isinstance(command, dict) and touches_documents(command.get("update")):
+        raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
     return _owner_only(ctx, value)
 
 

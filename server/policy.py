@@ -4,13 +4,16 @@ A server client is remote: the host's files are not theirs to give. Its input do
 http(s) URLs (fetched through the guard like every web tool), or files inside the folder the operator opened with
 PAOR_SERVER_DOCUMENTS_DIR (unset: no paths at all). The policy is fixed when the server's graph is built, so no
 run configuration can widen it; for the same reason the context fields that decide where files are read, stored
-or fetched from, and where the model key goes, are the operator's environment, whatever a client sends.
+or fetched from, and where the model key goes, are the operator's environment, whatever a client sends, and every
+resource limit a client sends is capped by the operator's setting (`CAPPED_LIMITS`): lowered, never raised.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from langgraph.config import get_config
 
@@ -18,6 +21,7 @@ from graph.context import Context
 from graph.errors import DocumentRejected, InputRefused
 from graph.schemas import DocumentRef
 from graph.services import Services
+from server.records import RecordedDocuments
 from server.settings import DOCUMENTS_DIR_ENV, documents_dir
 from server.uploads import UPLOAD_PREFIX, find_upload
 from server.urls import UPLOAD_PATH, base_url, document_url
@@ -54,19 +58,42 @@ class ServerInputs:
             raise InputRefused(f"input document {source!r} refused: {RULE} ({exc})") from None
 
 
+#: Resource limits of a run: a client may lower each, never raise it above the operator's setting (env or default).
+CAPPED_LIMITS = (
+    "max_steps",
+    "max_retries",
+    "request_timeout_s",
+    "token_budget",
+    "time_budget_s",
+    "tool_timeout_s",
+    "max_document_mb",
+    "chunk_tokens",
+    "answer_tokens",
+    "code_time_s",
+    "code_memory_mb",
+)
+
+
 def operator_context(context: Context) -> Context:
-    """A server run's Context: where tools read files (the operator's folder), where documents are stored, what may
-    be fetched beyond the public internet and which endpoint gets the server's OPENAI_API_KEY are the operator's
-    settings, whatever the client sent (a client-chosen `base_url` would receive the key)."""
+    """A server run's Context: the client's, within what the operator decides.
+
+    Where tools read files (the operator's folder), where documents are stored, what may be fetched beyond the
+    public internet and which endpoint gets the server's OPENAI_API_KEY are the operator's settings, whatever the
+    client sent (a client-chosen `base_url` would receive the key). Every resource limit is capped by the
+    operator's value; the actions a client may allow are a subset of the operator's, and a client may switch
+    learning off but not on."""
     operator = Context()
     folder = documents_dir()
+    capped: dict[str, Any] = {name: _capped(getattr(context, name), getattr(operator, name)) for name in CAPPED_LIMITS}
     return replace(
         context,
         documents_dir=str(folder) if folder else "",
         store_dir=operator.store_dir,
         fetch_allowlist=operator.fetch_allowlist,
         base_url=operator.base_url,
-        max_document_mb=operator.max_document_mb,  # a chat attachment's cap is the upload route's
+        allowed_methods=_narrowed(context.allowed_methods, operator.allowed_methods),
+        learning=bool(context.learning) and operator.learning,
+        **capped,
     )
 
 
@@ -82,6 +109,26 @@ def run_links(thread_id: str, ref: DocumentRef) -> str:
     return document_url(thread_id, ref, base=base_url(headers))
 
 
+def _capped(asked: object, cap: int | float) -> int | float:
+    """The smaller of the client's value and the operator's; the operator's when the client's is not a number."""
+    try:
+        value = float(asked)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return cap
+    if not math.isfinite(value) or value >= cap:
+        return cap
+    return type(cap)(value)
+
+
+def _narrowed(asked: str, allowed: str) -> str:
+    """The actions a client allows within the operator's allow-list ("" allows every action)."""
+    operator = [name.strip() for name in allowed.split(",") if name.strip()]
+    if not operator:
+        return asked
+    client = [name.strip() for name in str(asked or "").split(",") if name.strip()]
+    return ",".join([name for name in client if name in operator] or operator)
+
+
 def server_services() -> Services:
     """The collaborators of the graph the LangGraph server loads. Its MCP servers are the operator's
     (PAOR_MCP_CONFIG): no run configuration or input names one."""
@@ -91,5 +138,6 @@ def server_services() -> Services:
         tool_paths=documents_dir() is not None,
         links=run_links,
         actions=ExtraActions.build(),
+        records=RecordedDocuments(),
         failure_messages=True,
     )

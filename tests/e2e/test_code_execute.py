@@ -16,10 +16,13 @@ from graph.schemas import DocumentRef, HistoryEntry, Strategy
 from graph.state import InputState
 from nodes.strategies import KEY, NAMESPACE
 from tests.support.code_scenarios import PRIMES_PROGRAM, script_code
+from tests.support.isolation import needs_isolation
 from tests.support.loopback import LoopbackServer
 from tests.support.scenarios import FIRST_1000_PRIMES, PRIMES_PROMPT
 from tests.support.scripted_llm import ScriptedLLM
 from tools.documents import DocumentStore
+
+pytestmark = needs_isolation()
 
 SUM_INTENT = {
     "dataType": "numbers",

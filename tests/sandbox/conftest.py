@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from tools.code import isolation
 from tools.code.limits import Limits
 
 #: Small enough that a fork bomb, a loop or a flood ends fast; large enough for Python plus sympy.
@@ -18,7 +17,3 @@ def canary(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("OPENAI_API_KEY", value)
     monkeypatch.setenv("PAOR_CANARY", value)
     return value
-
-
-#: Every namespace tool that works on this machine: the isolation tests run under each.
-KINDS = [kind for kind in ("bubblewrap", "unshare") if isolation.probe(kind) is None]

@@ -8,20 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import KINDS, TIGHT
+from tests.sandbox.conftest import TIGHT
+from tests.support.isolation import each_isolation, needs_isolation
 from tests.support.loopback import LoopbackServer
 from tools.code import isolation
 from tools.code.limits import Limits
 from tools.code.runner import run_program
 
+pytestmark = needs_isolation()
+KINDS = each_isolation()
+
 
 def _raw(source: str, kind: isolation.Kind | None = None, limits: Limits = TIGHT) -> tuple[str, str, str | None]:
     result = run_program(source, limits=limits, kind=kind, gate=False)
     return result.stdout.decode("utf-8", errors="replace"), result.stderr, result.reason
-
-
-def test_this_machine_offers_network_isolation() -> None:
-    assert isolation.detect().kind in ("bubblewrap", "unshare"), isolation.detect().detail
 
 
 @pytest.mark.parametrize("kind", [*KINDS, "none"])
@@ -171,8 +171,9 @@ def _processes_of(uid: int | None) -> list[str]:
     return left
 
 
+@pytest.mark.parametrize("kind", KINDS)
 def test_a_program_slipping_past_the_gate_still_meets_the_isolation(
-    canary: str, loopback_server: LoopbackServer, tmp_path: Path
+    canary: str, loopback_server: LoopbackServer, tmp_path: Path, kind: isolation.Kind
 ) -> None:
     """sympy's sympify evaluates strings with Python's eval and full builtins: a known way around the gate."""
     secret = tmp_path / "secret.txt"
@@ -191,7 +192,7 @@ def test_a_program_slipping_past_the_gate_still_meets_the_isolation(
         "print('net', escape(\"__import__('socket').create_connection(('127.0.0.1', PORT), 1).close() "
         "or 'connected'\".replace('PORT', str(PORT))))\n"
     )
-    result = run_program(program, limits=replace(TIGHT, cpu_s=10, wall_s=20))
+    result = run_program(program, limits=replace(TIGHT, cpu_s=10, wall_s=20), kind=kind)
     out = result.stdout.decode()
     assert result.reason is None, result.stderr
     lines = dict(line.split(" ", 1) for line in out.splitlines())
@@ -200,3 +201,17 @@ def test_a_program_slipping_past_the_gate_still_meets_the_isolation(
     assert lines["file"].startswith("refused") and lines["net"].startswith("refused")
     assert "top secret" not in out
     assert loopback_server.connections == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_attrgetter_walk_to_os_system_stops_at_the_gate(kind: isolation.Kind) -> None:
+    """With only allowed modules, operator.attrgetter once walked to _wrap_close.__init__.__globals__['system']."""
+    program = (
+        "from operator import attrgetter as get\n"
+        "classes = get('__class__.__base__.__subclasses__')(())()\n"
+        "wrap = [c for c in classes if get('__name__')(c) == '_wrap_close'][0]\n"
+        "print(get('__init__.__globals__')(wrap)['system']('echo escaped'))\n"
+    )
+    result = run_program(program, limits=TIGHT, kind=kind)
+    assert result.reason is not None and "__class__" in result.reason and "invalid attribute name" in result.reason
+    assert result.stdout == b""

@@ -43,6 +43,7 @@ class Server:
     url: str
     home: Path
     root: Path
+    llm: ScriptedLLM
 
     @property
     def store(self) -> DocumentStore:
@@ -114,7 +115,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             PAOR_SERVER_DOCUMENTS_DIR=str(allowed),
         )
         with langgraph_dev(root, env) as url:
-            yield Server(url=url, home=home, root=root)
+            yield Server(url=url, home=home, root=root, llm=llm)
 
 
 @pytest.fixture(scope="module")
@@ -264,6 +265,28 @@ def test_documents_of_other_threads_unknown_threads_and_path_tricks_are_404(
     ):
         response = http.get(path)
         assert response.status_code == 404, (path, response.status_code, response.text[:200])
+
+
+def test_a_state_write_naming_an_upload_downloads_nothing_and_the_next_run_stops(
+    server: Server, http: httpx.Client, client: Any, summary_run: tuple[str, dict[str, Any], list[dict[str, Any]]]
+) -> None:
+    """Auth off (one user), state writes pass; yet downloads come from the server's own records of what the thread
+    produced or received, and no node reads a document its thread has no record of."""
+    _, _, (pdf, _) = summary_run
+    thread, _ = _run(client, PRIMES_PROMPT)
+    forged = {"label": "input", "name": "scan.pdf", "mime": pdf["mime"], "size": len(PDF), "sha256": pdf["sha256"]}
+    values = {"input_documents": [forged], "deliverables": [{**forged, "label": "x"}]}
+    assert http.post(f"/threads/{thread}/state", json={"values": values}).status_code == 200
+
+    for label in ("input", "x"):
+        assert http.get(f"/paor/threads/{thread}/documents/{label}/scan.pdf").status_code == 404, label
+    assert http.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"] == []
+
+    asked = len(server.llm.requests)
+    out = client.runs.wait(thread, ASSISTANT, input={"prompt": SUMMARY_PROMPT}, raise_error=False)
+    assert out["__error__"]["error"] == "UnrecordedDocuments", out
+    assert "input/scan.pdf, x/scan.pdf" in out["__error__"]["message"]
+    assert server.llm.requests[asked:] == [], "the run stopped before any node read the document"
 
 
 def _mcp(http: httpx.Client, method: str, params: dict[str, Any], id_: int = 1) -> dict[str, Any]:

@@ -8,6 +8,7 @@ to the source folders, so its `./.langgraph_api/` stays out of the repo and — 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -60,11 +62,8 @@ def langgraph_dev(
     a free one)."""
     project = make_project(workdir / "project")
     port = port or free_port()
-    full_env = {k: v for k, v in os.environ.items() if k not in _ENV_TO_DROP and not k.startswith("PAOR_")}
-    full_env.update(LANGGRAPH_CLI_NO_ANALYTICS="1", LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false")
-    full_env.update(env)
-    command = [sys.executable, "-m", "langgraph_cli", "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--config", str(project / "langgraph.json")]
+    full_env = _server_env(env)
+    command = [sys.executable, "-m", "langgraph_cli", *_dev_arguments(project, port)]
     if jobs_per_worker is not None:
         command += ["--n-jobs-per-worker", str(jobs_per_worker)]
     stdout, stderr = workdir / "server.stdout", workdir / "server.stderr"
@@ -78,6 +77,35 @@ def langgraph_dev(
         yield url
     finally:
         stop_process_group(process)
+
+
+def served_routes(workdir: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Every route the server `langgraph_dev(workdir, env)` answers, walked from the app it serves
+    (tests/support/server_routes.py): `{"path": …, "methods": [...] | None}` each."""
+    project = workdir / "project"
+    if not project.exists():
+        make_project(project)
+    command = [sys.executable, "-m", "tests.support.server_routes", *_dev_arguments(project, free_port())]
+    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))  # the walker is in tests/
+    done = subprocess.run(
+        command, cwd=project, env={**_server_env(env), "PYTHONPATH": path}, capture_output=True, text=True, timeout=120
+    )
+    routes = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not routes:
+        raise ServerFailed(f"walking the server's routes failed ({done.returncode})\n{done.stderr[-4000:]}")
+    return routes
+
+
+def _server_env(env: Mapping[str, str]) -> dict[str, str]:
+    full_env = {k: v for k, v in os.environ.items() if k not in _ENV_TO_DROP and not k.startswith("PAOR_")}
+    full_env.update(LANGGRAPH_CLI_NO_ANALYTICS="1", LANGGRAPH_NO_VERSION_CHECK="true", LANGSMITH_TRACING="false")
+    full_env.update(env)
+    return full_env
+
+
+def _dev_arguments(project: Path, port: int) -> list[str]:
+    arguments = ["dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)]
+    return [*arguments, "--config", str(project / "langgraph.json")]
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
-"""The launcher inside the sandbox: read the program from stdin, gate it, lower the limits, drop root, run it.
+"""The launcher inside the sandbox: enter the isolation (when it is `unshare`), read the program from stdin, gate
+it, lower the limits, give up every privilege, run it.
 
-Runs as `python -I -X utf8 -c BOOT ROOT SPEC` (see `runner`), in the working folder, with an empty environment.
-Everything before `exec` is paor's own code; the program runs last, with the limits and the user already set.
+Runs as `python -I -X utf8 -c BOOT ROOT SPEC` (see `runner`), with an empty environment. Everything before `exec`
+is paor's own code; the program runs last, with the limits, the user and `no_new_privs` already set.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 import traceback
 from typing import Any
 
-from tools.code import gate
+from tools.code import gate, namespaces, privileges
 from tools.code.limits import Limits, apply
 
 EXIT_GATE = 3
@@ -24,6 +25,8 @@ BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from tools.code.child impor
 
 def main() -> None:
     spec: dict[str, Any] = json.loads(sys.argv[2])
+    if spec.get("namespace"):
+        namespaces.enter(**spec["namespace"])
     source = sys.stdin.read()
     folder = os.getcwd()
     try:
@@ -36,16 +39,12 @@ def main() -> None:
             namespace = {"__name__": "__main__"}
             for module in gate.imported_modules(ast.parse(source)):
                 with contextlib.suppress(ImportError):
-                    __import__(module)  # as gate.preimport does: before the interpreter may become unreadable
+                    __import__(module)  # as gate.preimport does
     except gate.GateRefused as exc:
         print(f"import gate: {exc}", file=sys.stderr)
         sys.exit(EXIT_GATE)
     apply(Limits(**spec["limits"]))
-    user = spec.get("user")
-    if user is not None:  # root outside a user namespace: become an unprivileged user, so NPROC holds
-        os.setgroups([])
-        os.setgid(user)
-        os.setuid(user)
+    privileges.drop(spec.get("user"))  # root outside a user namespace becomes nobody, so NPROC holds
     sys.stdout.flush()
     try:
         exec(code, namespace)

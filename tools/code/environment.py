@@ -23,20 +23,27 @@ MAX_OUTPUT_FILES = 20
 
 @dataclass(frozen=True)
 class Workspace:
-    folder: Path  # the program's working folder: the only place it may write
+    folder: Path  # the program's working folder
+    tmp: Path  # its /tmp and /dev/shm: the other places it may write, counted with the folder
+    shm: Path
+    mount_point: Path  # where the `unshare` isolation mounts the program's root
     logs: Path  # stdout/stderr files, outside the program's view
     inputs: dict[str, bytes]  # name → content as copied in
+
+    @property
+    def writable(self) -> tuple[Path, ...]:
+        return (self.folder, self.tmp, self.shm)
 
 
 @contextmanager
 def workspace(inputs: Sequence[tuple[str, bytes]], owner: int | None) -> Iterator[Workspace]:
-    """A temporary working folder (owned by `owner` when paor drops to that user) and a log folder; both removed
-    afterwards, whatever the program left there."""
+    """A temporary working folder, /tmp and /dev/shm (owned by `owner` when paor drops to that user), a mount
+    point and a log folder; all removed afterwards, whatever the program left there."""
     root = Path(tempfile.mkdtemp(prefix="paor-code-"))
     try:
-        folder, logs = root / "work", root / "logs"
-        folder.mkdir()
-        logs.mkdir()
+        folder, tmp, shm, mount_point, logs = (root / name for name in ("work", "tmp", "shm", "root", "logs"))
+        for path in (folder, tmp, shm, mount_point, logs):
+            path.mkdir(mode=0o700)
         taken: set[str] = set()
         copied: dict[str, bytes] = {}
         for name, data in inputs:
@@ -44,10 +51,12 @@ def workspace(inputs: Sequence[tuple[str, bytes]], owner: int | None) -> Iterato
             target.write_bytes(data)
             target.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
             copied[target.name] = data
+        folder.chmod(0o755)
         if owner is not None:
-            root.chmod(0o711)  # the program's user may pass through to its folder, not list the logs
-            os.chown(folder, owner, owner)
-        yield Workspace(folder=folder, logs=logs, inputs=copied)
+            root.chmod(0o711)  # the program's user may pass through to its folders, not list the logs
+            for path in (folder, tmp, shm):
+                os.chown(path, owner, owner)
+        yield Workspace(folder, tmp, shm, mount_point, logs, copied)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -72,15 +81,16 @@ def collect_outputs(space: Workspace, max_bytes: int) -> tuple[list[tuple[str, b
     return files, notes
 
 
-def folder_bytes(folder: Path, stop_at: int) -> int:
-    """Bytes under `folder`, counting no further than `stop_at` (a program may create many small files fast)."""
+def folder_bytes(folders: Sequence[Path], stop_at: int) -> int:
+    """Bytes under all `folders`, counting no further than `stop_at` (a program may create many small files fast)."""
     total = 0
-    for root, dirs, names in os.walk(folder):
-        for name in names + dirs:
-            with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(root, name)).st_blocks * 512 + 512
-            if total > stop_at:
-                return total
+    for folder in folders:
+        for root, dirs, names in os.walk(folder):
+            for name in names + dirs:
+                with contextlib.suppress(OSError):
+                    total += os.lstat(os.path.join(root, name)).st_blocks * 512 + 512
+                if total > stop_at:
+                    return total
     return total
 
 

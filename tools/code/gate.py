@@ -4,8 +4,15 @@ Built on RestrictedPython, which compiles the program so that every attribute ac
 print goes through guard functions supplied here, and rejects names starting with `_` (`__import__`,
 `__builtins__`, `__class__`, `__subclasses__`, `__globals__`) at compile time. The gate adds an allow-list of
 importable modules (checked statically before running and again by the `__import__` the program gets), refuses
-modules outside the allow-list reached as attributes (`fractions.sys`) and callables that belong to process,
-file-system or interpreter modules (`sympy.utilities.autowrap.check_output`).
+modules outside the allow-list reached as attributes or imported names (`fractions.sys`, `from fractions import
+sys`), callables that belong to process, file-system or interpreter modules (`sympy.utilities.autowrap.check_output`)
+and the standard library's ways to evaluate strings as Python (`typing.get_type_hints` and `functools.singledispatch`
+evaluate string annotations), and hands out `operator.attrgetter`, `methodcaller` and `itemgetter` only in
+versions that pass each step through the same guards (the originals walk `"__class__.__base__.__subclasses__"`).
+tests/unit/code/test_gate.py keeps the table of known escape families.
+
+sympy evaluates strings it parses (`sympify`, `S`, `parse_expr`, `lambdify`) with Python's `eval`: that family is
+open by design, and the isolation holds it (tests/sandbox).
 
 The gate is defence in depth: the process isolation (`isolation`, `limits`) is what must hold if it is bypassed.
 Only the standard library and RestrictedPython are imported here, because the sandboxed interpreter loads this.
@@ -15,9 +22,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import operator
 import os
 import sys
+import typing
 from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
@@ -187,7 +196,7 @@ def restricted_globals(folder: str) -> dict[str, Any]:
         "__name__": "__main__",
         "__metaclass__": type,
         "_getattr_": _guarded_getattr,
-        "_getitem_": default_guarded_getitem,
+        "_getitem_": _guarded_getitem,
         "_getiter_": default_guarded_getiter,
         "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
         "_unpack_sequence_": guarded_unpack_sequence,
@@ -210,14 +219,30 @@ def _guarded_import(
 ) -> ModuleType:
     if level or not is_allowed(name):
         raise ImportError(f"import of {name} is not allowed; allowed: {_ALLOWED_TEXT}")
-    return __import__(name, globals, locals, fromlist, 0)
+    module = __import__(name, globals, locals, fromlist, 0)
+    if not fromlist:
+        return module
+    # `from m import x` reads x off the module without `_getattr_`: hand over a stand-in holding guarded names
+    names = ModuleType(module.__name__)
+    for item in fromlist:
+        try:
+            setattr(names, item, _guarded_getattr(module, item))
+        except AttributeError as exc:
+            raise ImportError(f"cannot import {item} from {name}: {exc}") from None
+    return names
 
 
 def _guarded_getattr(obj: Any, name: str, default: Any = raise_) -> Any:
     _refuse(obj)
     value = safer_getattr(obj, name, default)
     _refuse(value)
-    return value
+    return _SAFE_VERSIONS.get(id(value), value)
+
+
+def _guarded_getitem(obj: Any, key: Any) -> Any:
+    if isinstance(key, str) and key.startswith("__") and key.endswith("__"):
+        raise KeyError(f"{key}: names with leading and trailing double underscores are not allowed")
+    return default_guarded_getitem(obj, key)
 
 
 def _refuse(value: Any) -> None:
@@ -225,9 +250,58 @@ def _refuse(value: Any) -> None:
         if not is_allowed(value.__name__):
             raise AttributeError(f"module {value.__name__} is not allowed")
         return
+    if any(value is evaluator for evaluator in _EVALUATORS):
+        raise AttributeError(f"{value.__name__} evaluates strings as Python and is not allowed")
     origin = getattr(value, "__module__", None)
     if callable(value) and isinstance(origin, str) and origin.split(".", 1)[0] in FORBIDDEN_ORIGINS:
         raise AttributeError(f"{getattr(value, '__name__', 'this object')} (from {origin}) is not allowed")
+
+
+def _attrgetter(*names: str) -> Callable[[Any], Any]:
+    """operator.attrgetter, each dotted step through the gate."""
+    paths = [_checked_name(name).split(".") for name in names]
+
+    def get(obj: Any) -> Any:
+        found = []
+        for path in paths:
+            value = obj
+            for part in path:
+                value = _guarded_getattr(value, part)
+            found.append(value)
+        return found[0] if len(found) == 1 else tuple(found)
+
+    return get
+
+
+def _methodcaller(name: str, /, *args: Any, **kwargs: Any) -> Callable[[Any], Any]:
+    """operator.methodcaller, the method looked up through the gate."""
+    _checked_name(name)
+    return lambda obj: _guarded_getattr(obj, name)(*args, **kwargs)
+
+
+def _itemgetter(*keys: Any) -> Callable[[Any], Any]:
+    """operator.itemgetter, each key through the subscript guard."""
+    if not keys:
+        raise TypeError("itemgetter expected 1 argument, got 0")
+    if len(keys) == 1:
+        return lambda obj: _guarded_getitem(obj, keys[0])
+    return lambda obj: tuple(_guarded_getitem(obj, key) for key in keys)
+
+
+def _checked_name(name: Any) -> str:
+    if not isinstance(name, str):
+        raise TypeError("attribute name must be a string")
+    return name
+
+
+#: Callables that evaluate strings as Python with unguarded attribute access.
+_EVALUATORS: tuple[Any, ...] = (typing.get_type_hints, functools.singledispatch, functools.singledispatchmethod)
+#: The program gets these in place of the originals, wherever it reaches them.
+_SAFE_VERSIONS: dict[int, Any] = {
+    id(operator.attrgetter): _attrgetter,
+    id(operator.methodcaller): _methodcaller,
+    id(operator.itemgetter): _itemgetter,
+}
 
 
 def _folder_open(folder: str) -> Callable[..., Any]:

@@ -1,14 +1,20 @@
-"""Which process isolation this machine offers, and the command that runs the sandbox launcher inside it.
+"""Which process isolation this machine offers, the view of the file system it gives, and the command that runs
+the sandbox launcher inside it.
 
-In order of preference, each probed by really running Python in it once per process:
-- `bubblewrap`: `bwrap` with new network, PID, IPC and UTS namespaces and a file-system view of only the
-  interpreter (read-only), the launcher (read-only) and the working folder (the one writable place);
-- `unshare`: util-linux `unshare` with new network and PID namespaces; the file system is the host's, guarded by
-  the unprivileged user (when paor runs as root) and the import gate;
-- `none`: a plain child process, allowed only when the operator sets `PAOR_CODE_EXECUTION=unsandboxed-network`.
+Every isolation paor runs code under keeps the same promises, checked from inside by tests/sandbox:
+- only the interpreter and the allowed libraries (read-only) and the working folder are visible, with a private
+  /tmp and /dev/shm that live beside the folder and count against its limit (and go with it);
+- no network (an empty network namespace), an own PID namespace whose processes all end with the program;
+- `no_new_privs`, no capabilities, an unprivileged user (`nobody` when paor runs as root, else paor's own user
+  inside a user namespace), an empty environment.
 
-As root the sandbox gets no user namespace: the launcher drops to `SANDBOX_UID` itself, so the process-count
-limit applies (the kernel never applies it to root) and the program holds no capabilities.
+In order of preference, each probed once per process by really running a program in it:
+- `bubblewrap`: `bwrap` builds the namespaces and the view;
+- `unshare`: the launcher builds them itself with the kernel's system calls (`namespaces`): no tool needed, only
+  Linux with user namespaces (or root);
+- `none`: a plain child process with none of the promises, used only when the operator sets
+  `PAOR_CODE_EXECUTION=unsandboxed-network`. Without an isolation and without that, code.execute is unavailable,
+  with the reason.
 """
 
 from __future__ import annotations
@@ -17,21 +23,26 @@ import functools
 import importlib.util
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tools.code.namespaces import Step
+
 Kind = Literal["bubblewrap", "unshare", "none"]
+KINDS: tuple[Kind, ...] = ("bubblewrap", "unshare")
 OPT_IN_VARIABLE = "PAOR_CODE_EXECUTION"
 OPT_IN_VALUE = "unsandboxed-network"
 SANDBOX_UID = 65534  # nobody
 SANDBOX_HOME = "/home/sandbox"
 SANDBOX_CODE = "/paor"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding `tools/`
-PROBE_TIMEOUT_S = 20.0
+#: This process's user and group id maps: which ids exist in its user namespace.
+ID_MAPS = ("/proc/self/uid_map", "/proc/self/gid_map")
+#: Libraries a program may import that live outside the standard library: they must be visible and readable.
+LIBRARIES = ("RestrictedPython", "sympy", "mpmath")
 
 
 @dataclass(frozen=True)
@@ -43,9 +54,36 @@ class Isolation:
         return f"{self.kind} ({self.detail})"
 
 
+@dataclass(frozen=True)
+class Space:
+    """The host folders of one run: the program's working folder, its /tmp and /dev/shm, and (for `unshare`)
+    the empty folder its new root is mounted on."""
+
+    folder: Path
+    tmp: Path
+    shm: Path
+    mount_point: Path
+
+
 def sandbox_user() -> int | None:
-    """The user the launcher becomes: nobody when paor runs as root; None keeps paor's own, unprivileged user."""
-    return SANDBOX_UID if os.geteuid() == 0 else None
+    """The user the launcher becomes: nobody when paor runs as root; None keeps paor's own user, inside a new user
+    namespace. Root of a user namespace that has no nobody (a rootless container) keeps its user too."""
+    if os.geteuid() != 0 or not all(_mapped(SANDBOX_UID, table) for table in ID_MAPS):
+        return None
+    return SANDBOX_UID
+
+
+def _mapped(identity: int, table: str) -> bool:
+    """Whether `identity` exists in this user namespace (a line of `table` covers it)."""
+    try:
+        lines = Path(table).read_text().splitlines()
+    except OSError:
+        return True  # no user namespaces here: every identity exists
+    for line in lines:
+        inside, _, count = (int(field) for field in line.split())
+        if inside <= identity < inside + count:
+            return True
+    return False
 
 
 def unavailable_reason() -> str | None:
@@ -53,8 +91,8 @@ def unavailable_reason() -> str | None:
     if detect().kind != "none" or os.environ.get(OPT_IN_VARIABLE, "") == OPT_IN_VALUE:
         return None
     return (
-        f"no network isolation here ({detect().detail}); install bubblewrap, or set "
-        f"{OPT_IN_VARIABLE}={OPT_IN_VALUE} to run model-written code without it"
+        f"no isolation keeps the sandbox's promises here ({detect().detail}); install bubblewrap, or set "
+        f"{OPT_IN_VARIABLE}={OPT_IN_VALUE} to run model-written code without any isolation"
     )
 
 
@@ -65,15 +103,15 @@ def status() -> str:
         return f"off: {reason}"
     found = detect()
     if found.kind == "none":
-        return f"on WITHOUT isolation ({OPT_IN_VARIABLE}={OPT_IN_VALUE}): programs can reach the network"
+        return f"on WITHOUT isolation ({OPT_IN_VARIABLE}={OPT_IN_VALUE}): programs see the host and the network"
     return f"sandboxed by {found.describe()}"
 
 
 @functools.cache
 def detect() -> Isolation:
-    """The strongest isolation that works here; probed once per process."""
+    """The first isolation that keeps its promises here; probed once per process."""
     failures = []
-    for kind in ("bubblewrap", "unshare"):
+    for kind in KINDS:
         problem = probe(kind)
         if problem is None:
             return Isolation(kind, _DETAILS[kind])
@@ -81,31 +119,62 @@ def detect() -> Isolation:
     return Isolation("none", "; ".join(failures))
 
 
-def command(kind: Kind, folder: Path, python_args: list[str], info_fd: int | None = None) -> list[str]:
-    """The command running `python_args` (arguments after the interpreter) in the sandbox, cwd = the folder.
-    bubblewrap writes the PID of the namespace's first process, as JSON, to `info_fd`."""
+@functools.cache
+def probe(kind: Kind) -> str | None:
+    """None when a program really runs inside `kind` here and can read the interpreter, else what went wrong."""
+    if kind == "bubblewrap" and shutil.which("bwrap") is None:
+        return "bwrap is not installed"
+    from tools.code.probe import run_probe  # the probe runs a program: the runner imports this module
+
+    return run_probe(kind)
+
+
+def view(space: Space) -> list[Step]:
+    """What the program sees besides /proc and /dev: the working folder at SANDBOX_HOME, /tmp and /dev/shm — first,
+    so an interpreter that lives under /tmp still shows through — then the system's and the interpreter's folders
+    and the launcher's code (at SANDBOX_CODE) read-only."""
+    steps: list[Step] = [("rw", str(space.folder), SANDBOX_HOME), ("rw", str(space.tmp), "/tmp")]
+    steps.append(("rw", str(space.shm), "/dev/shm"))
+    for top in ("bin", "sbin", "lib", "lib32", "lib64"):
+        path = Path("/") / top
+        if path.is_symlink():
+            steps.append(("symlink", os.readlink(path), str(path)))
+        elif path.is_dir():
+            steps.append(("ro", str(path), str(path)))
+    shown = read_only_paths()
+    steps += [("ro", path, path) for path in shown]
+    steps += [("symlink", link, hop) for hop, link in _links_to_interpreter() if not _inside(hop, shown)]
+    code = f"{SANDBOX_CODE}/tools"
+    steps.append(("ro-file", str(PACKAGE_ROOT / "tools" / "__init__.py"), f"{code}/__init__.py"))
+    steps.append(("ro", str(PACKAGE_ROOT / "tools" / "code"), f"{code}/code"))
+    return steps
+
+
+def command(kind: Kind, space: Space, python_args: list[str], info_fd: int | None = None) -> list[str]:
+    """The command running `python_args` (arguments after the interpreter) in the sandbox. bubblewrap writes the
+    PID of the namespace's first process, as JSON, to `info_fd`; `unshare` is entered by the launcher itself."""
     python = [sys.executable, *python_args]
     if kind == "bubblewrap":
         info = ["--info-fd", str(info_fd)] if info_fd is not None else []
-        return [*_bwrap(folder), *info, "--", *python]
-    if kind == "unshare":
-        user = ["--user"] if sandbox_user() is None else []
-        return [_which("unshare"), *user, "--net", "--pid", "--fork", "--kill-child", "--", *python]
+        return [*_bwrap(view(space)), *info, "--", *python]
     return python
 
 
 def launcher_root(kind: Kind) -> str:
-    """Where the launcher finds `tools.code` inside the sandbox."""
+    """Where the launcher finds `tools.code`: inside bubblewrap's view, or on the host (the `unshare` launcher
+    imports it before it enters the namespaces)."""
     return SANDBOX_CODE if kind == "bubblewrap" else str(PACKAGE_ROOT)
 
 
 _DETAILS = {
-    "bubblewrap": "bwrap: no network, own PID namespace, file system limited to Python and the working folder",
-    "unshare": "unshare: no network, own PID namespace; host file system guarded by user and import gate",
+    "bubblewrap": "bwrap: no network; own PID, mount and IPC namespaces; only the interpreter and the working folder "
+    "visible; private /tmp and /dev/shm; no_new_privs",
+    "unshare": "kernel namespaces entered by paor's launcher: no network; own PID, mount and IPC namespaces; only the "
+    "interpreter and the working folder visible; private /tmp and /dev/shm; no_new_privs",
 }
 
 
-def _bwrap(folder: Path) -> list[str]:
+def _bwrap(steps: list[Step]) -> list[str]:
     args = [
         _which("bwrap"),
         "--die-with-parent",
@@ -119,40 +188,57 @@ def _bwrap(folder: Path) -> list[str]:
     if sandbox_user() is None:
         args.append("--unshare-user")
     args += ["--proc", "/proc", "--dev", "/dev"]
-    for top in ("bin", "sbin", "lib", "lib32", "lib64"):
-        path = Path("/") / top
-        if path.is_symlink():
-            args += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            args += ["--ro-bind", str(path), str(path)]
-    made: set[str] = set()
-    for source in _read_only_paths():
-        args += [*_parents(source, made), "--ro-bind", source, source]
-    code = f"{SANDBOX_CODE}/tools"
-    args += _parents(f"{code}/code", made)
-    args += ["--ro-bind", str(PACKAGE_ROOT / "tools" / "__init__.py"), f"{code}/__init__.py"]
-    args += ["--ro-bind", str(PACKAGE_ROOT / "tools" / "code"), f"{code}/code"]
-    args += [*_parents(SANDBOX_HOME, made), "--bind", str(folder), SANDBOX_HOME, "--chdir", SANDBOX_HOME]
-    return args
+    made: set[str] = {"/dev"}
+    flags = {"ro": "--ro-bind", "ro-file": "--ro-bind", "rw": "--bind", "symlink": "--symlink"}
+    for operation, source, target in steps:
+        args += [*_parents(target, made), flags[operation], source, target]
+    return [*args, "--remount-ro", "/", "--chdir", SANDBOX_HOME]
 
 
-def _read_only_paths() -> list[str]:
+def read_only_paths() -> list[str]:
     """/usr, the interpreter's installation and the folders the gate and the allowed libraries live in."""
     candidates = [
         "/usr",
         sys.base_prefix,
         sys.prefix,
         str(Path(sys.executable).resolve().parent.parent),
-        *(_site_of(module) for module in ("RestrictedPython", "sympy", "mpmath")),
+        *(site_of(module) for module in LIBRARIES),
     ]
     kept: list[str] = []
     for path in sorted({os.path.realpath(p) for p in candidates}, key=len):
-        if not any(path == k or path.startswith(k + "/") for k in kept):
+        if not _inside(path, kept):
             kept.append(path)
     return kept
 
 
-def _site_of(module: str) -> str:
+def readable_paths() -> list[str]:
+    """The folders the program's imports read from: the standard library and each allowed library's package."""
+    stdlib = sysconfig.get_paths()
+    packages = []
+    for module in LIBRARIES:
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.origin is not None:
+            packages.append(str(Path(spec.origin).resolve().parent))
+    return [os.path.realpath(stdlib["stdlib"]), os.path.realpath(stdlib["platstdlib"]), *packages]
+
+
+def _links_to_interpreter() -> list[tuple[str, str]]:
+    """(path, link) for each symbolic link from sys.executable to the interpreter: a venv made from another venv
+    runs through a link in a folder the view need not show."""
+    links: list[tuple[str, str]] = []
+    path = os.path.abspath(sys.executable)
+    while os.path.islink(path) and len(links) < 40:
+        link = os.readlink(path)
+        links.append((path, link))
+        path = os.path.normpath(os.path.join(os.path.dirname(path), link))
+    return links
+
+
+def _inside(path: str, folders: list[str]) -> bool:
+    return any(path == folder or path.startswith(folder + "/") for folder in folders)
+
+
+def site_of(module: str) -> str:
     spec = importlib.util.find_spec(module)
     if spec is None or spec.origin is None:
         raise ModuleNotFoundError(f"{module} is not installed; code.execute needs it")
@@ -176,29 +262,3 @@ def _which(tool: str) -> str:
     if found is None:
         raise FileNotFoundError(f"{tool} is not installed")
     return found
-
-
-def probe(kind: Kind) -> str | None:
-    """None when Python really runs inside `kind` here, else what went wrong."""
-    if shutil.which("bwrap" if kind == "bubblewrap" else "unshare") is None:
-        return "not installed"
-    with tempfile.TemporaryDirectory(prefix="paor-probe-") as folder:
-        try:
-            done = subprocess.run(
-                command(kind, Path(folder), ["-I", "-c", "pass"]),
-                cwd=folder,
-                env={},
-                capture_output=True,
-                timeout=PROBE_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return str(exc)
-    if done.returncode != 0:
-        return _last_line(done.stderr) or f"exit status {done.returncode}"
-    return None
-
-
-def _last_line(data: bytes | str) -> str:
-    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")

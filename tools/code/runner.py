@@ -1,7 +1,8 @@
 """One sandboxed run: program in, stdout, stderr, written files and — when it failed — the reason out.
 
 The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found. The runner
-watches the wall time and the size of the working folder (rlimits bound each file, not how many there are);
+watches the wall time and the size of the folders the program may write — its working folder, /tmp and /dev/shm
+(rlimits bound each file, not how many there are);
 past either, the sandbox is killed, and with it, through the PID namespace, everything the program started.
 stdout and stderr go to files the file-size limit also bounds.
 """
@@ -55,8 +56,9 @@ def run_program(
     limits = limits or Limits()
     kind = kind or isolation.detect().kind
     owner = isolation.sandbox_user()
-    spec = {"gate": gate, "limits": limits.as_dict(), "user": owner}
     with environment.workspace(inputs, owner) as space:
+        where = isolation.Space(space.folder, space.tmp, space.shm, space.mount_point)
+        spec = {"gate": gate, "limits": limits.as_dict(), "user": owner, "namespace": _namespace(kind, where)}
         python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
         out_path, err_path = space.logs / "stdout", space.logs / "stderr"
         info_read, info_write = os.pipe()  # bubblewrap's only: no other sandbox hands the program this pipe
@@ -64,7 +66,7 @@ def run_program(
         with out_path.open("wb") as out, err_path.open("wb") as err, open(info_read, "rb") as info:
             try:
                 process = subprocess.Popen(
-                    isolation.command(kind, space.folder, python_args, info_fd=info_fd),
+                    isolation.command(kind, where, python_args, info_fd=info_fd),
                     cwd=space.folder,
                     env=environment.SANDBOX_ENV,
                     stdin=subprocess.PIPE,
@@ -75,7 +77,7 @@ def run_program(
                 )
             finally:
                 os.close(info_write)
-            killed = _feed_and_wait(process, source, limits, space.folder, namespaced=kind != "none")
+            killed = _feed_and_wait(process, source, limits, space.writable, namespaced=kind != "none")
             _await_namespace_end(info)
         max_bytes = limits.file_mb * MB
         stdout = environment.read_capped(out_path, max_bytes)
@@ -85,11 +87,23 @@ def run_program(
     return RunResult(code, stdout, stderr, files, notes, killed or _reason(code, stderr, limits))
 
 
+def _namespace(kind: isolation.Kind, where: isolation.Space) -> dict[str, object] | None:
+    """What the launcher needs to enter the `unshare` isolation itself; None for the others."""
+    if kind != "unshare":
+        return None
+    return {
+        "mount_point": str(where.mount_point),
+        "steps": isolation.view(where),
+        "home": isolation.SANDBOX_HOME,
+        "new_user": isolation.sandbox_user() is None,
+    }
+
+
 def _feed_and_wait(
-    process: subprocess.Popen[bytes], source: str, limits: Limits, folder: Path, *, namespaced: bool
+    process: subprocess.Popen[bytes], source: str, limits: Limits, folders: Sequence[Path], *, namespaced: bool
 ) -> str | None:
-    """Send the program on stdin and wait, watching the clock and the folder's size; the reason it was killed,
-    or None when it ended by itself."""
+    """Send the program on stdin and wait, watching the clock and the size of the folders it may write (its
+    working folder, /tmp and /dev/shm); the reason it was killed, or None when it ended by itself."""
     try:
         assert process.stdin is not None
         process.stdin.write(source.encode("utf-8"))
@@ -102,8 +116,8 @@ def _feed_and_wait(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             killed = f"wall-time limit: the program ran longer than {limits.wall_s:g}s and was killed"
-        elif environment.folder_bytes(folder, limits.folder_mb * MB) > limits.folder_mb * MB:
-            killed = f"disk limit: the program wrote more than {limits.folder_mb} MB into its folder"
+        elif environment.folder_bytes(folders, limits.folder_mb * MB) > limits.folder_mb * MB:
+            killed = f"disk limit: the program wrote more than {limits.folder_mb} MB into its folder, /tmp and /dev/shm"
         if killed:
             if namespaced:
                 _stop(process)

@@ -104,6 +104,11 @@ def detect_kind(data: bytes, name: str, mime: str) -> Kind:
     raise DocumentRejected(f"{name} is {described}, which cannot be read; supported types: {SUPPORTED_TYPES}")
 
 
+def declared_kind(name: str, mime: str) -> Kind | None:
+    """The kind the MIME type or the extension declares, without looking at the content (None if neither does)."""
+    return _kind_from_mime(mime) or _BY_EXTENSION.get(PurePath(name).suffix.lower())
+
+
 def sniff_kind(data: bytes, name: str) -> Kind:
     """The kind of bytes from an untrusted sender: the content decides, and the file name only tells apart the
     flavours of plain text (CSV, JSON, Markdown) that content alone cannot; DocumentRejected when unreadable."""

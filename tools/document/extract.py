@@ -5,6 +5,7 @@ answer to `aiPrompt` over their text. Importing this module registers the action
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import PurePath
 
 from langchain_core.tools import BaseTool
@@ -15,7 +16,7 @@ from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.document.detect import SUPPORTED_TYPES
 from tools.document.inputs import iter_inputs
-from tools.document.readers import extract_text
+from tools.document.parsing import read_document, tool_deadline
 from tools.documents import unique_name
 
 TOOL_NAME = "document_extract"
@@ -53,9 +54,11 @@ DESCRIPTION = (
 
 
 def run_extract(deps: ToolDeps, document_list: list[str], ai_prompt: str | None) -> tuple[str, ToolOutput]:
-    """Extract every readable document; fail only when none could be read."""
+    """Extract every readable document, each in a child process stopped at the tool's deadline; fail only when
+    none could be read."""
     if not document_list:
         raise ToolFailed("documentList is empty: name docList:/docItem: references or file paths to extract")
+    deadline = tool_deadline(deps.context.tool_timeout_s)
     notes: list[str] = []
     documents: list[NewDocument] = []
     texts: list[tuple[str, str]] = []
@@ -66,7 +69,7 @@ def run_extract(deps: ToolDeps, document_list: list[str], ai_prompt: str | None)
             notes.append(item)
             continue
         try:
-            extracted = extract_text(item.data, item.name, item.mime)
+            extracted = read_document(item.data, item.name, item.mime, timeout_s=deadline - time.monotonic())
         except DocumentRejected as exc:
             notes.append(str(exc))
             continue

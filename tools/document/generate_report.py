@@ -5,6 +5,7 @@ as markdown, HTML, PDF and DOCX. Importing this module registers the action in t
 from __future__ import annotations
 
 import re
+import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import PurePath
@@ -19,7 +20,7 @@ from tools.catalog import CatalogEntry, register
 from tools.document.detect import DOCX_MIME
 from tools.document.inputs import InputDocument, iter_inputs
 from tools.document.md_headings import drop_leading_heading, nest_headings
-from tools.document.readers import extract_text
+from tools.document.parsing import read_document, tool_deadline
 from tools.document.report import html_to_pdf, markdown_to_docx, markdown_to_html
 
 TOOL_NAME = "document_generate_report"
@@ -69,12 +70,13 @@ def run_generate_report(
         raise ToolFailed("documentList is empty: name the docList:/docItem: references the report is made of")
     notes: list[str] = []
     sections: list[tuple[str, str]] = []
+    deadline = tool_deadline(deps.context.tool_timeout_s)
     for item in iter_inputs(deps, document_list):
         if isinstance(item, str):
             notes.append(item)
             continue
         try:
-            sections.append(_section(item))
+            sections.append(_section(item, deadline))
         except DocumentRejected as exc:
             notes.append(str(exc))
     if not sections:
@@ -111,8 +113,8 @@ def slugify(title: str) -> str:
     return slug[:60].rstrip("-") or "report"
 
 
-def _section(item: InputDocument) -> tuple[str, str]:
-    extracted = extract_text(item.data, item.name, item.mime)
+def _section(item: InputDocument, deadline: float) -> tuple[str, str]:
+    extracted = read_document(item.data, item.name, item.mime, timeout_s=deadline - time.monotonic())
     heading = " ".join((extracted.title or PurePath(item.name).stem or item.name).split())
     return heading, extracted.text
 

@@ -22,3 +22,6 @@ MAX_TABLE_COLS = 50
 MAX_SHEETS = 50
 #: Length of the markdown an extraction returns; the rest is cut with a note.
 MAX_TEXT_CHARS = 2_000_000
+#: Address space one document's parse may use on top of what the parse server holds with the readers loaded (MB);
+#: past it the child doing the parse fails and is gone (`parsing`).
+PARSE_MEMORY_MB = 1024

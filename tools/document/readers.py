@@ -48,6 +48,11 @@ def extract_text(data: bytes, name: str, mime: str = "") -> ExtractedText:
     return extracted
 
 
+def reader_module(kind: Kind) -> str:
+    """The module reading `kind`, for a process that loads it ahead of the documents (`parse_server`)."""
+    return _READERS[kind][0] if kind in _READERS else "tools.document.readers"
+
+
 def _reader(kind: Kind) -> Callable[[bytes, str], ExtractedText]:
     module, function = _READERS[kind]
     reader: Callable[[bytes, str], ExtractedText] = getattr(importlib.import_module(module), function)

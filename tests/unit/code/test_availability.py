@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
+from tests.support.isolation import each_isolation, needs_isolation
 from tools import catalog
 from tools.code import execute, isolation
+from tools.code.probe import run_probe
 
 NO_ISOLATION = isolation.Isolation("none", "bubblewrap: not installed; unshare: not installed")
 
@@ -18,8 +23,8 @@ def fresh_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(catalog, "_UNAVAILABLE", dict(catalog._UNAVAILABLE))
 
 
+@needs_isolation()
 def test_the_action_is_listed_where_isolation_works() -> None:
-    assert isolation.detect().kind != "none"
     assert "code.execute" in catalog.catalog() and "code.execute" not in catalog.unavailable()
 
 
@@ -41,3 +46,59 @@ def test_the_action_is_unavailable_without_isolation_unless_the_operator_opts_in
     monkeypatch.setenv(isolation.OPT_IN_VARIABLE, isolation.OPT_IN_VALUE)
     execute.publish()
     assert "code.execute" in catalog.catalog()
+
+
+@pytest.fixture
+def undetected() -> Iterator[None]:
+    """`detect` caches its answer per process: start and end with a fresh one."""
+    isolation.detect.cache_clear()
+    yield
+    isolation.detect.cache_clear()
+
+
+def test_an_isolation_failing_its_probe_is_not_used_and_the_run_notes_say_why(
+    monkeypatch: pytest.MonkeyPatch, fresh_catalog: None, undetected: None
+) -> None:
+    problems = {"bubblewrap": "bwrap is not installed", "unshare": "unshare: Operation not permitted"}
+    monkeypatch.setattr(isolation, "probe", problems.get)
+    monkeypatch.delenv(isolation.OPT_IN_VARIABLE, raising=False)
+    execute.publish()
+    assert "code.execute" not in catalog.catalog()
+    [note] = [note for note in catalog.unavailable_notes() if note.startswith("code.execute")]
+    assert "bubblewrap: bwrap is not installed" in note and "unshare: unshare: Operation not permitted" in note
+    assert isolation.status().startswith("off: no isolation keeps the sandbox's promises here")
+
+
+def test_the_first_isolation_that_passes_its_probe_is_used(monkeypatch: pytest.MonkeyPatch, undetected: None) -> None:
+    monkeypatch.setattr(isolation, "probe", {"bubblewrap": "bwrap is not installed", "unshare": None}.get)
+    assert isolation.detect().kind == "unshare"
+
+
+@pytest.mark.parametrize("kind", each_isolation())
+def test_the_probe_names_what_the_sandbox_user_cannot_read(
+    kind: isolation.Kind, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    hidden = tmp_path / "hidden"
+    hidden.mkdir()
+    (hidden / "module.py").write_text("", encoding="utf-8")
+    monkeypatch.setattr(isolation, "readable_paths", lambda: [str(hidden)])
+    problem = run_probe(kind)
+    assert problem is not None and f"cannot read {hidden}" in problem and f"chmod -R o+rX {hidden}" in problem
+
+
+@pytest.mark.parametrize(
+    ("uid_map", "user"),
+    [
+        ("0 0 4294967295\n", isolation.SANDBOX_UID),  # root of the host
+        ("0 100000 65536\n", isolation.SANDBOX_UID),  # root of a container whose range holds nobody
+        ("0 1000 1\n", None),  # root of a rootless container: no nobody to become, its own user namespace instead
+    ],
+)
+def test_root_becomes_nobody_only_where_nobody_exists(
+    uid_map: str, user: int | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    table = tmp_path / "map"
+    table.write_text(uid_map, encoding="ascii")
+    monkeypatch.setattr(isolation, "ID_MAPS", (str(table), str(table)))
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    assert isolation.sandbox_user() == user

@@ -9,6 +9,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from graph.context import Context
 from graph.errors import ToolFailed
+from tests.support.isolation import needs_isolation
 from tools.base import ToolDeps, ToolOutput
 from tools.code.execute import ENTRY, limits_for
 from tools.documents import DocumentIndex, DocumentStore
@@ -31,6 +32,7 @@ def _call(deps: ToolDeps, **args: object) -> ToolOutput:
     return message.artifact
 
 
+@needs_isolation()
 def test_written_files_become_documents_beside_stdout(tmp_path: Path) -> None:
     deps = _deps(tmp_path, {"scores.csv": "name,score\nada,3\nbob,5\n"})
     program = (
@@ -49,6 +51,7 @@ def test_written_files_become_documents_beside_stdout(tmp_path: Path) -> None:
     assert by_name["stats.json"].data == b'{"mean": 4, "n": 2}' and by_name["stats.json"].mime == "application/json"
 
 
+@needs_isolation()
 def test_a_failing_program_raises_tool_failed_with_its_reason(tmp_path: Path) -> None:
     tool = ENTRY.factory(_deps(tmp_path, {}))
     with pytest.raises(ToolFailed, match="the program failed: ZeroDivisionError: division by zero"):

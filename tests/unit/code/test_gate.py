@@ -94,3 +94,78 @@ def test_open_reaches_only_the_working_folder(tmp_path: Path) -> None:
 def test_invalid_python_is_a_refusal_that_names_the_line(tmp_path: Path) -> None:
     with pytest.raises(gate.GateRefused, match=r"not valid Python.*line 2"):
         _run("x = 1\nprint(x", tmp_path)
+
+
+#: Known ways around an attribute gate, one row per family (grow it when a new one turns up). Each program would
+#: reach a forbidden object if the family were open; the gate must stop it, with the error it raises.
+ESCAPE_FAMILIES = [
+    ("attrgetter", "import operator\noperator.attrgetter('__class__.__base__.__subclasses__')(())()", AttributeError),
+    ("attrgetter-from", "from operator import attrgetter\nattrgetter('__class__.__base__')(())", AttributeError),
+    ("attrgetter-many", "import operator\noperator.attrgetter('real', '__class__')(1)", AttributeError),
+    ("attrgetter-frame", "import operator as o\no.attrgetter('gi_frame.f_back')(x for x in [1])", AttributeError),
+    ("attrgetter-module", "import operator, fractions\noperator.attrgetter('sys.modules')(fractions)", AttributeError),
+    ("methodcaller", "import operator\noperator.methodcaller('__getattribute__', '__class__')(())", AttributeError),
+    ("methodcaller-from", "from operator import methodcaller\nmethodcaller('__subclasses__')(int)", AttributeError),
+    ("itemgetter-dunder", "import operator\noperator.itemgetter('__builtins__')({'__builtins__': 1})", KeyError),
+    ("subscript-dunder", "d = {'__builtins__': 1}\nd['__builtins__']", KeyError),
+    ("getattr-string", "getattr((), '__class__')", NameError),
+    ("vars", "vars(())", NameError),
+    ("dir", "dir(())", NameError),
+    ("type", "type(())", NameError),
+    ("globals", "globals()", NameError),
+    ("builtins-name", "__builtins__", gate.GateRefused),
+    ("import-dunder", "__import__('os')", gate.GateRefused),
+    ("dunder-attribute", "().__class__", gate.GateRefused),
+    ("str-format", "'{0.__class__.__base__}'.format(())", NotImplementedError),
+    ("str-format-map", "'{x.__class__}'.format_map({'x': ()})", NotImplementedError),
+    ("str-format-unbound", "str.format('{0.__class__}', ())", AttributeError),
+    ("string-formatter", "import string\nstring.Formatter().format('{0.__class__}', ())", NotImplementedError),
+    ("generator-frame", "g = (x for x in [1])\ng.gi_frame.f_globals", gate.GateRefused),
+    ("frame-back", "g = (x for x in [1])\ng.gi_frame.f_back", gate.GateRefused),
+    ("traceback-frame", "try:\n    1 / 0\nexcept Exception as e:\n    e.__traceback__.tb_frame", gate.GateRefused),
+    ("type-hints-eval", "import typing\ndef f(x: '().__class__'): pass\ntyping.get_type_hints(f)", AttributeError),
+    ("type-hints-from", "from typing import get_type_hints", ImportError),
+    (
+        "singledispatch-eval",
+        "import functools\n@functools.singledispatch\ndef f(x): pass\ndef g(x: '().__class__'): pass\nf.register(g)",
+        AttributeError,
+    ),
+    ("module-attribute", "import fractions\nfractions.sys.modules['os']", AttributeError),
+    ("from-import-module", "from fractions import sys", ImportError),
+    ("from-import-callable", "from sympy.utilities.autowrap import check_output", ImportError),
+    ("forbidden-callable", "import sympy.utilities.autowrap as a\na.check_output(['id'])", AttributeError),
+    ("star-import", "from sympy import *", gate.GateRefused),
+    ("eval", "eval('1')", gate.GateRefused),
+    ("exec", "exec('1')", gate.GateRefused),
+    ("compile", "compile('1', 'x', 'eval')", NameError),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "error"), [pytest.param(source, error, id=family) for family, source, error in ESCAPE_FAMILIES]
+)
+def test_known_escape_families_are_closed(source: str, error: type[Exception], tmp_path: Path) -> None:
+    with pytest.raises(error):
+        _run(source, tmp_path)
+
+
+def test_the_guarded_operator_helpers_still_do_their_job(tmp_path: Path) -> None:
+    source = (
+        "import operator\n"
+        "from operator import attrgetter, itemgetter, methodcaller\n"
+        "class Row:\n"
+        "    def __init__(self, name, score):\n"
+        "        self.name = name\n"
+        "        self.score = score\n"
+        "rows = [Row('b', 2), Row('a', 1)]\n"
+        "print([r.name for r in sorted(rows, key=attrgetter('score'))], attrgetter('name', 'score')(rows[0]))\n"
+        "print(sorted([(2, 'x'), (1, 'y')], key=itemgetter(0)), itemgetter(0, 1)('ab'))\n"
+        "print(list(map(methodcaller('upper'), ['a', 'b'])), operator.methodcaller('split', ',')('a,b'))\n"
+        "print(attrgetter('real.imag')(3), operator.attrgetter('numerator')(4))\n"
+    )
+    assert _run(source, tmp_path).splitlines() == [
+        "['a', 'b'] ('b', 2)",
+        "[(1, 'y'), (2, 'x')] ('a', 'b')",
+        "['A', 'B'] ['a', 'b']",
+        "0 4",
+    ]

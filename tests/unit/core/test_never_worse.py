@@ -219,6 +219,7 @@ def test_requests_that_need_documents_the_web_files_or_the_loop_are_not() -> Non
     primes = answer_intent(dataType="numbers", itemCount=1000, numberProperty="prime")
     assert not fits_direct_answer("Calculate the first 1000 prime numbers", primes, context, has_inputs=False)
     assert not fits_direct_answer("x" * 500, answer_intent(), context, has_inputs=False)
+    assert not fits_direct_answer("What time is it?", answer_intent(), context, has_inputs=False, has_own_tools=True)
     off = Context(direct_answer=False)
     assert not fits_direct_answer("What is 2 + 2?", answer_intent(), off, has_inputs=False)
     no_ai = Context(allowed_methods="web.search")

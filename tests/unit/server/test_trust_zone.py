@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from graph.context import Context
 from graph.errors import InputRefused
 from graph.instrument import context_of, instrumented
 from graph.services import Services
-from server.policy import server_services
+from server.policy import CAPPED_LIMITS, operator_context, server_services
 from tests.unit.core.factories import runtime, state
 from tools.base import ToolDeps
 from tools.document.inputs import InputDocument, iter_inputs
@@ -91,3 +91,57 @@ def test_the_server_graph_refuses_host_paths_and_build_graph_accepts_them(tmp_pa
     with pytest.raises(openai.APIConnectionError):
         build_graph(checkpointer=InMemorySaver()).invoke(request, {"configurable": {"thread_id": "t"}}, context=context)
     assert stored.read_bytes() == secret.read_bytes()
+
+
+# --- the operator's limits are caps ------------------------------------------------------------------------------
+
+#: Context's numeric fields that are no resource limit: a client's to choose.
+NOT_LIMITS = {"temperature", "quality_threshold"}
+
+
+def test_every_numeric_context_field_is_a_capped_limit_or_named_as_none() -> None:
+    numeric = {f.name for f in fields(Context) if f.type in ("int", "float", int, float)}
+    assert numeric - NOT_LIMITS == set(CAPPED_LIMITS), "a new limit in graph/context.py needs a cap (server/policy.py)"
+
+
+def test_a_client_may_lower_every_limit_but_never_raise_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAOR_CODE_MEMORY_MB", "512")
+    monkeypatch.setenv("PAOR_TOOL_TIMEOUT_S", "60")
+    operator = Context()
+    greedy = Context(**{name: 10**9 for name in CAPPED_LIMITS})
+    raised = operator_context(greedy)
+    assert {name: getattr(raised, name) for name in CAPPED_LIMITS} == {n: getattr(operator, n) for n in CAPPED_LIMITS}
+    assert (raised.code_memory_mb, raised.tool_timeout_s, raised.max_steps) == (512, 60.0, 5)
+
+    modest = {"max_steps": 2, "code_memory_mb": 128, "tool_timeout_s": 7.5, "token_budget": 1000, "answer_tokens": 99}
+    lowered = operator_context(Context(**modest))  # type: ignore[arg-type]
+    assert {name: getattr(lowered, name) for name in modest} == modest
+    assert type(lowered.code_memory_mb) is int and type(lowered.tool_timeout_s) is float
+
+
+@pytest.mark.parametrize("sent", ["200", "1e9", "inf", "nan", "lots", None, [1]])
+def test_a_limit_that_is_no_number_below_the_cap_is_the_operators(sent: object) -> None:
+    effective = operator_context(Context(tool_timeout_s=sent))  # type: ignore[arg-type]
+    assert effective.tool_timeout_s == (200.0 if sent == "200" else Context().tool_timeout_s)
+
+
+@pytest.mark.parametrize(
+    ("operator", "client", "effective"),
+    [
+        ("ai.process,web.search", "", "ai.process,web.search"),
+        ("ai.process,web.search", "code.execute", "ai.process,web.search"),
+        ("ai.process,web.search", "web.search, code.execute", "web.search"),
+        ("", "code.execute", "code.execute"),
+    ],
+)
+def test_a_client_allows_actions_only_within_the_operators_list(
+    monkeypatch: pytest.MonkeyPatch, operator: str, client: str, effective: str
+) -> None:
+    monkeypatch.setenv("PAOR_ALLOWED_METHODS", operator)
+    assert operator_context(Context(allowed_methods=client)).allowed_methods == effective
+
+
+def test_a_client_may_switch_learning_off_but_not_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert operator_context(Context(learning=False)).learning is False
+    monkeypatch.setenv("PAOR_LEARNING", "false")
+    assert operator_context(Context(learning=True)).learning is False

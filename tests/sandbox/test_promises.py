@@ -1,0 +1,189 @@
+"""Every isolation keeps bubblewrap's promises, checked from inside by programs that try to break them with the
+import gate switched off: only the interpreter and the working folder visible, a private /tmp and /dev/shm that
+count against the folder limit and go with the run, no_new_privs and no capabilities, a read-only view."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import TIGHT
+from tests.support.isolation import each_isolation
+from tools.code import isolation
+from tools.code.limits import Limits
+from tools.code.runner import RunResult, run_program
+
+KINDS = each_isolation()
+
+
+def _run(source: str, kind: isolation.Kind, limits: Limits = TIGHT) -> RunResult:
+    return run_program(source, limits=limits, kind=kind, gate=False)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_secrets_beside_the_database_cannot_be_read(kind: isolation.Kind, tmp_path: Path) -> None:
+    """The unshare fallback once read the server's .env and paor.sqlite as nobody: they must not even exist."""
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-from-dotenv\n", encoding="utf-8")
+    (tmp_path / "paor.sqlite").write_bytes(b"SQLite format 3\x00 other clients' uploads")
+    for path in (tmp_path, tmp_path / ".env", tmp_path / "paor.sqlite"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    program = (
+        "for path in ('.env', 'paor.sqlite'):\n"
+        f"    path = {str(tmp_path)!r} + '/' + path\n"
+        "    try:\n"
+        "        print(open(path, 'rb').read())\n"
+        "    except OSError as exc:\n"
+        "        print(type(exc).__name__)\n"
+    )
+    result = _run(program, kind)
+    assert result.reason is None, result.stderr
+    assert result.stdout.decode().split() == ["FileNotFoundError", "FileNotFoundError"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_only_the_interpreter_and_the_working_folder_are_visible(kind: isolation.Kind) -> None:
+    program = (
+        "import json, os\n"
+        "print(json.dumps(sorted(os.listdir('/'))))\n"
+        "print(json.dumps([p for p in os.listdir('/proc') if p.isdigit()]))\n"
+        "for path in ('/etc/passwd', '/var', '/root/.bashrc', '/home/sandbox/../..'):\n"
+        "    print(path, os.path.exists(path) and path != '/home/sandbox/../..')\n"
+    )
+    result = _run(program, kind)
+    assert result.reason is None, result.stderr
+    lines = result.stdout.decode().splitlines()
+    visible = set(json.loads(lines[0]))
+    allowed = {"bin", "sbin", "lib", "lib32", "lib64", "usr", "proc", "dev", "tmp", "home", "paor"}
+    allowed |= {Path(path).parts[1] for path in isolation.read_only_paths()}
+    assert visible <= allowed and "etc" not in visible and "var" not in visible
+    assert len(json.loads(lines[1])) <= 2  # its own PID namespace: the init and the program
+    assert all(line.endswith("False") for line in lines[2:]), lines
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_interpreter_and_the_root_are_read_only(kind: isolation.Kind) -> None:
+    program = (
+        "import os, sys\n"
+        "for path in (os.path.dirname(os.__file__) + '/planted.py', '/planted', '/dev/planted'):\n"
+        "    try:\n"
+        "        open(path, 'w').write('x')\n"
+        "        print('wrote', path)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.strerror)\n"
+    )
+    result = _run(program, kind)
+    assert result.reason is None, result.stderr
+    assert "wrote" not in result.stdout.decode()
+    assert not (Path(os.__file__).parent / "planted.py").exists()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_new_privileges_no_capabilities_no_root(kind: isolation.Kind) -> None:
+    program = "print(open('/proc/self/status').read())\n"
+    result = _run(program, kind)
+    assert result.reason is None, result.stderr
+    status = dict(line.split(":", 1) for line in result.stdout.decode().splitlines() if ":" in line)
+    assert status["NoNewPrivs"].strip() == "1"
+    for capabilities in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(status[capabilities], 16) == 0, capabilities
+    user = isolation.sandbox_user()  # nobody when paor is root, else paor's own user in a user namespace
+    assert status["Uid"].split() == [str(os.geteuid() if user is None else user)] * 4
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("place", ["/tmp", "/dev/shm"])
+def test_tmp_and_shm_count_against_the_folder_limit(kind: isolation.Kind, place: str) -> None:
+    """The unshare fallback once let 1.5 GB each go to the host's /tmp and /dev/shm, past the folder limit."""
+    marker = f"paor-flood-{uuid.uuid4().hex}"
+    program = (
+        "import time\n"
+        "for i in range(10_000):\n"
+        f"    with open({place!r} + f'/{marker}-{{i}}', 'wb') as f:\n"
+        "        f.write(b'x' * 1024 * 1024)\n"
+        "    time.sleep(0.01)\n"
+    )
+    result = _run(program, kind, replace(TIGHT, wall_s=20.0, cpu_s=10))
+    assert result.reason is not None and "disk limit" in result.reason, (result.reason, result.stderr)
+    assert not list(Path(place).glob(f"{marker}*")) and not list(Path("/tmp").glob(f"paor-code-*/*/{marker}*"))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_what_a_run_leaves_in_tmp_and_shm_goes_with_it(kind: isolation.Kind) -> None:
+    marker = f"paor-left-{uuid.uuid4().hex}"
+    program = f"for place in ('/tmp', '/dev/shm'):\n    open(place + '/{marker}', 'w').write('left')\nprint('ok')\n"
+    result = _run(program, kind)
+    assert result.reason is None and result.stdout == b"ok\n", result.stderr
+    assert not Path(f"/tmp/{marker}").exists() and not Path(f"/dev/shm/{marker}").exists()
+    assert result.files == []  # /tmp and /dev/shm are not the working folder: nothing of them is delivered
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_lazy_imports_read_the_interpreter_wherever_it_lives(kind: isolation.Kind) -> None:
+    """Imports that happen while the program runs, as the sandbox's user: a standard-library codec and sympy's
+    lazily loaded parts (once "No module named 'sympy.sets.setexpr'" when the interpreter lived under /root)."""
+    program = (
+        "print(b'\\x80'.decode('cp1252'))\n"
+        "import sympy\n"
+        "__import__('sympy.sets.setexpr')\n"
+        "x = sympy.Symbol('x')\n"
+        "print(sympy.imageset(x, 2 * x, sympy.Interval(0, 1)))\n"
+    )
+    result = _run(program, kind, replace(TIGHT, cpu_s=20, wall_s=40.0))
+    assert result.reason is None, result.stderr
+    assert result.stdout.decode().splitlines() == ["€", "Interval(0, 2)"]
+
+
+def _private_venv(tmp_path: Path) -> Path:
+    """A venv inside a 0700 folder (as under /root), holding the libraries a program imports; everything else
+    paor itself needs comes from the current environment through a .pth file."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    venv = private / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    for module in isolation.LIBRARIES:
+        package = Path(isolation.site_of(module)) / module
+        try:
+            shutil.copytree(package, site / module, copy_function=os.link)
+        except OSError:  # another file system: copy
+            shutil.rmtree(site / module, ignore_errors=True)
+            shutil.copytree(package, site / module)
+    outer = [path for path in sys.path if path.endswith("site-packages")]
+    (site / "outer.pth").write_text("\n".join(outer) + "\n", encoding="utf-8")
+    return venv / "bin" / "python"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_interpreter_inside_a_private_folder_still_runs_programs(kind: isolation.Kind, tmp_path: Path) -> None:
+    python = _private_venv(tmp_path)
+    script = (
+        "import sys\n"
+        "from tools.code import isolation\n"
+        "from tools.code.runner import run_program\n"
+        "assert isolation.site_of('sympy').startswith(sys.argv[2]), isolation.site_of('sympy')\n"
+        'program = \'import sympy\\nprint(sympy.imageset(sympy.Symbol("x"), 2 * sympy.Symbol("x"), '
+        "sympy.Interval(0, 1)))'\n"
+        "result = run_program(program, kind=sys.argv[1])\n"
+        "print(result.stdout.decode(), result.reason, result.stderr[-500:])\n"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run(
+        [str(python), "-c", script, kind, str(tmp_path / "private")],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Interval(0, 2)\n None"), done.stdout
