@@ -6,6 +6,8 @@ app stands for it, with the same kinds of routes: open liveness, a development r
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -16,8 +18,10 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocket
 
+from graph.schemas import DocumentRef
 from server.gate import KeyGate, is_development_route
 from server.keys import client_of, identity_of
+from server.urls import document_url
 
 KEYS = "key-one-5e1a, key-two-99c0"
 
@@ -111,3 +115,19 @@ def test_a_key_names_its_client_and_nothing_else_does(monkeypatch: pytest.Monkey
     assert [client_of(given) for given in (None, "", b"", "KEY-ONE-5E1A", "key-one")] == [None] * 5
     monkeypatch.setenv("PAOR_SERVER_API_KEY", "")
     assert client_of("key-one-5e1a") is None
+
+
+@pytest.mark.usefixtures("keyed")
+def test_a_signed_link_passes_for_its_document_alone() -> None:
+    """A clicked deliverable link carries no key; its signature opens that one document's GET, nothing else."""
+    thread = "0b0c3a52-6a54-4a3e-8f4e-1d2c3b4a5f60"
+    ref = DocumentRef(
+        label="round1_task1_action1_process", name="result.md", mime="text/markdown", size=1, sha256="a" * 64
+    )
+    link = urlsplit(document_url(thread, ref))
+    document = Route("/paor/threads/{thread}/documents/{label}/{name}", answer, methods=["GET", "POST"])
+    with TestClient(Starlette(routes=[document], middleware=[Middleware(KeyGate)])) as client:
+        assert client.get(f"{link.path}?{link.query}").status_code == 200
+        assert client.post(f"{link.path}?{link.query}").status_code == 401
+        assert client.get(link.path).status_code == 401
+        assert client.get(f"{link.path.replace('result.md', 'other.md')}?{link.query}").status_code == 401
