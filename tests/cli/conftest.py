@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -28,13 +30,37 @@ def cli_env(scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, tmp_path
 
 @pytest.fixture
 def paor(cli_env: Path) -> Invoke:
-    """`paor(*args)` runs one CLI command; stdout and stderr stay separate (`result.stdout`, `result.stderr`)."""
+    """`paor(*args, stdin=…)` runs one CLI command; stdout and stderr stay separate (`result.stdout`,
+    `result.stderr`)."""
     runner = CliRunner()
 
-    def invoke(*args: str) -> Result:
-        result = runner.invoke(app, list(args))
+    def invoke(*args: str, stdin: str | bytes | None = None) -> Result:
+        result = runner.invoke(app, list(args), input=stdin)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception  # an unexpected crash: show its traceback, not just a wrong exit code
         return result
 
     return invoke
+
+
+@pytest.fixture
+def make_read_only() -> Iterator[Callable[[Path], None]]:
+    """`make_read_only(path)`: nobody may write the file or folder any more. Root ignores permission bits, so for
+    root the path is also made immutable (`chattr +i`); where that is impossible the test is skipped, saying so."""
+    locked: list[Path] = []
+    as_root = os.geteuid() == 0
+
+    def lock(path: Path) -> None:
+        path.chmod(path.stat().st_mode & ~0o222)
+        locked.append(path)
+        if as_root:
+            try:
+                subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
+            except (OSError, subprocess.CalledProcessError) as exc:
+                pytest.skip(f"as root only an immutable file is read-only, and `chattr +i` failed here: {exc}")
+
+    yield lock
+    for path in reversed(locked):
+        if as_root:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        path.chmod(path.stat().st_mode | 0o200)
