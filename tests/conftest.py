@@ -1,8 +1,15 @@
-"""Shared fixtures: an isolated PAOR_HOME, the scripted loopback model, SQLite persistence."""
+"""Shared fixtures: an isolated PAOR_HOME, the scripted loopback model, SQLite persistence.
+
+The suite takes nothing from the caller's environment: a shell set up as README says exports OPENAI_BASE_URL,
+OPENAI_API_KEY, PAOR_MODEL, PAOR_HOME and more, and the tests must pass the same there. `pytest_configure` removes
+every such setting from `os.environ` before anything is collected, so the subprocesses the tests start (which
+inherit `os.environ`) see none of them either; each test then sets what it needs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 import pytest
@@ -13,17 +20,34 @@ from graph.context import Context
 from tests.support.loopback import LoopbackServer
 from tests.support.scripted_llm import ScriptedLLM
 
-_ENV_TO_CLEAR = ("OPENAI_BASE_URL", "PAOR_MODEL", "PAOR_MAX_STEPS", "PAOR_BASE_URL", "TAVILY_API_KEY")
+#: Prefixes of the settings paor and the libraries it drives read from the environment (every `PAOR_<FIELD>` of
+#: Context, the database and server settings, the OpenAI and Tavily clients, LangSmith tracing).
+CALLER_SETTINGS = ("PAOR_", "OPENAI_", "TAVILY_", "LANGSMITH_", "LANGCHAIN_")
+#: Settings of the suite itself, which stay: a PostgreSQL server to test against, the browser tests' Chromium.
+SUITE_SETTINGS = ("PAOR_TEST_", "PAOR_CHROMIUM", "PAOR_BROWSER_SCREENSHOT")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    scrub_caller_settings(os.environ)
+
+
+def scrub_caller_settings(env: MutableMapping[str, str]) -> None:
+    """Drop the caller's paor, OpenAI, Tavily and LangSmith settings; keep a proxy away from loopback traffic
+    (every model, web site and server the tests talk to is on loopback)."""
+    for name in [name for name in env if name.startswith(CALLER_SETTINGS) and not name.startswith(SUITE_SETTINGS)]:
+        del env[name]
+    for name in ("NO_PROXY", "no_proxy"):
+        hosts = [host.strip() for host in env.get(name, "").split(",") if host.strip()]
+        env[name] = ",".join([*hosts, *(host for host in LOOPBACK_HOSTS if host not in hosts)])
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own PAOR_HOME and no inherited model/endpoint settings."""
+    """Every test gets its own PAOR_HOME and a key that is no real one (the caller's settings are gone)."""
     home = tmp_path / "paor-home"
     monkeypatch.setenv("PAOR_HOME", str(home))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    for name in _ENV_TO_CLEAR:
-        monkeypatch.delenv(name, raising=False)
     return home
 
 
