@@ -9,7 +9,8 @@ inherit `os.environ`) see none of them either; each test then sets what it needs
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, MutableMapping
+import subprocess
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,26 @@ def loopback_server() -> Iterator[LoopbackServer]:
     server = LoopbackServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+def make_read_only() -> Iterator[Callable[[Path], None]]:
+    """`make_read_only(path)`: nobody may write the file or folder any more. Root ignores permission bits, so for
+    root the path is also made immutable (`chattr +i`); where that is impossible the test is skipped, saying so."""
+    locked: list[Path] = []
+    as_root = os.geteuid() == 0
+
+    def lock(path: Path) -> None:
+        path.chmod(path.stat().st_mode & ~0o222)
+        locked.append(path)
+        if as_root:
+            try:
+                subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
+            except (OSError, subprocess.CalledProcessError) as exc:
+                pytest.skip(f"as root only an immutable file is read-only, and `chattr +i` failed here: {exc}")
+
+    yield lock
+    for path in reversed(locked):
+        if as_root:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        path.chmod(path.stat().st_mode | 0o200)

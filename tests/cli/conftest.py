@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,25 +40,3 @@ def paor(cli_env: Path) -> Invoke:
 
     return invoke
 
-
-@pytest.fixture
-def make_read_only() -> Iterator[Callable[[Path], None]]:
-    """`make_read_only(path)`: nobody may write the file or folder any more. Root ignores permission bits, so for
-    root the path is also made immutable (`chattr +i`); where that is impossible the test is skipped, saying so."""
-    locked: list[Path] = []
-    as_root = os.geteuid() == 0
-
-    def lock(path: Path) -> None:
-        path.chmod(path.stat().st_mode & ~0o222)
-        locked.append(path)
-        if as_root:
-            try:
-                subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
-            except (OSError, subprocess.CalledProcessError) as exc:
-                pytest.skip(f"as root only an immutable file is read-only, and `chattr +i` failed here: {exc}")
-
-    yield lock
-    for path in reversed(locked):
-        if as_root:
-            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
-        path.chmod(path.stat().st_mode | 0o200)
