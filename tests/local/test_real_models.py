@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,8 @@ VALIDITY = 0.95
 PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
 MAX_STEPS = 2
 STEP_BOUND_S = 120  # every call is bounded by max_tokens; a CPU step of a tiny model takes seconds, not minutes
-SETTINGS = {**LOCAL_SETTINGS, "answer_tokens": 1024}  # a runaway action answer ends within the step bound
+#: A runaway action answer ends within the step bound.
+SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 1024}
 
 pytestmark = [
     pytest.mark.skipif(
