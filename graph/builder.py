@@ -1,4 +1,5 @@
-"""The paor graph, top to bottom: intent → select → parameters → act → validate → learn → refine ↺ | finalize.
+"""The paor graph, top to bottom: intent → (direct |) select → parameters → act → validate → learn → refine ↺ |
+finalize.
 
 `builder` is the uncompiled graph and `graph` the compiled one the LangGraph server loads (persistence comes from
 langgraph.json there); both carry the server's trust zone (`server.policy`: upload references, URLs and an
@@ -24,6 +25,7 @@ from graph.llm import Models
 from graph.services import Services
 from graph.state import InputState, OutputState, State
 from nodes.act import act
+from nodes.direct import direct
 from nodes.finalize import finalize
 from nodes.intent import intent, refuse
 from nodes.learn import learn
@@ -58,12 +60,15 @@ CRASH_SAFE_CONFIG: RunnableConfig = {
 }
 
 
-def after_intent(state: State) -> Literal["select", "plan", "refuse"]:
-    """React loops one action at a time; the legacy Actionplan mode plans everything first. A chat request that
-    cannot start has its AI message in the thread already; `refuse` fails the run with the reason."""
+def after_intent(state: State) -> Literal["direct", "select", "plan", "refuse"]:
+    """React loops one action at a time, after a one-call answer where one can do (`direct`); the legacy
+    Actionplan mode plans everything first. A chat request that cannot start has its AI message in the thread
+    already; `refuse` fails the run with the reason."""
     if state.get("refused"):
         return "refuse"
-    return "plan" if state.get("workflow_mode") == "Actionplan" else "select"
+    if state.get("workflow_mode") == "Actionplan":
+        return "plan"
+    return "direct" if state.get("direct") else "select"
 
 
 def next_planned(state: State) -> Literal["plan_step", "finalize"]:
@@ -98,6 +103,7 @@ def make_builder(services: Services | None = None) -> StateGraph[State, Context,
     builder = StateGraph(State, context_schema=Context, input_schema=InputState, output_schema=OutputState)
     for name, fn in (
         ("intent", intent),
+        ("direct", direct),
         ("select", select),
         ("parameters", parameters),
         ("act", act),
@@ -114,6 +120,7 @@ def make_builder(services: Services | None = None) -> StateGraph[State, Context,
     builder.add_conditional_edges("intent", after_intent)
     builder.add_conditional_edges("select", after_select)
     builder.add_conditional_edges("parameters", after_parameters)
+    builder.add_edge("direct", "act")
     builder.add_edge("act", "validate")
     builder.add_edge("validate", "learn")
     builder.add_conditional_edges("learn", after_learn)

@@ -108,6 +108,13 @@ class Context:
         default="",
         metadata={"description": "Comma-separated hosts/CIDRs the web tools may fetch although not public."},
     )
+    direct_answer: bool = field(
+        default=True,
+        metadata={
+            "description": "Answer a short request that needs no document, web or file in one call, and enter the "
+            "loop only when that answer fails its checks."
+        },
+    )
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -93,6 +93,15 @@ def chat_openai(context: Context) -> ChatOpenAI:
     )
 
 
+def streamed(llm: BaseChatModel) -> BaseChatModel:
+    """The same model with its tokens visible to a `messages` stream: for the one call that writes a deliverable,
+    so a chat shows the answer as it is written (protocol JSON stays out of the stream)."""
+    tags = list(llm.tags or [])
+    if TAG_NOSTREAM not in tags:
+        return llm
+    return llm.model_copy(update={"tags": [t for t in tags if t != TAG_NOSTREAM]})
+
+
 #: id(model) -> (model, its copy without client retries). The model itself is kept so that its id cannot be reused
 #: by a later model while the entry exists; the table is bounded (Models caches one model per configuration).
 _no_retry_models: dict[int, tuple[BaseChatModel, BaseChatModel]] = {}

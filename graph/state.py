@@ -83,3 +83,4 @@ class State(InputState, OutputState, total=False):
     telemetry: Annotated[Json, add_totals]
     request_message: str | None  # id of the human message a round has taken as its request
     refused: str | None  # why this round's chat request cannot start
+    direct: bool  # this round's request is answered in one call first (nodes/direct.py)

@@ -78,6 +78,9 @@ def _run(
             index=document_index(state, history_log.complete(state, runtime)),
             language=intent_of(state).language,
             paths=services.tool_paths,
+            request=str(state.get("prompt") or ""),
+            criteria=list(intent_of(state).successCriteria),
+            stream=bool(state.get("direct")) and int(state.get("step") or 1) == 1,
         )
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}

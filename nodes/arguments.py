@@ -22,6 +22,8 @@ from graph.schemas import (
     ParameterField,
 )
 from nodes.common import fingerprint
+from nodes.placeholders import placeholder_values, schema_descriptions
+from prompts.templates import clip
 from tools.catalog import CatalogEntry
 
 _REPORT_FORMATS = {"docx": ["docx", "md"], "pdf": ["pdf", "md"], "html": ["html", "md"], "markdown": ["md"]}
@@ -73,6 +75,12 @@ def prepare_arguments(
     unknown = sorted(set(proposed) - set(entry.parameter_names))
     if unknown:
         raise ParametersInvalid(f"{entry.display_name} has no parameters {unknown}; use {entry.parameter_names}")
+    copied = placeholder_values(proposed, schema_descriptions(entry.args_schema))
+    if copied:
+        raise ParametersInvalid(
+            f"{clip(copied[0], 120)!r} is a description or placeholder, not a value: fill each parameter with what "
+            "this request needs (its subject, numbers and wording)"
+        )
     arguments = {
         **code_defaults(entry, intent, context),
         **{k: v for k, v in proposed.items() if v is not None},

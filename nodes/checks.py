@@ -19,7 +19,9 @@ from sympy import isprime, prime, primerange
 from sympy.ntheory.primetest import is_square
 
 from graph.schemas import DocumentRef, Intent
+from nodes.expected import expected_number, numbers_in, translation_of
 from nodes.hints import detect_language
+from nodes.placeholders import normalised, repeats_host_text
 
 _CODE_LINE = re.compile(
     r"^\s*(?:def \w+\(|class \w+|import \w+|from \S+ import|for .+ in .+:|while .+:|if .+:|elif .+:|else:|"
@@ -113,7 +115,12 @@ def extract_numbers(text: str) -> list[int]:
     return numbers
 
 
-def run_checks(intent: Intent, documents: Sequence[tuple[DocumentRef, bytes]]) -> CheckReport:
+def run_checks(
+    intent: Intent, documents: Sequence[tuple[DocumentRef, bytes]], request: str = "", *, grounded: bool = False
+) -> CheckReport:
+    """`request` is the user's own text: what it asks that code can answer (a calculation, a conversion, a
+    translation) is checked against it, and so is whether the deliverable is about it at all. `grounded` says
+    the request works on input documents, whose words the deliverable then carries instead of the request's."""
     report = CheckReport()
     text = text_of(documents)
     if not documents or (not text.strip() and all(r.is_text for r, _ in documents)):
@@ -126,8 +133,215 @@ def run_checks(intent: Intent, documents: Sequence[tuple[DocumentRef, bytes]]) -
     elif intent.itemCount:
         _check_items(intent, text, report)
     _check_language(intent, text, report)
+    if request and not grounded and len(request) <= COMPUTED_REQUEST_CHARS:
+        _check_expected(request, text, report)
+    if request and text.strip():
+        _check_substance(request, text, report, grounded=grounded)
     _assign_verdicts(intent, report)
     return report
+
+
+#: Longer requests are tasks with parts, not one calculation or one translation.
+COMPUTED_REQUEST_CHARS = 300
+_META_WORDS = frozenset(
+    [
+        "task",
+        "tasks",
+        "action",
+        "actions",
+        "objective",
+        "step",
+        "steps",
+        "achieve",
+        "ensure",
+        "deliver",
+        "deliverable",
+        "outcome",
+        "successful",
+        "criteria",
+        "request",
+        "carried",
+        "necessary",
+        "process",
+    ]
+)
+_STOP_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "into",
+        "on",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "be",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "when",
+        "where",
+        "me",
+        "my",
+        "you",
+        "your",
+        "please",
+        "give",
+        "list",
+        "write",
+        "tell",
+        "show",
+        "find",
+        "make",
+        "get",
+        "provide",
+        "name",
+        "state",
+        "say",
+        "explain",
+        "describe",
+        "about",
+        "with",
+        "as",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "from",
+        "by",
+        "at",
+        "than",
+        "then",
+        "do",
+        "does",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "let",
+        "us",
+        "our",
+        "some",
+        "any",
+        "all",
+        "only",
+        "just",
+        "first",
+        "short",
+        "brief",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "sentence",
+        "sentences",
+        "word",
+        "words",
+        "answer",
+        "der",
+        "die",
+        "das",
+        "ein",
+        "eine",
+        "und",
+        "oder",
+        "ist",
+        "sind",
+        "was",
+        "wie",
+        "mir",
+        "bitte",
+        "gib",
+        "nenne",
+        "schreibe",
+        "le",
+        "la",
+        "les",
+        "un",
+        "une",
+        "et",
+        "ou",
+        "est",
+        "sont",
+        "quoi",
+        "comment",
+        "moi",
+    ]
+)
+
+
+def _check_expected(request: str, text: str, report: CheckReport) -> None:
+    """A calculation or unit conversion is computed; a translation is checked by language and length."""
+    expected = expected_number(request)
+    if expected is not None:
+        ok = expected.found_in(numbers_in(text))
+        detail = f"the answer {'states' if ok else 'does not state'} {expected.how}"
+        report.checks.append(
+            Check("computed", ok, detail, "" if ok else "State the computed result itself, as a number.")
+        )
+        return
+    translation = translation_of(request)
+    if translation is None:
+        return
+    answer = text.strip()
+    words = len(re.findall(r"[^\W\d_]{2,}", answer))
+    limit = max(60, 4 * len(translation.source) + 40) if translation.source else None
+    detected = detect_language(answer) if words >= 3 else None
+    problems = []
+    if translation.source and normalised(answer) == normalised(translation.source):
+        problems.append("repeats the text untranslated")
+    if limit is not None and len(answer) > limit:
+        problems.append(f"has {len(answer)} characters for a text of {len(translation.source)}")
+    if detected is not None and detected != translation.language:
+        problems.append(f"is written in {detected}, not {translation.language}")
+    ok = not problems
+    detail = f"the translation into {translation.language} " + ("looks right" if ok else "; ".join(problems))
+    suggestion = "" if ok else f"Give only the translation of the text into '{translation.language}'."
+    report.checks.append(Check("translation", ok, detail, suggestion))
+
+
+def _check_substance(request: str, text: str, report: CheckReport, *, grounded: bool) -> None:
+    """Filler is no answer: a deliverable that repeats the host's own placeholders, or talks about tasks and steps
+    without one word or number of the request, fails here — before any judge could grade it."""
+    copied = [line.strip() for line in text.splitlines() if repeats_host_text(line)]
+    if copied:
+        detail = f"the deliverable repeats a placeholder instead of content ({copied[0][:60]!r})"
+        report.checks.append(Check("substance", False, detail, "Answer the user's request itself."))
+        return
+    if grounded:
+        return
+    asked = _stems(request)
+    delivered = _stems(text)
+    meta = {w for w in re.findall(r"[^\W\d_]+", text.casefold()) if w in _META_WORDS}
+    if asked and not asked & delivered and len(meta) >= 2:
+        detail = f"the deliverable talks about {', '.join(sorted(meta)[:4])}, not about the request"
+        report.checks.append(
+            Check("substance", False, detail, "Answer the request itself; do not describe how you would do it.")
+        )
+
+
+def _stems(text: str) -> set[str]:
+    """The request's content words (first five letters, so 'colours' meets 'colour') and its numbers."""
+    words = re.findall(r"[^\W_]+", text.casefold())
+    return {w[:5] if not w.isdigit() else w for w in words if w not in _STOP_WORDS and (len(w) > 2 or w.isdigit())}
 
 
 def _check_data_type(intent: Intent, text: str, report: CheckReport) -> None:
@@ -210,14 +424,30 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
     )
 
 
+def count_items(text: str) -> int:
+    """List items, however the list is written: one per marked line ("- red", "1. red"), or separated by commas,
+    semicolons and a final "and" on one line ("2, 3, 5 and 7" or "Red, yellow and blue.")."""
+    marked = sum(1 for line in text.splitlines() if _LIST_MARKER.match(line))
+    inline = 0
+    for line in text.splitlines():
+        body = line.rsplit(":", 1)[1] if ":" in line else line
+        parts = [p for p in _SEPARATOR.split(body.strip().rstrip(".!")) if p.strip()]
+        if len(parts) >= 2 and all(len(p.split()) <= 3 for p in parts):
+            inline = max(inline, len(parts))
+    return max(marked, inline)
+
+
+_SEPARATOR = re.compile(r"\s*[,;]\s*(?:(?:and|und|et|y|e)\s+)?|\s+(?:and|und|et|y|e|&)\s+", re.IGNORECASE)
+
+
 def _check_items(intent: Intent, text: str, report: CheckReport) -> None:
-    items = [line for line in text.splitlines() if _LIST_MARKER.match(line)]
-    ok = len(items) == intent.itemCount
+    items = count_items(text)
+    ok = items == intent.itemCount
     report.checks.append(
         Check(
             "item count",
             ok,
-            f"{len(items)} list items delivered, {intent.itemCount} asked",
+            f"{items} list items delivered, {intent.itemCount} asked",
             "" if ok else f"Deliver exactly {intent.itemCount} items as a list.",
         )
     )
@@ -256,6 +486,10 @@ def _assign_verdicts(intent: Intent, report: CheckReport) -> None:
         words = _LANGUAGE_WORDS.get(intent.language)
         if words and re.search(rf"\b(?:{words}|language)\b", c):
             relevant += [ch for ch in report.checks if ch.name == "language"]
+        if words and re.search(rf"\b(?:{words}|language|translat\w*)\b", c):
+            relevant += [ch for ch in report.checks if ch.name == "translation"]
+        # One calculation is the whole request: the computed number decides every criterion, and filler none.
+        relevant += [ch for ch in report.checks if ch.name == "computed" or (ch.name == "substance" and not ch.passed)]
         if relevant:
             report.verdicts[i] = all(ch.passed for ch in relevant)
 

@@ -33,6 +33,7 @@ ROUND_RESET: dict[str, Any] = {
     "status": None,
     "totals": {},
     "refused": None,
+    "direct": False,
 }
 
 

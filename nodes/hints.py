@@ -17,9 +17,33 @@ DetectorFactory.seed = 0  # langdetect is random without a seed; validation must
 _COUNT = re.compile(
     r"\b(?:first|top|last|erste[nr]?|ersten|premi(?:er|ers|ères?)|primeros?)\s+(\d[\d,.'’ ]*\d|\d)\b"
     r"|\b(\d[\d,.'’]*)\s+(?:\w+\s+){0,2}?(?:prime|primes|numbers?|items?|zahlen|primzahlen|nombres?|elements?|"
-    r"entries|rows|names|words|facts|examples|ideas|fibonacci)\b",
+    r"entries|rows|names|words|facts|examples|ideas|fibonacci|colou?rs|countries|cities|capitals|languages|"
+    r"planets|animals|days|months|reasons|tips|fruits|things|farben|länder|städte|couleurs|pays|villes)\b",
     re.IGNORECASE,
 )
+#: Counts written as words ("the three primary colours"); larger counts are written in digits.
+_NUMBER_WORDS = {
+    word: value
+    for value, words in enumerate(
+        [
+            (),
+            ("one", "eins"),
+            ("two", "zwei", "deux"),
+            ("three", "drei", "trois"),
+            ("four", "vier", "quatre"),
+            ("five", "fünf", "cinq"),
+            ("six", "sechs"),
+            ("seven", "sieben", "sept"),
+            ("eight", "acht", "huit"),
+            ("nine", "neun", "neuf"),
+            ("ten", "zehn", "dix"),
+            ("eleven", "onze"),
+            ("twelve", "zwölf", "douze"),
+        ]
+    )
+    for word in words
+}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _PROPERTIES = {
     "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b|\bprime numbers?\b",
     "even": r"\beven numbers?\b|\bgerade[n]? zahlen\b|\bnombres? pairs?\b",
@@ -120,6 +144,7 @@ def detect_language(text: str) -> str | None:
 
 
 def _count(text: str) -> int | None:
+    text = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
     for match in _COUNT.finditer(text):
         digits = re.sub(r"\D", "", match.group(1) or match.group(2) or "")
         if digits and 0 < int(digits) <= 10_000_000:

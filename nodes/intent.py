@@ -25,6 +25,7 @@ from nodes import history_log
 from nodes.chat import ChatRequest, chat_request, human_message, refusal_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
+from nodes.direct import fits_direct_answer
 from nodes.hints import Hints, read_hints
 from prompts.render import intent_messages
 from tools.catalog import allowed_entries, unavailable_notes
@@ -121,6 +122,7 @@ def _analyse(
         "intent": dump(analysed),
         "input_documents": [dump(ref) for ref in inputs],
         "notes": notes,
+        "direct": fits_direct_answer(request, analysed, context, has_inputs=bool(inputs)),
     }
 
 

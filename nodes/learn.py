@@ -14,6 +14,7 @@ from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.common import intent_of
+from nodes.placeholders import is_placeholder
 from nodes.strategies import record
 from prompts.render import SHOWN_LEARNINGS
 from prompts.templates import clip
@@ -40,7 +41,7 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         "progress": f"Step {step}: {selection.action} with {approach} gave an intermediate result ({issue}).",
         "failed": f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip(),
     }[outcome]
-    if context.learning and runtime.store is not None and outcome != "progress":
+    if context.learning and runtime.store is not None and outcome != "progress" and not placeholder_approach(arguments):
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),
@@ -69,6 +70,12 @@ def outcome_of(result: ActionResult, validation: ContentValidation) -> Literal["
     if not result.success or not validation.dataTypeMatch:
         return "failed"
     return "progress"
+
+
+def placeholder_approach(arguments: dict[str, Any]) -> bool:
+    """An approach whose words are a placeholder teaches nothing, and as a learned strategy it would be quoted to
+    the next run's Stage 1 as what worked."""
+    return any(isinstance(arguments.get(key), str) and is_placeholder(arguments[key]) for key in _APPROACH_KEYS)
 
 
 def describe_approach(arguments: dict[str, Any]) -> str:

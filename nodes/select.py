@@ -16,6 +16,7 @@ from graph.state import State
 from nodes import history_log
 from nodes.clarify import clarified
 from nodes.common import STEP_RESET, document_index, intent_of
+from nodes.placeholders import is_placeholder
 from nodes.shapes import selection_shape
 from nodes.strategies import pattern_of, recall
 from prompts.history import render_history
@@ -82,9 +83,15 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
     if isinstance(action, dict):  # spec 3's older shape {"method": "web", "name": "scrape"}
         payload = {**payload, "action": f"{action.get('method')}.{action.get('name')}"}
     selection = ActionSelection.model_validate(payload)
-    if _copied_description(selection.actionObjective, "actionObjective"):
+    copied = [
+        name
+        for name in ("actionObjective", "parametersContext")
+        if getattr(selection, name).strip() and is_placeholder(getattr(selection, name))
+    ]
+    if copied:
         raise SelectionRejected(
-            "actionObjective repeats the schema's description: say what this one action must achieve"
+            f"{' and '.join(copied)} repeat the shape's own description or placeholder: write what this step of "
+            "this request needs (the user's subject, numbers and wording), not the description of the field"
         )
     allowed = {e.display_name for e in entries}
     entry = lookup(selection.action)
@@ -104,13 +111,6 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
     except UnknownDocumentReference as exc:
         raise SelectionRejected(str(exc)) from exc
     return selection.model_copy(update={"action": entry.display_name})
-
-
-def _copied_description(text: str, field: str) -> bool:
-    """A small model sometimes answers with the schema's own words or a placeholder instead of content."""
-    described = ActionSelection.model_fields[field].description or ""
-    stripped = text.strip()
-    return stripped == described.strip() or (stripped.startswith("<") and stripped.endswith(">"))
 
 
 def with_learned_hint(selection: ActionSelection, strategies: list[Strategy]) -> ActionSelection:

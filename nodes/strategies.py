@@ -15,6 +15,7 @@ from uuid import uuid4
 from langgraph.store.base import BaseStore
 
 from graph.schemas import Intent, Strategy, dump
+from nodes.placeholders import is_placeholder
 
 NAMESPACE = ("paor", "strategies")
 ATTEMPTS = ("paor", "attempts")
@@ -67,7 +68,7 @@ def record(store: BaseStore, intent: Intent, action: str, approach: str, success
 def summarize(pattern: str, attempts: list[dict[str, Any]]) -> Strategy:
     """The strategy a pattern's attempts add up to: latest success, recent distinct failures, success rate."""
     ordered = sorted(attempts, key=lambda a: str(a.get("at", "")))
-    successes = [a for a in ordered if a.get("success")]
+    successes = [a for a in ordered if a.get("success") and not _placeholder(str(a.get("approach", "")))]
     avoid: list[str] = []
     for failure in (a for a in ordered if not a.get("success")):
         entry = f"{failure['action']}: {failure['approach']} → {failure['issue']}"
@@ -83,6 +84,12 @@ def summarize(pattern: str, attempts: list[dict[str, Any]]) -> Strategy:
         successRate=round(len(successes) / len(ordered), 4) if ordered else 0.0,
         lastUpdated=str(ordered[-1]["at"])[:19] + "+00:00" if ordered else "",
     )
+
+
+def _placeholder(approach: str) -> bool:
+    """`aiPrompt "What this one action must achieve"`: a copied description stored before it was refused."""
+    quoted = approach.split('"', 1)[1].rstrip('"') if '"' in approach else approach
+    return is_placeholder(quoted)
 
 
 def _attempts(store: BaseStore, pattern: str) -> list[dict[str, Any]]:

@@ -66,7 +66,7 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
             improvementSuggestions=["Choose a different action or different parameters."],
         )
         return {"observation": dump(observation), "validation": dump(validation)}
-    report = run_checks(intent, documents)
+    report = run_checks(intent, documents, state["prompt"], grounded=bool(state.get("input_documents")))
     undecided = [i for i in range(len(intent.successCriteria)) if i not in report.verdicts]
     judgement = None
     if undecided and report.all_passed:
@@ -168,11 +168,13 @@ def combine(
             suggestions += judgement.improvementSuggestions
             score = min(score, judgement.qualityScore)
     met = [verdicts.get(i, False) for i in range(len(intent.successCriteria))]
-    data_type = report.get("data type")
+    # The content is the kind asked for: not code for data, not filler, not a wrong computed value (learn treats a
+    # mismatch as a failed approach to avoid, not as an intermediate result to build on).
+    kind = [c for c in report.checks if c.name in ("data type", "substance", "computed", "translation")]
     fmt = report.get("format")
     return ContentValidation(
         overallSuccess=report.all_passed and all(met),
-        dataTypeMatch=data_type.passed if data_type else report.all_passed,
+        dataTypeMatch=all(c.passed for c in kind) if kind else report.all_passed,
         formatMatch=fmt.passed if fmt else report.all_passed,
         successCriteriaMet=met,
         qualityScore=round(score, 4),

@@ -19,7 +19,7 @@ from prompts.templates import clip, fill, untrusted
 
 SHOWN_LEARNINGS = 4  # Stage 1 shows the newest learnings only
 
-_SELECTION_EXAMPLE = ActionSelection(
+SELECTION_EXAMPLE = ActionSelection(
     action="method.action",
     actionObjective="what this one action must achieve",
     learnings=["what earlier steps taught"],
@@ -34,6 +34,11 @@ _SELECTION_EXAMPLE = ActionSelection(
 
 def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_intent(intent: Intent) -> str:
+    """The intent as later prompts see it: only what was found (no nulls), compact."""
+    return _json(intent.model_dump(mode="json", exclude_none=True))
 
 
 def intent_messages(request: str, hints: dict[str, object], documents: str) -> list[BaseMessage]:
@@ -73,7 +78,7 @@ def selection_messages(
     user = fill(
         "select_user",
         request=request,
-        intent=_json(intent.model_dump(mode="json")),
+        intent=render_intent(intent),
         strategies=render_strategies(strategies),
         catalog=catalog,
         documents=documents,
@@ -83,7 +88,7 @@ def selection_messages(
         step=step,
         max_steps=max_steps,
     )
-    system = fill("select", selection_shape=_SELECTION_EXAMPLE.model_dump_json(indent=1))
+    system = fill("select", selection_shape=SELECTION_EXAMPLE.model_dump_json())
     return [SystemMessage(content=system), HumanMessage(content=user)]
 
 
@@ -121,7 +126,7 @@ def judge_messages(
     user = fill(
         "judge_user",
         request=request,
-        intent=_json(intent.model_dump(mode="json")),
+        intent=render_intent(intent),
         checked="\n".join(f"- {c}" for c in checked) or "(nothing)",
         criteria="\n".join(f"{i}. {c}" for i, c in enumerate(criteria, 1)),
         previews=previews,
@@ -151,7 +156,11 @@ def ai_process_messages(
     output_format: str,
     mode: str,
     custom: str,
+    request: str = "",
+    criteria: Sequence[str] = (),
 ) -> list[BaseMessage]:
+    """Static system text first (byte-identical across a run's calls, so prompt caches reuse it), then the user's
+    request and criteria, then this step's task (left out when it only repeats the request), then the sources."""
     system = fill(
         "ai_process",
         language=language,
@@ -159,9 +168,21 @@ def ai_process_messages(
         mode_rule=_MODE_RULES.get(mode, _MODE_RULES["basic"]),
         custom=f"Additional instructions: {custom}" if custom else "",
     )
+    parts = []
+    if request.strip():
+        parts.append(f"USER REQUEST:\n{request.strip()}")
+        if criteria:
+            parts.append("SUCCESS CRITERIA:\n" + "\n".join(f"- {c}" for c in criteria))
+    if not request.strip() or _normalised(task) != _normalised(request):
+        parts.append(f"TASK:\n{task}")
     material = "\n\n".join(untrusted(text, name) for name, text in sources)
-    user = f"TASK:\n{task}" + (f"\n\nSOURCES:\n{material}" if material else "")
-    return [SystemMessage(content=system), HumanMessage(content=user)]
+    if material:
+        parts.append(f"SOURCES:\n{material}")
+    return [SystemMessage(content=system), HumanMessage(content="\n\n".join(parts))]
+
+
+def _normalised(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def plan_messages(
@@ -172,7 +193,7 @@ def plan_messages(
     user = fill(
         "plan_user",
         request=request,
-        intent=_json(intent.model_dump(mode="json")),
+        intent=render_intent(intent),
         methods=json.dumps(methods, ensure_ascii=False, indent=1),
         documents=documents,
     )

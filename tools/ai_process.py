@@ -15,7 +15,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
 
 from graph.errors import ToolFailed
-from graph.llm import length_limit
+from graph.llm import length_limit, streamed
 from graph.tokens import ENCODING, count_tokens
 from prompts.render import ai_process_messages
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
@@ -57,7 +57,7 @@ def process_texts(
     budget = max(256, deps.context.chunk_tokens)
     sources = list(texts)
     if sum(count_tokens(text) for _, text in sources) <= budget:
-        return _ask(deps, ai_prompt, sources, custom_instructions, output_format, processing_mode)
+        return _ask(deps, ai_prompt, sources, custom_instructions, output_format, processing_mode, final=True)
     splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
         encoding_name=ENCODING, chunk_size=budget, chunk_overlap=min(200, budget // 10)
     )
@@ -75,7 +75,7 @@ def process_texts(
     while sum(count_tokens(text) for _, text in partials) > budget and len(partials) > 1:
         partials = _merge_pairs(deps, ai_prompt, partials, custom_instructions, processing_mode)
     merge_task = f"{ai_prompt}\n\nCombine the partial answers below into one complete answer."
-    return _ask(deps, merge_task, partials, custom_instructions, output_format, processing_mode)
+    return _ask(deps, merge_task, partials, custom_instructions, output_format, processing_mode, final=True)
 
 
 def _merge_pairs(
@@ -90,8 +90,17 @@ def _merge_pairs(
 
 
 def _ask(
-    deps: ToolDeps, task: str, sources: Sequence[tuple[str, str]], custom: str, output_format: str, mode: str
+    deps: ToolDeps,
+    task: str,
+    sources: Sequence[tuple[str, str]],
+    custom: str,
+    output_format: str,
+    mode: str,
+    *,
+    final: bool = False,
 ) -> str:
+    """One model call; the `final` one writes the step's answer, which streams when the step asks for it (partial
+    answers of long inputs never do)."""
     messages = ai_process_messages(
         task=task,
         sources=sources,
@@ -99,10 +108,13 @@ def _ask(
         output_format=output_format,
         mode=mode,
         custom=custom,
+        request=deps.request,
+        criteria=deps.criteria,
     )
     # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
     limit = deps.context.answer_tokens
-    reply = deps.llm.invoke(messages, **length_limit(deps.llm, limit))
+    llm = streamed(deps.llm) if final and deps.stream else deps.llm
+    reply = llm.invoke(messages, **length_limit(llm, limit))
     text = str(reply.text)  # the text blocks of any content shape
     if not text.strip():
         raise ToolFailed("the model returned an empty answer")

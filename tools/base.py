@@ -48,6 +48,13 @@ class ToolDeps:
     context: Context = field(default_factory=Context)
     index: DocumentIndex = field(default_factory=lambda: DocumentIndex([]))
     language: str = "en"
+    #: The user's own request and the intent's success criteria: every call that writes a deliverable carries
+    #: them next to the step's instructions, so a step whose instructions lost the question still answers it.
+    request: str = ""
+    criteria: list[str] = field(default_factory=list)
+    #: The answer this step writes is shown to a chat as it is written (the direct answer, nodes/direct.py);
+    #: drafts of loop steps are not.
+    stream: bool = False
     #: Whether tools may read files by path (inside `context.documents_dir`); off on a LangGraph server whose
     #: operator opened no folder (PAOR_SERVER_DOCUMENTS_DIR).
     paths: bool = True

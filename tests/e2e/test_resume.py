@@ -83,10 +83,10 @@ def test_interrupt_inside_a_tool_leaves_a_resumable_checkpoint(
     config: Any = {"configurable": {"thread_id": "ctrl-c"}}
     real_ask = tools.ai_process._ask
 
-    def ctrl_c_on_step_2(deps: Any, task: str, *rest: Any) -> str:
+    def ctrl_c_on_step_2(deps: Any, task: str, *rest: Any, **options: Any) -> str:
         if DATA_PROMPT in task:
             raise KeyboardInterrupt
-        return real_ask(deps, task, *rest)
+        return real_ask(deps, task, *rest, **options)
 
     monkeypatch.setattr(tools.ai_process, "_ask", ctrl_c_on_step_2)
     with pytest.raises(KeyboardInterrupt):

@@ -32,8 +32,9 @@ VALIDITY = 0.95
 PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
 MAX_STEPS = 2
 STEP_BOUND_S = 120  # every call is bounded by max_tokens; a CPU step of a tiny model takes seconds, not minutes
-#: A runaway action answer ends within the step bound.
-SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 1024}
+# A runaway action answer ends within the step bound; the one-call direct answer is off, since this test measures
+# the Stage-1/Stage-2 protocol (bench.models --side-by-side measures the direct answer).
+SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 1024, "direct_answer": False}
 
 pytestmark = [
     pytest.mark.skipif(

@@ -193,6 +193,7 @@ def test_stage1_cannot_name_file_paths_only_document_references(
 ) -> None:
     script_extract(scripted_llm, ActionSelection=[{**EXTRACT_SELECTION, "requiredInputDocuments": [reference]}])
     rctx.max_steps = 1
+    rctx.direct_answer = False  # Stage 1 is what this test attacks
     out = invoke(graph, rctx, "paths", prompt="Extract the text of /etc/passwd")
     assert out["status"] == "incomplete"
     assert "must be docList:/docItem: references" in out["history"][0]["summary"]
@@ -220,6 +221,7 @@ def test_stage2_cannot_smuggle_a_document_list(scripted_llm: ScriptedLLM, rctx: 
         ParametersAnswer=[{"schema": "parameters_v1", "parameters": {"documentList": ["/etc/passwd"]}}],
     )
     rctx.max_steps = 1
+    rctx.direct_answer = False  # Stage 2 is what this test attacks
     out = invoke(graph, rctx, "stage2", prompt="Extract the text")
     assert "parameters must not contain ['documentList']" in out["history"][0]["summary"]
 

@@ -381,12 +381,12 @@ class ScriptedLLM:
             return {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
 
         if as_tool_call:
-            content_delta: dict[str, Any] = {"tool_calls": [{"index": 0, **message["tool_calls"][0]}]}
-        else:
-            content_delta = {"content": answer}
+            deltas: list[dict[str, Any]] = [{"tool_calls": [{"index": 0, **message["tool_calls"][0]}]}]
+        else:  # text streams word by word, as a real model's tokens do
+            deltas = [{"content": piece} for piece in re.findall(r"\s*\S+\s*", answer) or [answer]]
         events = [
             chunk([choice({"role": "assistant", "content": ""})]),
-            chunk([choice(content_delta)]),
+            *(chunk([choice(delta)]) for delta in deltas),
             chunk([choice({}, finish_reason)]),
         ]
         stream_options = body.get("stream_options")

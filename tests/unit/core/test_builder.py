@@ -33,12 +33,13 @@ PLAN = {"plan": [{"action": "ai.process"}, {"action": "document.generateReport"}
 def test_the_graph_has_every_node_and_the_fixed_edges() -> None:
     builder = make_builder()
     nodes = {
-        *("intent", "select", "parameters", "act", "validate", "learn", "refine", "finalize"),
+        *("intent", "direct", "select", "parameters", "act", "validate", "learn", "refine", "finalize"),
         *("plan", "plan_step", "refuse"),
     }
     assert set(builder.nodes) == nodes
     assert builder.edges == {
         ("__start__", "intent"),
+        ("direct", "act"),
         ("act", "validate"),
         ("validate", "learn"),
         ("finalize", "__end__"),
@@ -66,6 +67,9 @@ def test_the_compiled_graph_never_ends_on_the_recursion_limit() -> None:
     ("route", "state", "expected"),
     [
         (after_intent, {}, "select"),
+        (after_intent, {"direct": True}, "direct"),
+        (after_intent, {**ACTIONPLAN, "direct": True}, "plan"),
+        (after_intent, {"refused": "empty", "direct": True}, "refuse"),
         (after_intent, ACTIONPLAN, "plan"),
         (after_select, {"selection": {"action": "ai.process"}}, "parameters"),
         (after_select, {"selection": None}, "refine"),

@@ -112,7 +112,7 @@ def test_an_objective_copied_from_the_schema_is_rejected_and_retried(
     scripted_llm.on("ActionSelection", selection_payload(actionObjective=objective), selection_payload())
     update = select(state(), runtime(context), services)
     assert update["selection"]["actionObjective"] == selection().actionObjective
-    assert "actionObjective repeats the schema's description" in scripted_llm.requests_for("ActionSelection")[1].text
+    assert "actionObjective repeat the shape's own description" in scripted_llm.requests_for("ActionSelection")[1].text
 
 
 def test_stage1_schema_is_cached_per_catalog_and_documents() -> None:

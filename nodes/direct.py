@@ -1,0 +1,72 @@
+"""direct: a short request that needs no tool is answered in one call, then checked like any step.
+
+"Translate 'good morning' into German" or "What is 12 multiplied by 11?" needs no Stage 1, no Stage 2 and no
+loop: a bare model answers it in one request, and paor must never be slower or worse than that. When the intent
+shows no documents, no web, no file format and no long list, this node stands in for select and parameters: it
+makes the step ai.process with the user's own words as its prompt (the host fills them, so no model can lose the
+question on the way), and act, validate, learn and refine follow as for every step. A passing answer ends the
+round after intent, answer and at most one judge call; a failing one is the first step of the ordinary loop.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import Context
+from graph.instrument import context_of
+from graph.schemas import ActionSelection, Intent, dump
+from graph.services import Services
+from graph.state import State
+from nodes.arguments import prepare_arguments
+from nodes.common import STEP_RESET, intent_of
+from prompts.templates import clip
+from tools.catalog import allowed_entries, lookup
+
+ACTION = "ai.process"
+#: Longer requests are tasks with parts; they go through the loop.
+MAX_REQUEST_CHARS = 400
+#: Longer lists are better computed or checked step by step than written in one breath.
+MAX_ITEMS = 100
+_FILE_FORMATS = frozenset({"docx", "pdf", "xlsx", "csv", "json", "html"})
+_NEEDS_THE_WORLD = re.compile(
+    r"https?://|www\.|\b(?:search|look\s+up|google|browse|website|web\s*page|online|internet|news|latest|current|"
+    r"today|this\s+(?:week|month|year)|price|weather|sourced?|sources|cite[sd]?|citations?|references|research\w*|"
+    r"suche\w*|recherch\w*|quellen|aktuell\w*|heute)\b",
+    re.IGNORECASE,
+)
+
+
+def fits_direct_answer(request: str, intent: Intent, context: Context, *, has_inputs: bool) -> bool:
+    """Whether one model call can deliver this request: deterministic, from the request and the intent."""
+    return (
+        context.direct_answer
+        and context.workflow_mode == "React"
+        and intent.clarification is None
+        and not has_inputs
+        and len(request) <= MAX_REQUEST_CHARS
+        and intent.freshness is None
+        and intent.expectedFormat not in _FILE_FORMATS
+        and intent.dataType not in ("report", "document")
+        and (intent.itemCount or 0) <= MAX_ITEMS
+        and not _NEEDS_THE_WORLD.search(request)
+        and any(e.display_name == ACTION for e in allowed_entries(context.allowed_method_names))
+    )
+
+
+def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
+    """Step 1 as ai.process over the request itself; no model call here (act makes the one call)."""
+    context = context_of(runtime)
+    intent = intent_of(state)
+    request = str(state["prompt"])
+    entry = lookup(ACTION)
+    assert entry is not None  # fits_direct_answer found it allowed
+    selection = ActionSelection(
+        action=ACTION,
+        actionObjective=f"Answer the request directly: {clip(request, 200)}",
+        learnings=[],
+    )
+    arguments = prepare_arguments(entry, {"aiPrompt": request}, selection, intent, context)
+    return {**STEP_RESET, "step": 1, "selection": dump(selection), "parameters": arguments}

@@ -1,0 +1,237 @@
+"""What code can know of the answer before any model speaks: one calculation, one unit conversion, a translation.
+
+"What is 12 multiplied by 11?" has one right answer, 132, and "3 km in metres" has 3000: validation computes them
+instead of asking a judge, so a fluent sentence without the number is never a success. The request is parsed, never
+executed: arithmetic goes through Python's `ast` with only numbers and the four operations (plus powers with a small
+exponent), unit conversions through pint's unit registry.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+_NUMBER = r"\d+(?:[.,]\d+)?"
+_OPERATOR_WORDS = [
+    (r"\bmultiplied\s+by\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]", "*"),
+    (r"\bdivided\s+by\b|\bgeteilt\s+durch\b|\bdivisé\s+par\b|÷", "/"),
+    (r"\bplus\b|\band\b(?=\s*\d)", "+"),
+    (r"\bminus\b|−", "-"),
+    (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^", "**"),
+    (r"\bsquared\b", "**2"),
+    (r"\bcubed\b", "**3"),
+]
+_PERCENT_OF = re.compile(rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+({_NUMBER})", re.I)
+_SQUARE_ROOT = re.compile(rf"\bsquare\s+root\s+of\s+({_NUMBER})|√\s*({_NUMBER})", re.I)
+_DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
+_EXPRESSION = re.compile(r"[\d.\s()+\-*/]*\d[\d.\s()+\-*/]*")
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
+_MAX_MAGNITUDE = 1e15
+_CONVERSION = re.compile(
+    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?:in|to|into|in\s+die|en)\s+"
+    r"(?P<target>[^\W\d][\w°/]{0,24})",
+    re.I,
+)
+_HOW_MANY = re.compile(
+    rf"how\s+many\s+(?P<target>[^\W\d][\w°/]{{0,24}})\s+(?:are|is|make|in)\s+(?:there\s+in\s+)?"
+    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|$)",
+    re.I,
+)
+_TRANSLATE = re.compile(r"\b(?:translate|übersetze\w*|tradui\w*|traduc\w*|tradu\w*)\b", re.I)
+_QUOTED = re.compile(r"[\"'“‘«„](.+?)[\"'”’»“]")
+_TARGET_LANGUAGES = {
+    "de": r"german|deutsch",
+    "en": r"english|englisch|anglais",
+    "fr": r"french|französisch|français",
+    "it": r"italian|italienisch|italien",
+    "es": r"spanish|spanisch|espagnol",
+    "pt": r"portuguese|portugiesisch",
+    "nl": r"dutch|niederländisch",
+}
+
+
+class NotComputable(ValueError):
+    """The text is not one calculation paor can evaluate safely."""
+
+
+@dataclass(frozen=True)
+class ExpectedNumber:
+    """The number a correct answer contains, and how it was found (shown in the check's detail)."""
+
+    value: float
+    how: str
+
+    def found_in(self, numbers: list[float]) -> bool:
+        """Exact for whole numbers; within rounding for fractions (a model writes 10/3 as 3.33 or 3.3333)."""
+        if float(self.value).is_integer():
+            return any(n == self.value for n in numbers)
+        return any(math.isclose(n, self.value, rel_tol=5e-3) for n in numbers)
+
+
+@dataclass(frozen=True)
+class Translation:
+    source: str  # the text to translate, when the request quotes it ("" otherwise)
+    language: str  # ISO 639-1 code of the target language
+
+
+def expected_number(request: str) -> ExpectedNumber | None:
+    """The result of the one calculation or unit conversion the request asks for, if it asks for one."""
+    return _converted(request) or _calculated(request)
+
+
+def translation_of(request: str) -> Translation | None:
+    """A request to translate a short text into a named language."""
+    if not _TRANSLATE.search(request):
+        return None
+    tail = _TRANSLATE.split(request, maxsplit=1)[1]
+    targets = [
+        (match.start(), code)
+        for code, words in _TARGET_LANGUAGES.items()
+        for match in re.finditer(rf"\b(?:into|to|in|ins|auf|en)\s+(?:{words})\b", tail, re.I)
+    ]
+    if not targets:
+        return None
+    quoted = _QUOTED.search(tail)
+    return Translation(source=quoted.group(1).strip() if quoted else "", language=min(targets)[1])
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number a text states, with thousands separators (3,000 · 3 000 · 3'000) and decimal commas read."""
+    found = []
+    for raw in re.findall(r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?:\.\d+)?|-?\d+(?:[.,]\d+)?", text):
+        token = raw.replace("'", "").replace(" ", "").replace("\u202f", "")
+        if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?", token):
+            token = token.replace(",", "")
+        found.append(float(token.replace(",", ".")))
+    return found
+
+
+def _calculated(request: str) -> ExpectedNumber | None:
+    text = request.casefold()
+    percent = _PERCENT_OF.search(text)
+    if percent:
+        share, whole = (_number(g) for g in percent.groups())
+        return ExpectedNumber(share * whole / 100, f"{percent.group(0)} = {_show(share * whole / 100)}")
+    root = _SQUARE_ROOT.search(text)
+    if root:
+        value = _number(root.group(1) or root.group(2))
+        return ExpectedNumber(math.sqrt(value), f"√{_show(value)} = {_show(math.sqrt(value))}")
+    text = _DATE.sub(" ", text)
+    text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
+    for pattern, symbol in _OPERATOR_WORDS:
+        text = re.sub(pattern, f" {symbol} ", text)
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,000 is one thousand, not two numbers
+    candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
+    for candidate in sorted(candidates, key=len, reverse=True):
+        if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*[\d(]", candidate):
+            continue
+        try:
+            value = evaluate(candidate)
+        except NotComputable:
+            continue
+        return ExpectedNumber(value, f"{' '.join(candidate.split())} = {_show(value)}")
+    return None
+
+
+def evaluate(expression: str) -> float:
+    """The value of an arithmetic expression of numbers, + - * / ** and parentheses; anything else is refused."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError as exc:
+        raise NotComputable(f"not an arithmetic expression: {expression!r}") from exc
+    return _value(tree.body)
+
+
+def _value(node: ast.AST) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        inner = _value(node.operand)
+        return -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _value(node.left), _value(node.right)
+        if isinstance(node.op, ast.Pow) and (abs(right) > 64 or abs(left) > 1e6):
+            raise NotComputable("power too large to check")
+        if isinstance(node.op, ast.Div) and right == 0:
+            raise NotComputable("division by zero")
+        result = float(_BINARY[type(node.op)](left, right))
+        if not math.isfinite(result) or abs(result) > _MAX_MAGNITUDE:
+            raise NotComputable("result too large to check")
+        return result
+    raise NotComputable(f"{type(node).__name__} is not arithmetic")
+
+
+def _converted(request: str) -> ExpectedNumber | None:
+    for pattern in (_HOW_MANY, _CONVERSION):
+        match = pattern.search(request)
+        if not match:
+            continue
+        amount = _number(match.group("amount"))
+        source, target = match.group("source").strip(), match.group("target").strip()
+        value = convert(amount, source, target)
+        if value is not None:
+            return ExpectedNumber(value, f"{_show(amount)} {source} = {_show(value)} {target}")
+    return None
+
+
+def convert(amount: float, source: str, target: str) -> float | None:
+    """`amount` in unit `source` expressed in unit `target`, or None when either is no unit pint knows."""
+    import pint  # imported on first use: building the registry costs ~0.3 s, only conversions need it
+
+    registry = _registry()
+    try:
+        quantity = registry.Quantity(amount, _unit_name(source))
+        return float(quantity.to(_unit_name(target)).magnitude)
+    except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
+        return None
+
+
+@cache
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+
+
+_UNIT_ALIASES = {
+    "metres": "meter",
+    "metre": "meter",
+    "kilometres": "kilometer",
+    "kilometre": "kilometer",
+    "centimetres": "centimeter",
+    "millimetres": "millimeter",
+    "litres": "liter",
+    "litre": "liter",
+    "celsius": "degC",
+    "degrees celsius": "degC",
+    "°c": "degC",
+    "fahrenheit": "degF",
+    "degrees fahrenheit": "degF",
+    "°f": "degF",
+    "kelvin": "kelvin",
+}
+
+
+def _unit_name(text: str) -> str:
+    name = text.strip().casefold()
+    return _UNIT_ALIASES.get(name, name.replace(" ", "_"))
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+def _show(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.6g}"

@@ -1,0 +1,118 @@
+"""Issue 26 end to end: a one-line request costs at most three model calls, filler never completes a run, and a
+model that copies the shape's descriptions is refused and asked again — through the real ChatOpenAI client."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from langchain_core.messages import AIMessageChunk
+
+from graph.builder import build_graph
+from graph.context import Context
+from graph.schemas import HistoryEntry, Intent
+from nodes.strategies import recall
+from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
+
+PRODUCT = "What is 12 multiplied by 11?"
+FILLER = "To achieve the task, I must ensure that all necessary steps are carried out to deliver a successful outcome."
+ANSWER_INTENT = {
+    "dataType": "answer",
+    "expectedFormat": "markdown",
+    "successCriteria": ["gives the product of 12 and 11"],
+    "language": "en",
+}
+COPIED_SELECTION = {
+    "action": "ai.process",
+    "actionObjective": "What this one action must achieve.",
+    "parametersContext": "Concise text Stage 2 uses to set the parameters.",
+    "parametersSchema": {"fields": [{"name": "aiPrompt", "type": "string", "required": True, "description": "…"}]},
+}
+REAL_SELECTION = {
+    **COPIED_SELECTION,
+    "actionObjective": "Compute 12 × 11",
+    "parametersContext": "The user wants the product of 12 and 11 as a number.",
+}
+
+
+def _run(graph: Any, context: Context, prompt: str, thread: str = "t") -> dict[str, Any]:
+    return graph.invoke({"prompt": prompt}, {"configurable": {"thread_id": thread}}, context=context)
+
+
+def test_a_one_line_question_takes_at_most_three_model_calls(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("text", "12 × 11 = 132")
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, PRODUCT)
+
+    assert out["status"] == "completed" and "132" in out["answer"]
+    assert [r.route for r in scripted_llm.requests] == ["Intent", "text"]  # the computed check needs no judge
+    assert PRODUCT in scripted_llm.requests_for("text")[0].text
+
+
+def test_an_answer_code_cannot_decide_gets_one_judge_call(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    intent = {**ANSWER_INTENT, "successCriteria": ["one sentence about the sea"]}
+    scripted_llm.on("Intent", json.dumps(intent)).on("text", "The sea glitters under the morning sun.")
+    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "decision": "stop"})
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, "Write one sentence about the sea.")
+
+    assert out["status"] == "completed" and out["answer"] == "The sea glitters under the morning sun."
+    assert [r.route for r in scripted_llm.requests] == ["Intent", "text", "ContentJudgement"]
+
+
+def test_the_direct_answer_streams_token_by_token(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("text", "Twelve times eleven is 132.")
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    chunks = [
+        message.content
+        for message, _ in graph.stream(
+            {"prompt": PRODUCT}, {"configurable": {"thread_id": "s"}}, context=context, stream_mode="messages"
+        )
+        if isinstance(message, AIMessageChunk) and message.content
+    ]
+    assert len(chunks) >= 4 and "".join(map(str, chunks)) == "Twelve times eleven is 132."
+    assert not any("{" in str(c) for c in chunks)  # protocol JSON (the intent) never reaches a chat
+
+
+def test_filler_is_never_a_success_even_when_the_judge_grades_it_full_marks(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("text", FILLER)
+    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 1.0, "decision": "stop"})
+    scripted_llm.on("ActionSelection", REAL_SELECTION)
+    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Multiply 12 by 11."}})
+    out = _run(build_graph(checkpointer=checkpointer, store=store), replace(context, max_steps=2), PRODUCT)
+
+    assert out["status"] == "incomplete"
+    assert "completed" not in out["stop_reason"] and "criteria met" not in out["stop_reason"]
+    history = [HistoryEntry.model_validate(h) for h in out["history"]]
+    assert [h.success for h in history] == [False, False]
+    assert any("132" in finding for finding in history[0].findings)
+    strategies = recall(store, Intent.model_validate(ANSWER_INTENT))
+    assert strategies and strategies[0].successfulAction is None and strategies[0].successes == 0
+
+
+def test_a_model_that_copies_the_shape_is_refused_and_the_request_still_reaches_the_answer(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT))
+    scripted_llm.on("ActionSelection", COPIED_SELECTION, REAL_SELECTION)
+    scripted_llm.on(
+        "ParametersAnswer",
+        {"schema": "parameters_v1", "parameters": {"aiPrompt": "The task, stated as what to deliver."}},
+        {"schema": "parameters_v1", "parameters": {"aiPrompt": "Give the product."}},
+    )
+    scripted_llm.on("text", "132")
+    out = _run(build_graph(checkpointer=checkpointer, store=store), replace(context, direct_answer=False), PRODUCT)
+
+    assert out["status"] == "completed" and out["answer"] == "132"
+    stage1, stage2 = scripted_llm.requests_for("ActionSelection"), scripted_llm.requests_for("ParametersAnswer")
+    assert len(stage1) == 2 and "actionObjective and parametersContext repeat" in stage1[1].text
+    assert len(stage2) == 2 and "description or placeholder" in stage2[1].text
+    answer_call: RecordedRequest = scripted_llm.requests_for("text")[0]
+    assert PRODUCT in answer_call.text and "Give the product." in answer_call.text

@@ -1,0 +1,225 @@
+"""Issue 26: the request reaches the answer, filler is never a success, a one-line request takes one call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langgraph.store.memory import InMemoryStore
+
+from graph.context import Context
+from graph.errors import ParametersInvalid, SelectionRejected
+from graph.schemas import Intent
+from nodes.arguments import prepare_arguments
+from nodes.checks import count_items, run_checks
+from nodes.direct import fits_direct_answer
+from nodes.hints import read_hints
+from nodes.select import parse_selection
+from nodes.strategies import recall, record
+from prompts.render import ai_process_messages
+from tests.unit.core.factories import delivered, selection, selection_payload, summary_intent
+from tools.catalog import catalog, lookup
+from tools.documents import DocumentIndex
+
+FILLER = "To achieve the task, I must ensure that all necessary steps are carried out to deliver a successful outcome."
+
+
+def answer_intent(**overrides: Any) -> Intent:
+    values: dict[str, Any] = {
+        "dataType": "answer",
+        "expectedFormat": "markdown",
+        "successCriteria": ["the deliverable answers the request"],
+        "language": "en",
+    }
+    return Intent.model_validate({**values, **overrides})
+
+
+# --- 1. the request reaches every answer -----------------------------------------------------------------------
+
+
+def test_the_call_that_writes_a_deliverable_carries_the_request_and_criteria() -> None:
+    messages = ai_process_messages(
+        task="What this one action must achieve",
+        sources=[],
+        language="en",
+        output_format="md",
+        mode="basic",
+        custom="",
+        request="What is 12 multiplied by 11?",
+        criteria=["states the product"],
+    )
+    user = str(messages[1].content)
+    assert "What is 12 multiplied by 11?" in user and "- states the product" in user
+    assert user.index("USER REQUEST") < user.index("TASK")
+
+
+def test_a_task_that_is_the_request_is_not_repeated() -> None:
+    messages = ai_process_messages(
+        task="Translate 'good morning' into German.",
+        sources=[],
+        language="de",
+        output_format="md",
+        mode="basic",
+        custom="",
+        request="Translate 'good morning' into German.",
+    )
+    user = str(messages[1].content)
+    assert user.count("good morning") == 1 and "TASK" not in user
+
+
+@pytest.mark.parametrize(
+    "copied",
+    ["What this one action must achieve", "what this one action must achieve.", "<parameter name>", "…"],
+)
+def test_stage1_objective_copied_from_the_shape_is_rejected(copied: str) -> None:
+    catalog()
+    entries = [e for e in [lookup("ai.process")] if e is not None]
+    with pytest.raises(SelectionRejected, match="actionObjective"):
+        parse_selection(selection_payload(actionObjective=copied), entries, DocumentIndex([]))
+
+
+def test_stage1_parameters_context_copied_from_the_shape_is_rejected() -> None:
+    catalog()
+    entries = [e for e in [lookup("ai.process")] if e is not None]
+    copied = "Concise text Stage 2 uses to set the parameters."
+    with pytest.raises(SelectionRejected, match="parametersContext"):
+        parse_selection(selection_payload(parametersContext=copied), entries, DocumentIndex([]))
+    # A real objective and context pass.
+    assert parse_selection(selection_payload(), entries, DocumentIndex([])).action == "ai.process"
+
+
+@pytest.mark.parametrize(
+    "copied", ["The task, stated as what to deliver.", "What this one action must achieve", "<aiPrompt>", "string"]
+)
+def test_stage2_value_copied_from_a_description_is_rejected(copied: str) -> None:
+    catalog()
+    entry = lookup("ai.process")
+    assert entry is not None
+    with pytest.raises(ParametersInvalid, match="description or placeholder"):
+        prepare_arguments(entry, {"aiPrompt": copied}, selection(), answer_intent(), Context())
+    done = prepare_arguments(
+        entry, {"aiPrompt": "Multiply 12 by 11.", "customInstructions": ""}, selection(), answer_intent(), Context()
+    )
+    assert done["aiPrompt"] == "Multiply 12 by 11."
+
+
+# --- 2. filler is never a success ------------------------------------------------------------------------------
+
+
+def test_filler_for_a_calculation_fails_by_computation() -> None:
+    report = run_checks(answer_intent(), [delivered(FILLER)], "What is 12 multiplied by 11?")
+    computed = report.get("computed")
+    assert computed is not None and not computed.passed and "12 * 11 = 132" in computed.detail
+    assert report.verdicts == {0: False}
+    right = run_checks(answer_intent(), [delivered("12 × 11 = 132")], "What is 12 multiplied by 11?")
+    assert right.all_passed and right.verdicts == {0: True}  # decided by code: no judge call
+
+
+def test_a_conversion_is_computed_too() -> None:
+    assert run_checks(answer_intent(), [delivered("3 km are 3,000 metres.")], "How many metres are 3 km?").all_passed
+    assert not run_checks(answer_intent(), [delivered("3 km are 300 metres.")], "How many metres are 3 km?").all_passed
+
+
+def test_filler_about_tasks_and_steps_fails_even_where_code_cannot_compute() -> None:
+    report = run_checks(answer_intent(), [delivered(FILLER)], "Write one sentence about the sea.")
+    substance = report.get("substance")
+    assert substance is not None and not substance.passed
+    assert report.verdicts == {0: False}  # no judge can grade it up
+    sea = run_checks(
+        answer_intent(), [delivered("The sea glitters under the morning sun.")], "Write one sentence about the sea."
+    )
+    assert sea.all_passed and sea.verdicts == {}  # what code cannot decide goes to the judge
+
+
+def test_a_deliverable_that_repeats_a_placeholder_fails() -> None:
+    report = run_checks(answer_intent(), [delivered("What this one action must achieve")], "Name a colour.")
+    assert not report.all_passed and report.get("substance") is not None
+
+
+def test_grounded_requests_are_not_judged_by_the_words_of_the_request() -> None:
+    summary = "Le conseil a approuvé le plan. Les tâches sont réparties en étapes pour assurer le succès."
+    report = run_checks(summary_intent(language="fr"), [delivered(summary)], "Summarise it.", grounded=True)
+    assert report.get("substance") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("2, 3, 5, 7, 11, 13, 17, 19, 23, 29", 10),
+        ("Red, yellow and blue.", 3),
+        ("The primary colours are: red, yellow, blue", 3),
+        ("- red\n- yellow\n- blue\n", 3),
+        ("The sea is wide and deep, and it is blue.", 0),
+    ],
+)
+def test_lists_are_counted_however_they_are_written(text: str, count: int) -> None:
+    assert count_items(text) == count
+
+
+def test_a_comma_separated_line_meets_the_count_of_a_list() -> None:
+    intent = answer_intent(dataType="list", itemCount=10, successCriteria=["exactly 10 items"])
+    report = run_checks(intent, [delivered("2, 3, 5, 7, 11, 13, 17, 19, 23, 29")], "Now give me only the first 10")
+    assert report.all_passed and report.verdicts == {0: True}
+
+
+def test_counts_written_as_words_are_read() -> None:
+    assert read_hints("What are the three primary colours?").itemCount == 3
+    assert read_hints("Name one colour.").itemCount is None
+
+
+def test_a_translation_is_checked_by_language_and_length() -> None:
+    asked = "Translate 'good morning' into German."
+    assert run_checks(answer_intent(language="de"), [delivered("Guten Morgen")], asked).all_passed
+    too_long = run_checks(answer_intent(language="de"), [delivered(FILLER)], asked)
+    assert not too_long.get("translation").passed  # type: ignore[union-attr]
+    untranslated = run_checks(answer_intent(language="de"), [delivered("Good morning!")], asked)
+    assert "untranslated" in untranslated.get("translation").detail  # type: ignore[union-attr]
+
+
+def test_a_placeholder_approach_is_never_learned_as_what_worked() -> None:
+    store = InMemoryStore()
+    intent = answer_intent()
+    record(store, intent, "ai.process", 'aiPrompt "What this one action must achieve"', True, "")
+    assert recall(store, intent)[0].successfulAction is None
+    record(store, intent, "ai.process", 'aiPrompt "Multiply 12 by 11."', True, "")
+    assert recall(store, intent)[0].promptStyle == 'aiPrompt "Multiply 12 by 11."'
+
+
+# --- 3. a one-line request goes straight to one answer ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Translate 'good morning' into German.",
+        "List the first 5 prime numbers.",
+        "What is 12 multiplied by 11?",
+        "Name the three primary colours.",
+        "Write one sentence about the sea.",
+        "How many metres are 3 km?",
+    ],
+)
+def test_one_line_requests_are_answered_directly(request_text: str) -> None:
+    catalog()
+    hints = read_hints(request_text)
+    intent = answer_intent(itemCount=hints.itemCount, numberProperty=hints.numberProperty)
+    assert fits_direct_answer(request_text, intent, Context(), has_inputs=False)
+
+
+def test_requests_that_need_documents_the_web_files_or_the_loop_are_not() -> None:
+    catalog()
+    context = Context()
+    assert not fits_direct_answer("Summarise it.", answer_intent(), context, has_inputs=True)
+    assert not fits_direct_answer(
+        "What changed in the EU AI Act this month?", answer_intent(), context, has_inputs=False
+    )
+    assert not fits_direct_answer("Search the web for llama.cpp", answer_intent(), context, has_inputs=False)
+    word = answer_intent(dataType="report", expectedFormat="docx")
+    assert not fits_direct_answer("Write a Word report on tea.", word, context, has_inputs=False)
+    primes = answer_intent(dataType="numbers", itemCount=1000, numberProperty="prime")
+    assert not fits_direct_answer("Calculate the first 1000 prime numbers", primes, context, has_inputs=False)
+    assert not fits_direct_answer("x" * 500, answer_intent(), context, has_inputs=False)
+    off = Context(direct_answer=False)
+    assert not fits_direct_answer("What is 2 + 2?", answer_intent(), off, has_inputs=False)
+    no_ai = Context(allowed_methods="web.search")
+    assert not fits_direct_answer("What is 2 + 2?", answer_intent(), no_ai, has_inputs=False)
