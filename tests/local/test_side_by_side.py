@@ -62,6 +62,7 @@ def test_numbers_understand_thousands_separators_and_decimals_but_not_lists() ->
 def test_the_reused_prefix_is_the_longest_common_token_prefix() -> None:
     assert common_prefix([1, 2, 3, 4], [1, 2, 9]) == 2
     assert common_prefix([1, 2], [1, 2, 3]) == 2
+    assert common_prefix([1, 2, 3], [1, 9, 3]) == 1  # a later match after a difference is not reused
     assert common_prefix([], [1]) == 0 and common_prefix([5], [6]) == 0
     assert Exchange("s", [1, 2, 3, 4], reused=3).reused_share == 0.75
     assert Exchange("s", [], reused=0).reused_share == 0.0
