@@ -16,12 +16,14 @@ _NUMBER = re.compile(r"(?<![\d.,])\d{1,3}(?:(?:,|\u202f|\u00a0|\u2009| )\d{3})+(
 #: A list marker at the start of a line ("1. ", "2) "), which is not part of the answer's content.
 _LIST_MARKER = re.compile(r"^\s*\d+[.)]\s+", re.MULTILINE)
 _WORD = re.compile(r"[a-z]+")
+#: One item of a numbered or bulleted list, up to the end of its line.
+_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*\u2022])\s+(.*)$", re.MULTILINE)
 RYB, RGB, CMY = (
     frozenset({"red", "yellow", "blue"}),
     frozenset({"red", "green", "blue"}),
     frozenset({"cyan", "magenta", "yellow"}),
 )
-#: Colour words a list of primary colours might name; any outside the primary sets makes the list wrong.
+#: Colour words a list of primary colours might name.
 COLOURS = RYB | RGB | CMY | {"orange", "purple", "violet", "pink", "black", "white", "brown", "grey", "gray"}
 
 
@@ -57,10 +59,22 @@ def says(*phrases: str) -> Callable[[str], bool]:
     return judge
 
 
+def _colours(text: str) -> list[str]:
+    named: list[str] = []
+    for word in _WORD.findall(_plain(text)):
+        if word in COLOURS and word not in named:
+            named.append(word)
+    return named
+
+
 def primary_colours(answer: str) -> bool:
-    """Names one whole set of primary colours (RYB, RGB or CMY) and no colour outside the primary sets."""
-    named = {w for w in _WORD.findall(_plain(answer)) if w in COLOURS}
-    return any(s <= named for s in (RYB, RGB, CMY)) and named <= RYB | RGB | CMY
+    """The colours the answer lists are one set of primary colours (RYB, RGB or CMY): the first colour of each item
+    when it is a list, else the first three it names; what it says about them (mixing, white light) does not
+    count."""
+    items = [m.group(1) for m in _ITEM.finditer(answer)]
+    named = [c for item in items if (c := _colours(item))] if len(items) >= 2 else []
+    first = list(dict.fromkeys(c[0] for c in named)) if named else _colours(answer)
+    return set(first[:3]) in (RYB, RGB, CMY)
 
 
 def sentences(answer: str) -> list[str]:

@@ -10,6 +10,7 @@ requests, prompt tokens and the reused-prefix share are measured the same way fo
 from __future__ import annotations
 
 import datetime
+import json
 import re
 import statistics
 import subprocess
@@ -122,7 +123,26 @@ def side_by_side(
                 f"{outcome.seconds:.1f}s",
                 flush=True,
             )
+    saved = root / "outcomes.json"
+    saved.write_text(json.dumps([record(o) for o in outcomes], indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"  whole answers and figures: {saved}")
     return outcomes
+
+
+def record(outcome: Outcome) -> dict[str, Any]:
+    """Everything measured of one outcome, the whole answer included (to audit a judge without a rerun)."""
+    return {
+        "system": outcome.system,
+        "kind": outcome.prompt.kind,
+        "prompt": outcome.prompt.text,
+        "answer": outcome.answer,
+        "correct": outcome.correct,
+        "seconds": round(outcome.seconds, 2),
+        "status": outcome.status,
+        "errors": outcome.errors,
+        "prompt_tokens": [e.prompt_tokens for e in outcome.exchanges],
+        "reused_share": [round(e.reused_share, 3) for e in outcome.exchanges],
+    }
 
 
 def _tokens(n: int) -> str:

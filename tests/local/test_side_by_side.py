@@ -14,7 +14,7 @@ from langchain_openai import ChatOpenAI
 from bench.heldout import HELD_OUT, numbers
 from bench.models import PROMPTS
 from bench.recording import Exchange, Recorder, common_prefix, prompt_text, reported_prompt_tokens
-from bench.side_by_side import BARE, PAOR, Outcome, recorded, summary, verdicts, write_section
+from bench.side_by_side import BARE, PAOR, Outcome, record, recorded, summary, verdicts, write_section
 from graph.context import Context
 from graph.llm import chat_openai
 
@@ -39,7 +39,9 @@ def test_the_held_out_prompts_are_six_and_not_among_the_tuned_ones() -> None:
         ("arithmetic", "12 times 11 is 121.", False),
         ("colours", "Red, yellow and blue.", True),
         ("colours", "For light they are red, green and blue.", True),
-        ("colours", "Red, blue and green, but also orange.", False),
+        ("colours", "Red, orange and blue.", False),
+        ("colours", "- Red\n- Orange\n- Blue, as yellow is mixed", False),  # a list: its items count
+        ("colours", "1. Red - cannot be mixed\n2. Blue - often with white in art\n3. Yellow - warm", True),
         ("colours", "Red and blue.", False),
         ("sentence", "The sea glitters under the morning sun.", True),
         ("sentence", "Waves roll in. The ocean is deep.", True),
@@ -147,6 +149,13 @@ def test_the_summary_compares_correct_counts_median_times_and_requests() -> None
     lines = verdicts(outcomes)
     assert "paor 1/2" in lines[0] and "NOT MET" in lines[0]
     assert "ratio 2.7×" in lines[1] and "→ MET" in lines[1]
+
+
+def test_the_record_keeps_the_whole_answer_and_every_figure() -> None:
+    outcome = _outcome(PAOR, "conversion", "3 km is 3,000 metres. " * 20, 2.5, 2)
+    saved = json.loads(json.dumps(record(outcome)))
+    assert saved["answer"] == outcome.answer and saved["correct"] is True
+    assert saved["prompt_tokens"] == [100, 100] and saved["reused_share"] == [0.5, 0.5]
 
 
 def test_a_measurement_replaces_its_own_section_of_the_docs_page(tmp_path: Path) -> None:
