@@ -606,14 +606,20 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
     from server import settings
-    from tools.catalog import unavailable_notes
+    from tools.catalog import catalog, extended_by, unavailable_notes
     from tools.code.isolation import status as code_execution_status
+    from tools.extra.actions import ExtraActions
 
     with bad_input_exits():
         context = _context({})
         database = describe_database(db)
         problems = _folder_problems({}, db, None)  # PAOR_HOME, the document store, the database file
-    warnings = unavailable_notes()
+        extra = ExtraActions.build(mcp_config=mcp_config)
+    with extended_by(extra):  # starts the declared MCP servers to list their tools
+        warnings, actions = unavailable_notes(), len(catalog())
+        servers = extra.describe() if extra is not None else []
+    if extra is not None:
+        extra.close()
     openai_key = os.environ.get("OPENAI_API_KEY", "")
     db_state = "not writable" if problems else ""
     try:
