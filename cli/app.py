@@ -6,7 +6,8 @@ answer here: `paor resume THREAD --answer …` continues it), 75 try again later
 thread, or the database is unavailable; the thread stays resumable), 130 interrupted (the thread stays resumable:
 the graph checkpoints synchronously).
 `--db` (env PAOR_DATABASE_URL) selects the database: a postgresql:// URL for several workers, else an SQLite file.
-Progress goes to stderr, results to stdout; `--json` puts exactly one JSON document on stdout.
+Progress goes to stderr, results to stdout; `--json` puts exactly one JSON document on stdout, whatever the outcome
+(`status`, `exit_code`, and `error` when the run could not start or finish). docs/cli.md describes it all.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # the agent itself (LangGraph, LangChain, tools) is imported 
     from rich.console import Console
     from rich.text import Text
 
+    from cli.view import LiveView
     from graph.context import Context
     from graph.state import InputState
 
@@ -117,27 +119,40 @@ def _text(line: str, style: str = "") -> Text:
     return Text(line, style=style)
 
 
-def _fail(reason: str, code: int = 2) -> NoReturn:
+#: The `status` of `--json` output for each exit code that is not a run's own outcome (completed, incomplete).
+JSON_STATUS = {2: "error", EXIT_WAITING: "waiting", EXIT_TEMPORARY: "unavailable", EXIT_INTERRUPTED: "interrupted"}
+
+
+def _fail(reason: str, code: int = 2, *, as_json: bool = False, thread: str | None = None) -> NoReturn:
     from prompts.templates import clip
 
-    _stderr().print(_text(f"paor: {clip(reason)}", style="red"))
+    line = clip(reason)
+    if as_json:
+        _echo_json({"thread": thread, "status": JSON_STATUS.get(code, "error"), "error": line, "exit_code": code})
+    _stderr().print(_text(f"paor: {line}", style="red"))
     raise typer.Exit(code)
 
 
+def _echo_json(document: dict[str, Any]) -> None:
+    typer.echo(json.dumps(document, ensure_ascii=False, indent=2))
+
+
 @contextmanager
-def bad_input_exits() -> Iterator[None]:
-    """Expected failures (input, configuration, endpoint) end with exit 2 and one line; never with a traceback."""
+def bad_input_exits(*, as_json: bool = False, thread: str | None = None) -> Iterator[None]:
+    """Expected failures (input, configuration, endpoint) end with exit 2 and one line; never with a traceback.
+    With `as_json` the same line goes to stdout as the one JSON document, so scripts read every outcome there."""
     try:
         yield
     except PaorError as exc:
         from graph.persistence import DatabaseUnavailable, ThreadBusy
 
-        _fail(str(exc), EXIT_TEMPORARY if isinstance(exc, ThreadBusy | DatabaseUnavailable) else 2)
+        code = EXIT_TEMPORARY if isinstance(exc, ThreadBusy | DatabaseUnavailable) else 2
+        _fail(str(exc), code, as_json=as_json, thread=thread)
     except Exception as exc:
         reason = _endpoint_failure(exc)
         if reason is None:
             raise
-        _fail(reason)
+        _fail(reason, as_json=as_json, thread=thread)
 
 
 def _endpoint_failure(exc: Exception) -> str | None:
@@ -163,7 +178,12 @@ def _endpoint_failure(exc: Exception) -> str | None:
 
 @app.command()
 def run(
-    prompt: Annotated[str, typer.Argument(help="What paor should deliver.")],
+    prompt: Annotated[
+        str | None, typer.Argument(help="What paor should deliver; `-` reads it from stdin.", show_default=False)
+    ] = None,
+    prompt_file: Annotated[
+        Path | None, typer.Option("--prompt-file", help="Read the prompt from this UTF-8 file (`-`: stdin).")
+    ] = None,
     doc: Annotated[list[str] | None, typer.Option("--doc", help="Input document (file or URL); repeatable.")] = None,
     thread: Annotated[str | None, typer.Option("--thread", help="Thread id (default: a new one).")] = None,
     model: ModelOpt = None,
@@ -184,8 +204,9 @@ def run(
     from nodes.intent import checked_request
     from tools.ingest import check_sources
 
-    with bad_input_exits():
-        checked_request(prompt)
+    thread = thread or _new_thread_id()
+    with bad_input_exits(as_json=as_json, thread=thread):
+        request = checked_request(_prompt_text(prompt, prompt_file))  # refused before anything is stored
         check_sources(doc or [])
         if out is not None and out.exists() and not out.is_dir():
             raise InvalidRequest(f"--out {out} exists and is not a folder")
@@ -195,8 +216,20 @@ def run(
         options = {**_options(model, base_url, max_steps, mode, local), **_asking(approve, ask)}
         if mcp_config is not None:  # saved with the thread's options: `resume` brings the same tools
             options["mcp_config"] = str(mcp_config.expanduser().resolve())
-        request = InputState(prompt=prompt, documents=documents)
-        _execute(thread or _new_thread_id(), request, options, out, as_json, db, yes=yes)
+        _execute(thread, InputState(prompt=request, documents=documents), options, out, as_json, db, yes=yes)
+
+
+def _prompt_text(prompt: str | None, prompt_file: Path | None) -> str:
+    """The prompt as given: the argument, stdin (`-`), or a file (a long prompt does not fit in a command line)."""
+    from cli.prompt_input import read_prompt
+
+    if prompt is not None and prompt_file is not None:
+        raise InvalidRequest("give the prompt as an argument or with --prompt-file, not both")
+    if prompt_file is not None:
+        return read_prompt(str(prompt_file))
+    if prompt is None:
+        raise InvalidRequest("no prompt: give it as an argument, `-` to read it from stdin, or --prompt-file FILE")
+    return read_prompt("-") if prompt == "-" else prompt
 
 
 @app.command()
@@ -217,7 +250,7 @@ def resume(
     yes: YesOpt = False,
 ) -> None:
     """Continue an interrupted thread from its last checkpoint, with the options it was started with."""
-    with bad_input_exits():
+    with bad_input_exits(as_json=as_json, thread=thread):
         options = {**_options(model, base_url, max_steps, None, local), **_asking(approve, False)}
         _execute(
             thread, None, options, out, as_json, db, yes=yes, answer=None if answer is None else parse_answer(answer)
@@ -280,12 +313,14 @@ def _execute(
     by `--yes`, on a TTY by the user, else the run exits with EXIT_WAITING and the command that answers it."""
     from langgraph.types import Command
 
+    from cli.interrupt import Outcome, ctrl_c_stops_the_run
     from cli.view import LiveView
     from graph.builder import build_graph
     from graph.persistence import locked_persistence
 
     err = _stderr()
     config: Any = {"configurable": {"thread_id": thread}}
+    _check_folders(options, db, _out_folder(thread, out))
     with locked_persistence(thread, db) as (saver, store):
         graph = build_graph(checkpointer=saver, store=store, mcp_config=options.get("mcp_config"))
         snapshot = graph.get_state(config)
@@ -302,13 +337,15 @@ def _execute(
                 _finish(thread, snapshot.values, _context(options).store_path, out, as_json)
         elif snapshot.tasks:
             raise InvalidRequest(f"thread {thread} was interrupted; continue it with: paor resume {thread}")
+        _check_settings(options)
         store.put(RUNS, thread, options)
         store_path = _context(options).store_path
         view = LiveView(err)
         values: dict[str, Any] = dict(snapshot.values) if payload is None else {}
         pending: Any = payload if answer is None else Command(resume=answer)
+        interrupted = Outcome(lambda: _report_interrupted(thread, as_json, view))
         try:
-            with _endpoint(options) as effective, _interrupt_stops_parses():
+            with ctrl_c_stops_the_run(interrupted), _endpoint(options) as effective:
                 while True:
                     with view.running(thread):
                         stream = graph.stream(
@@ -327,28 +364,61 @@ def _execute(
                         _wait_for_answer(thread, waiting[0].value, as_json)
                     pending = Command(resume=reply)
         except KeyboardInterrupt:
-            err.print(_text(f"interrupted; resume with: paor resume {thread}", style="yellow"))
+            interrupted.report()
             raise typer.Exit(EXIT_INTERRUPTED) from None
     _finish(thread, values, store_path, out, as_json)
 
 
-@contextmanager
-def _interrupt_stops_parses() -> Iterator[None]:
-    """Ctrl-C first ends the document parses under way: LangGraph lets the interrupt through only once the running
-    node has returned, and a tool waiting on a parse then returns at once instead of at its deadline."""
-    import signal
+def _report_interrupted(thread: str, as_json: bool, view: LiveView) -> None:
+    """The outcome of a run stopped by Ctrl-C: the thread resumes from its last checkpoint."""
+    view.stop()
+    hint = f"interrupted; resume with: paor resume {thread}"
+    if as_json:
+        _echo_json({"thread": thread, "status": "interrupted", "error": hint, "exit_code": EXIT_INTERRUPTED})
+    _stderr().print(_text(hint, style="yellow"))
 
-    from tools.document.parsing import stop_parses
 
-    def interrupt(signum: int, frame: object) -> None:
-        stop_parses()
-        raise KeyboardInterrupt
+def _out_folder(thread: str, out: Path | None) -> Path:
+    """Where a thread's deliverables go: `--out`, else ./paor-out/<thread>; each round in its own folder below."""
+    from tools.documents import safe_file_name
 
-    previous = signal.signal(signal.SIGINT, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return out if out is not None else Path("paor-out") / safe_file_name(thread)
+
+
+def _check_folders(options: dict[str, Any], db: str | None, out: Path) -> None:
+    """PAOR_HOME, the database and the output folder can be created and written: else one line, before any of
+    them is touched."""
+    problems = _folder_problems(options, db, out)
+    if problems:
+        raise ConfigurationError(problems[0])
+
+
+def _folder_problems(options: dict[str, Any], db: str | None, out: Path | None) -> list[str]:
+    """What `_check_folders` refuses, every problem (a PostgreSQL database is checked by connecting to it)."""
+    from cli.preflight import folder_problems
+    from graph.persistence import database_url, is_postgres, sqlite_file
+
+    database = None if is_postgres(database_url(db)) else sqlite_file(db)
+    return folder_problems(_context(options), database, _database_setting(db), out)
+
+
+def _database_setting(db: str | None) -> str:
+    """The setting that chose the database, for messages about it."""
+    if db:
+        return "--db"
+    return next((name for name in ("PAOR_DATABASE_URL", "PAOR_DB") if os.environ.get(name, "").strip()), "PAOR_HOME")
+
+
+def _check_settings(options: dict[str, Any]) -> None:
+    """The keys and the endpoint can be sent and called: else one line naming the variable, before any request."""
+    from cli.preflight import key_problem, setting_problems
+
+    if options.get("local"):  # the endpoint is the local server paor starts; the key is still sent to it
+        problems = [problem for name in ("OPENAI_API_KEY",) if (problem := key_problem(name))]
+    else:
+        problems = setting_problems(_context(options), options.get("base_url"))
+    if problems:
+        raise ConfigurationError(problems[0])
 
 
 def _reply(question: Any, yes: bool, err: Console) -> Any:
@@ -373,7 +443,7 @@ def _wait_for_answer(thread: str, question: Any, as_json: bool) -> NoReturn:
     from cli.asking import one_line
 
     if as_json:
-        typer.echo(json.dumps({"thread": thread, "status": "waiting", "interrupt": question}, ensure_ascii=False))
+        _echo_json({"thread": thread, "status": "waiting", "exit_code": EXIT_WAITING, "interrupt": question})
     _stderr().print(_text(f"{one_line(question)}; answer with `paor resume {thread} --answer …`", style="yellow"))
     raise typer.Exit(EXIT_WAITING)
 
@@ -419,30 +489,38 @@ def _local_model() -> ModuleType:
 
 
 def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | None, as_json: bool) -> NoReturn:
-    from cli.view import export_deliverables, print_result
+    """Export the round's deliverables into their own folder (a later round never overwrites them) and show the
+    result; exit 0 when the criteria were met, else 1."""
+    from cli.view import export_deliverables, print_result, round_folder
     from graph.schemas import DocumentRef
-    from tools.documents import DocumentStore, safe_file_name
+    from tools.documents import DocumentStore
 
     refs = [DocumentRef.model_validate(d) for d in values.get("deliverables") or []]
-    folder = out if out is not None else Path("paor-out") / safe_file_name(thread)
+    round_number = int(values.get("round") or 1)
+    folder = round_folder(_out_folder(thread, out), round_number)
     written = export_deliverables(refs, DocumentStore(store_path), folder) if refs else []
     status = values.get("status") or "incomplete"
+    code = 0 if status == "completed" else 1
     if as_json:
-        result = {
-            "thread": thread,
-            "status": status,
-            "stop_reason": values.get("stop_reason", ""),
-            "answer": values.get("answer", ""),
-            "deliverables": [
-                {**ref.model_dump(mode="json"), "path": str(p)} for ref, p in zip(refs, written, strict=True)
-            ],
-            "totals": values.get("totals", {}),
-            "notes": values.get("notes", []),
-        }
-        typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        _echo_json(
+            {
+                "thread": thread,
+                "status": status,
+                "exit_code": code,
+                "round": round_number,
+                "stop_reason": values.get("stop_reason", ""),
+                "answer": values.get("answer", ""),
+                "folder": str(folder.resolve()) if written else None,
+                "deliverables": [
+                    {**ref.model_dump(mode="json"), "path": str(p)} for ref, p in zip(refs, written, strict=True)
+                ],
+                "totals": values.get("totals", {}),
+                "notes": values.get("notes", []),
+            }
+        )
     else:
         print_result(_stdout(), thread, values, written)
-    raise typer.Exit(0 if status == "completed" else 1)
+    raise typer.Exit(code)
 
 
 # --- history / strategies ---------------------------------------------------------------------------------------
@@ -523,6 +601,7 @@ ServerHostOpt = Annotated[
 @app.command()
 def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_config: McpConfigOpt = None) -> None:
     """Show the configuration and check that the model endpoint answers; exit 0 when paor can run."""
+    from cli.preflight import base_url_source, endpoint_problem, key_problem, setting_problems
     from graph.context import paor_home
     from graph.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
@@ -534,6 +613,7 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
     with bad_input_exits():
         context = _context({})
         database = describe_database(db)
+        problems = _folder_problems({}, db, None)  # PAOR_HOME, the document store, the database file
         extra = ExtraActions.build(mcp_config=mcp_config)
     with extended_by(extra):  # starts the declared MCP servers to list their tools
         warnings, actions = unavailable_notes(), len(catalog())
@@ -541,9 +621,9 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
     if extra is not None:
         extra.close()
     openai_key = os.environ.get("OPENAI_API_KEY", "")
-    problems: list[str] = []
+    db_state = "not writable" if problems else ""
     try:
-        db_state = _database_state(db)
+        db_state = db_state or _database_state(db)
     except ConfigurationError as exc:
         db_state = "unusable"
         problems.append(str(exc))
@@ -552,9 +632,14 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
         problems.append(str(exc))
     if not openai_key and not context.base_url:
         problems.append("OPENAI_API_KEY is missing and no local endpoint (OPENAI_BASE_URL) is set")
-    reachable, endpoint_state = _probe(context.base_url or OPENAI_DEFAULT_URL, openai_key)
-    if not reachable:
-        problems.append(f"the model endpoint is {endpoint_state}")
+    unsendable = setting_problems(context, None)  # a key no header can carry, an endpoint that is no URL
+    problems.extend(unsendable)
+    if key_problem("OPENAI_API_KEY") or endpoint_problem(base_url_source(None), context.base_url):
+        endpoint_state = "not probed (its settings are wrong, see below)"
+    else:
+        reachable, endpoint_state = _probe(context.base_url or OPENAI_DEFAULT_URL, openai_key)
+        if not reachable:
+            problems.append(f"the model endpoint is {endpoint_state}")
     tavily_hint = " (web.search needs it, or PAOR_SEARCH_BACKEND=ddgs)" if context.search_backend == "tavily" else ""
     rows = [
         ("model", context.model),
@@ -562,8 +647,8 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
         ("PAOR_HOME", str(paor_home())),
         ("database", f"{database} ({db_state})"),
         ("document store", str(context.store_path)),
-        ("OPENAI_API_KEY", "set" if openai_key else "missing"),
-        ("TAVILY_API_KEY", "set" if os.environ.get("TAVILY_API_KEY") else f"missing{tavily_hint}"),
+        ("OPENAI_API_KEY", _key_state("OPENAI_API_KEY", "")),
+        ("TAVILY_API_KEY", _key_state("TAVILY_API_KEY", tavily_hint)),
         ("endpoint", endpoint_state),
         ("actions", f"{actions} available" + (f", {len(warnings)} unavailable" if warnings else "")),
         *((f"mcp {name}", state) for name, state in servers),
@@ -592,6 +677,15 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
             console.print(_text(f"✗ {clip(problem)}", style="red"))
         raise typer.Exit(2)
     console.print(_text("✓ ready", style="green"))
+
+
+def _key_state(name: str, missing_hint: str) -> str:
+    """`set`, `missing…`, or that the value cannot be a key (the value itself is never shown)."""
+    from cli.preflight import key_problem
+
+    if not os.environ.get(name):
+        return f"missing{missing_hint}"
+    return "set, but not a usable key" if key_problem(name) else "set"
 
 
 def _database_state(db: str | None) -> str:

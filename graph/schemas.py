@@ -95,6 +95,14 @@ class Intent(Protocol):
         "formats): the question to ask. Otherwise null: assume what is most likely.",
     )
 
+    @field_validator("clarification", mode="before")
+    @classmethod
+    def _empty_question_is_none(cls, value: Any) -> Any:
+        """Models that must answer every key send `{"question": ""}` for "nothing to ask": no question, not an error."""
+        if isinstance(value, dict) and not str(value.get("question") or "").strip():
+            return None
+        return value
+
     @field_validator("language")
     @classmethod
     def _short_language(cls, value: str) -> str:

@@ -1,8 +1,16 @@
-"""Shared fixtures: an isolated PAOR_HOME, the scripted loopback model, SQLite persistence."""
+"""Shared fixtures: an isolated PAOR_HOME, the scripted loopback model, SQLite persistence.
+
+The suite takes nothing from the caller's environment: a shell set up as README says exports OPENAI_BASE_URL,
+OPENAI_API_KEY, PAOR_MODEL, PAOR_HOME and more, and the tests must pass the same there. `pytest_configure` removes
+every such setting from `os.environ` before anything is collected, so the subprocesses the tests start (which
+inherit `os.environ`) see none of them either; each test then sets what it needs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 
 import pytest
@@ -13,17 +21,34 @@ from graph.context import Context
 from tests.support.loopback import LoopbackServer
 from tests.support.scripted_llm import ScriptedLLM
 
-_ENV_TO_CLEAR = ("OPENAI_BASE_URL", "PAOR_MODEL", "PAOR_MAX_STEPS", "PAOR_BASE_URL", "TAVILY_API_KEY")
+#: Prefixes of the settings paor and the libraries it drives read from the environment (every `PAOR_<FIELD>` of
+#: Context, the database and server settings, the OpenAI and Tavily clients, LangSmith tracing).
+CALLER_SETTINGS = ("PAOR_", "OPENAI_", "TAVILY_", "LANGSMITH_", "LANGCHAIN_")
+#: Settings of the suite itself, which stay: a PostgreSQL server to test against, the browser tests' Chromium.
+SUITE_SETTINGS = ("PAOR_TEST_", "PAOR_CHROMIUM", "PAOR_BROWSER_SCREENSHOT")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    scrub_caller_settings(os.environ)
+
+
+def scrub_caller_settings(env: MutableMapping[str, str]) -> None:
+    """Drop the caller's paor, OpenAI, Tavily and LangSmith settings; keep a proxy away from loopback traffic
+    (every model, web site and server the tests talk to is on loopback)."""
+    for name in [name for name in env if name.startswith(CALLER_SETTINGS) and not name.startswith(SUITE_SETTINGS)]:
+        del env[name]
+    for name in ("NO_PROXY", "no_proxy"):
+        hosts = [host.strip() for host in env.get(name, "").split(",") if host.strip()]
+        env[name] = ",".join([*hosts, *(host for host in LOOPBACK_HOSTS if host not in hosts)])
 
 
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own PAOR_HOME and no inherited model/endpoint settings."""
+    """Every test gets its own PAOR_HOME and a key that is no real one (the caller's settings are gone)."""
     home = tmp_path / "paor-home"
     monkeypatch.setenv("PAOR_HOME", str(home))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    for name in _ENV_TO_CLEAR:
-        monkeypatch.delenv(name, raising=False)
     return home
 
 
@@ -69,3 +94,26 @@ def loopback_server() -> Iterator[LoopbackServer]:
     server = LoopbackServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+def make_read_only() -> Iterator[Callable[[Path], None]]:
+    """`make_read_only(path)`: nobody may write the file or folder any more. Root ignores permission bits, so for
+    root the path is also made immutable (`chattr +i`); where that is impossible the test is skipped, saying so."""
+    locked: list[Path] = []
+    as_root = os.geteuid() == 0
+
+    def lock(path: Path) -> None:
+        path.chmod(path.stat().st_mode & ~0o222)
+        locked.append(path)
+        if as_root:
+            try:
+                subprocess.run(["chattr", "+i", str(path)], check=True, capture_output=True)
+            except (OSError, subprocess.CalledProcessError) as exc:
+                pytest.skip(f"as root only an immutable file is read-only, and `chattr +i` failed here: {exc}")
+
+    yield lock
+    for path in reversed(locked):
+        if as_root:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        path.chmod(path.stat().st_mode | 0o200)

@@ -28,11 +28,12 @@ def cli_env(scripted_llm: ScriptedLLM, monkeypatch: pytest.MonkeyPatch, tmp_path
 
 @pytest.fixture
 def paor(cli_env: Path) -> Invoke:
-    """`paor(*args)` runs one CLI command; stdout and stderr stay separate (`result.stdout`, `result.stderr`)."""
+    """`paor(*args, stdin=…)` runs one CLI command; stdout and stderr stay separate (`result.stdout`,
+    `result.stderr`)."""
     runner = CliRunner()
 
-    def invoke(*args: str) -> Result:
-        result = runner.invoke(app, list(args))
+    def invoke(*args: str, stdin: str | bytes | None = None) -> Result:
+        result = runner.invoke(app, list(args), input=stdin)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception  # an unexpected crash: show its traceback, not just a wrong exit code
         return result

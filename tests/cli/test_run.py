@@ -40,8 +40,9 @@ def test_run_shows_every_node_with_its_decision_then_the_answer_and_the_delivera
     assert "tok" in progress and "s ·" in progress  # seconds and tokens per node
     assert "\x1b[" not in result.output  # not a terminal: no ANSI codes
 
-    deliverable = cli_env / "paor-out" / "live" / "result.md"
+    deliverable = cli_env / "paor-out" / "live" / "round-1" / "result.md"
     assert "Here are the first 1000 prime numbers" in result.stdout
+    assert f"deliverables of round 1, in {deliverable.parent}:" in result.stdout
     assert str(deliverable) in result.stdout
     assert primes_in(deliverable) == FIRST_1000_PRIMES
 
@@ -56,14 +57,15 @@ def test_json_prints_one_document_with_status_answer_and_written_deliverables(
 
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)  # stdout holds the JSON document and nothing else
-    assert payload["status"] == "completed"
+    assert payload["status"] == "completed" and payload["exit_code"] == 0
     assert "criteria met" in payload["stop_reason"]
     assert payload["answer"].startswith("Here are the first 1000 prime numbers")
     assert payload["totals"]["steps"] == 2
     assert payload["thread"] and f"thread {payload['thread']}" in result.stderr
     [deliverable] = payload["deliverables"]
     assert deliverable["name"] == "result.md" and deliverable["mime"] == "text/markdown"
-    assert Path(deliverable["path"]) == (out / "result.md").resolve()
+    assert payload["round"] == 1 and payload["folder"] == str((out / "round-1").resolve())
+    assert Path(deliverable["path"]) == (out / "round-1" / "result.md").resolve()
     assert primes_in(Path(deliverable["path"])) == FIRST_1000_PRIMES
 
 

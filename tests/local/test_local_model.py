@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import socket
 import sys
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import cli.llama_server as llama_server
 import cli.local_model as local_model
 from graph.errors import ConfigurationError
 
@@ -61,10 +63,10 @@ def test_free_port_is_bindable_and_never_2024() -> None:
         sock.bind(("127.0.0.1", port))
 
 
-def test_server_command_serves_the_model_on_loopback(tmp_path: Path) -> None:
+def test_server_command_serves_the_model_on_loopback_without_weight_repacking(tmp_path: Path) -> None:
     model = tmp_path / "m.gguf"
     command = local_model.server_command(8123, n_ctx=2048, model=model)
-    assert command[:3] == [sys.executable, "-m", "llama_cpp.server"]
+    assert command[:3] == [sys.executable, "-m", "cli.llama_server"]
     flags = dict(zip(command[3::2], command[4::2], strict=True))
     assert flags == {
         "--model": str(model),
@@ -72,4 +74,58 @@ def test_server_command_serves_the_model_on_loopback(tmp_path: Path) -> None:
         "--host": "127.0.0.1",
         "--port": "8123",
         "--n_ctx": "2048",
+        "--use_extra_bufts": "false",  # a CPU reporting AMX in a VM that forbids it: "Illegal instruction"
     }
+
+
+@pytest.mark.parametrize("server_has_it", [False, True], ids=["launcher applies it", "server takes it"])
+def test_the_launcher_turns_weight_repacking_off_unless_asked(
+    server_has_it: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    disabled: list[bool] = []
+
+    def disable() -> bool:
+        disabled.append(True)
+        return True
+
+    monkeypatch.setattr(llama_server, "server_has_setting", lambda: server_has_it)
+    monkeypatch.setattr(llama_server, "disable_extra_bufts", disable)
+    rest = llama_server.server_argv(["--model", "m.gguf", "--use_extra_bufts", "false", "--port", "1"])
+    if server_has_it:
+        assert rest == ["--model", "m.gguf", "--port", "1", "--use_extra_bufts", "False"] and not disabled
+    else:
+        assert rest == ["--model", "m.gguf", "--port", "1"] and disabled == [True]
+    disabled.clear()
+    rest = llama_server.server_argv(["--model", "m.gguf"])  # off by default too
+    assert (rest[-1] == "False") if server_has_it else (disabled == [True])
+
+
+def test_the_launcher_leaves_repacking_on_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(llama_server, "server_has_setting", lambda: False)
+    monkeypatch.setattr(llama_server, "disable_extra_bufts", lambda: pytest.fail("must stay on"))
+    assert llama_server.server_argv(["--use_extra_bufts", "true", "--model", "m.gguf"]) == ["--model", "m.gguf"]
+
+
+def test_models_loaded_after_the_launcher_skip_weight_repacking(monkeypatch: pytest.MonkeyPatch) -> None:
+    lib = pytest.importorskip("llama_cpp.llama_cpp", reason="local model extra not installed")
+    monkeypatch.setattr(lib, "llama_model_default_params", lib.llama_model_default_params)  # restored after
+    original = lib.llama_model_default_params()
+    assert original.use_extra_bufts  # llama.cpp's default: repack
+    assert llama_server.disable_extra_bufts()
+    assert not lib.llama_model_default_params().use_extra_bufts
+    assert lib.llama_model_default_params().n_gpu_layers == original.n_gpu_layers  # the other defaults stay
+
+
+def test_the_installed_server_accepts_the_launchers_arguments(tmp_path: Path) -> None:
+    """The whole command line parses as the installed llama_cpp.server's settings (no model is loaded)."""
+    pytest.importorskip("llama_cpp.server", reason="local model extra not installed")
+    from llama_cpp.server.__main__ import Settings
+    from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
+    from llama_cpp.server.settings import ModelSettings
+
+    command = local_model.server_command(8123, model=tmp_path / "m.gguf")
+    parser = argparse.ArgumentParser()
+    add_args_from_model(parser, Settings)
+    rest = llama_server.server_argv(command[3:])
+    settings = parse_model_from_args(ModelSettings, parser.parse_args(rest))
+    assert settings.model == str(tmp_path / "m.gguf") and settings.n_ctx == local_model.DEFAULT_N_CTX

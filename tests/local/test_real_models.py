@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,7 @@ MAX_STEPS = 2
 STEP_BOUND_S = 120  # every call is bounded by max_tokens; a CPU step of a tiny model takes seconds, not minutes
 # A runaway action answer ends within the step bound; the one-call direct answer is off, since this test measures
 # the Stage-1/Stage-2 protocol (bench.models --side-by-side measures the direct answer).
-SETTINGS = {**LOCAL_SETTINGS, "answer_tokens": 1024, "direct_answer": False}
+SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 1024, "direct_answer": False}
 
 pytestmark = [
     pytest.mark.skipif(

@@ -311,7 +311,9 @@ def test_model_written_code_gets_the_operators_memory_not_the_clients(server: Se
         pytest.skip(f"code.execute is unavailable on this machine: {reason}")
     client = _client(server, KEY_A)
     thread = client.threads.create()["thread_id"]
-    out = client.runs.wait(thread, ASSISTANT, input={"prompt": MEMORY_PROMPT}, context=GREEDY_CONTEXT)
+    # Stage 1 chooses code.execute here; a one-line request would otherwise get the direct answer (issue 26).
+    context = {**GREEDY_CONTEXT, "direct_answer": False}
+    out = client.runs.wait(thread, ASSISTANT, input={"prompt": MEMORY_PROMPT}, context=context)
     assert isinstance(out, dict), out
     said = json.dumps(out)
     assert f"more than {OPERATOR_CODE_MEMORY_MB} MB" in said, said[:2000]

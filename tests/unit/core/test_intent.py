@@ -235,3 +235,16 @@ def test_counting_question_about_primes_accepts_the_single_number_answer(
     data = b"168"
     report = run_checks(result, [(ref(label="r", name="result.md", mime="text/markdown", data=data), data)])
     assert report.all_passed, [(c.name, c.detail) for c in report.checks if not c.passed]
+
+
+def test_an_empty_clarification_from_the_model_keeps_its_analysis_without_a_warning(
+    scripted_llm: ScriptedLLM, services: Services, context: Context, caplog: pytest.LogCaptureFixture
+) -> None:
+    scripted_llm.on("Intent", {**MODEL_INTENT, "language": "fr", "clarification": {"question": "", "suggestions": []}})
+
+    update = _intent(services, context, PRIMES_REQUEST)
+
+    result = Intent.model_validate(update["intent"])
+    assert result.language == "fr" and result.clarification is None  # the model's answer, not the hints' "en"
+    assert "fell back" not in caplog.text
+    assert not [note for note in update["notes"] if "ambiguous request" in note]

@@ -94,3 +94,17 @@ def test_intent_language_is_normalised_to_a_two_letter_code() -> None:
 @pytest.mark.parametrize(("given", "code"), [("German", "de"), ("de-CH", "de"), ("fr_FR", "fr"), ("en", "en")])
 def test_intent_language_names_and_regions_become_iso_codes(given: str, code: str) -> None:
     assert Intent(dataType="text", expectedFormat="markdown", language=given).language == code
+
+
+@pytest.mark.parametrize("empty", [{"question": ""}, {"question": "  ", "suggestions": []}, {}])
+def test_an_empty_clarification_is_no_question(empty: dict[str, object]) -> None:
+    assert (
+        Intent.model_validate({"dataType": "text", "expectedFormat": "markdown", "clarification": empty}).clarification
+        is None
+    )
+
+
+def test_a_clarification_with_a_question_is_kept() -> None:
+    asked = {"question": "Which city?", "suggestions": ["Bern"]}
+    intent = Intent.model_validate({"dataType": "text", "expectedFormat": "markdown", "clarification": asked})
+    assert intent.clarification is not None and intent.clarification.question == "Which city?"
