@@ -20,8 +20,9 @@ from sympy.ntheory.primetest import is_square
 
 from graph.schemas import DocumentRef, Intent
 from nodes.expected import expected_number, numbers_in, translation_of
-from nodes.hints import detect_language
-from nodes.placeholders import normalised, repeats_host_text
+from nodes.hints import LANGUAGE_WORDS, detect_language
+from nodes.placeholders import repeats_host_text
+from prompts.templates import normalised
 
 _CODE_LINE = re.compile(
     r"^\s*(?:def \w+\(|class \w+|import \w+|from \S+ import|for .+ in .+:|while .+:|if .+:|elif .+:|else:|"
@@ -43,13 +44,6 @@ _FORMAT_MIMES = {
     "pdf": ("application/pdf",),
     "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",),
     "html": ("text/html",),
-}
-_LANGUAGE_WORDS = {
-    "de": "german|deutsch",
-    "en": "english|englisch",
-    "fr": "french|français|französisch",
-    "it": "italian|italienisch",
-    "es": "spanish|spanisch",
 }
 _FORMAT_WORDS = r"\b(?:pdf|docx|word|excel|xlsx|json|csv|markdown|html|format)\b"
 
@@ -483,7 +477,7 @@ def _assign_verdicts(intent: Intent, report: CheckReport) -> None:
             relevant += [ch for ch in report.checks if ch.name in ("data type", "numbers")]
         if re.search(_FORMAT_WORDS, c):
             relevant += [ch for ch in report.checks if ch.name == "format"]
-        words = _LANGUAGE_WORDS.get(intent.language)
+        words = LANGUAGE_WORDS.get(intent.language)
         if words and re.search(rf"\b(?:{words}|language)\b", c):
             relevant += [ch for ch in report.checks if ch.name == "language"]
         if words and re.search(rf"\b(?:{words}|language|translat\w*)\b", c):

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from nodes.hints import LANGUAGE_WORDS
+
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _OPERATOR_WORDS = [
     (r"\bmultiplied\s+by\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]", "*"),
@@ -51,15 +53,6 @@ _HOW_MANY = re.compile(
 )
 _TRANSLATE = re.compile(r"\b(?:translate|übersetze\w*|tradui\w*|traduc\w*|tradu\w*)\b", re.I)
 _QUOTED = re.compile(r"[\"'“‘«„](.+?)[\"'”’»“]")
-_TARGET_LANGUAGES = {
-    "de": r"german|deutsch",
-    "en": r"english|englisch|anglais",
-    "fr": r"french|französisch|français",
-    "it": r"italian|italienisch|italien",
-    "es": r"spanish|spanisch|espagnol",
-    "pt": r"portuguese|portugiesisch",
-    "nl": r"dutch|niederländisch",
-}
 
 
 class NotComputable(ValueError):
@@ -98,7 +91,7 @@ def translation_of(request: str) -> Translation | None:
     tail = _TRANSLATE.split(request, maxsplit=1)[1]
     targets = [
         (match.start(), code)
-        for code, words in _TARGET_LANGUAGES.items()
+        for code, words in LANGUAGE_WORDS.items()
         for match in re.finditer(rf"\b(?:into|to|in|ins|auf|en)\s+(?:{words})\b", tail, re.I)
     ]
     if not targets:

@@ -60,6 +60,17 @@ _FORMATS = [
     ("html", r"\bhtml\b"),
     ("markdown", r"\bmarkdown\b"),
 ]
+#: The words that name a language in the languages paor is used in most: checks match success criteria against
+#: them, nodes.expected the target of a translation.
+LANGUAGE_WORDS = {
+    "de": "german|deutsch",
+    "en": "english|englisch|anglais",
+    "fr": "french|français|französisch",
+    "it": "italian|italienisch|italien",
+    "es": "spanish|spanisch|espagnol",
+    "pt": "portuguese|portugiesisch",
+    "nl": "dutch|niederländisch",
+}
 _LANGUAGE_NAMES = {
     "de": r"\b(?:in german|auf deutsch|in deutsch|deutsche[nr]?)\b",
     "en": r"\b(?:in english|auf englisch|en anglais)\b",

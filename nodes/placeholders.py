@@ -17,16 +17,11 @@ from pydantic import BaseModel
 
 from graph.schemas import ActionSelection, ParameterField
 from prompts.render import SELECTION_EXAMPLE
+from prompts.templates import normalised
 
-_WORD = re.compile(r"[^\W_]+")
 _ANGLED = re.compile(r"^\s*<[^<>]*>\s*$")
 #: Values that say nothing whatever the schema: a type name, an ellipsis, a to-do.
 _EMPTY_WORDS = frozenset({"string", "str", "todo", "tbd", "n a", "example", "placeholder"})
-
-
-def normalised(text: str) -> str:
-    """Case, punctuation and spacing do not make a copied description a different text."""
-    return " ".join(_WORD.findall(text.casefold()))
 
 
 def _descriptions(model: type[BaseModel]) -> Iterator[str]:

@@ -15,7 +15,7 @@ from graph.schemas import (
     ParametersSchema,
     Strategy,
 )
-from prompts.templates import clip, fill, untrusted
+from prompts.templates import clip, fill, normalised, untrusted
 
 SHOWN_LEARNINGS = 4  # Stage 1 shows the newest learnings only
 
@@ -173,16 +173,12 @@ def ai_process_messages(
         parts.append(f"USER REQUEST:\n{request.strip()}")
         if criteria:
             parts.append("SUCCESS CRITERIA:\n" + "\n".join(f"- {c}" for c in criteria))
-    if not request.strip() or _normalised(task) != _normalised(request):
+    if not request.strip() or normalised(task) != normalised(request):
         parts.append(f"TASK:\n{task}")
     material = "\n\n".join(untrusted(text, name) for name, text in sources)
     if material:
         parts.append(f"SOURCES:\n{material}")
     return [SystemMessage(content=system), HumanMessage(content="\n\n".join(parts))]
-
-
-def _normalised(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 def plan_messages(

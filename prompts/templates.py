@@ -8,6 +8,7 @@ from importlib.resources import files
 from string import Template
 
 _FENCE = re.compile(r"</?\s*untrusted[^>]*>", re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
 
 
 @cache
@@ -31,3 +32,9 @@ def clip(text: object, limit: int | None = None) -> str:
     """One line (model text spans lines), cut to `limit` characters with an ellipsis."""
     flat = " ".join(str(text).split())
     return flat if limit is None or len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def normalised(text: str) -> str:
+    """A text's words, case-folded: case, punctuation and spacing do not make two texts different (a copied
+    description stays a copy; a task that only restates the request is the request)."""
+    return " ".join(_WORD.findall(text.casefold()))

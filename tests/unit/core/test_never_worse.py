@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -37,33 +38,29 @@ def answer_intent(**overrides: Any) -> Intent:
 # --- 1. the request reaches every answer -----------------------------------------------------------------------
 
 
-def test_the_call_that_writes_a_deliverable_carries_the_request_and_criteria() -> None:
+def _answer_call(task: str, request: str, criteria: Sequence[str] = ()) -> str:
+    """The user message of the call that writes a deliverable."""
     messages = ai_process_messages(
-        task="What this one action must achieve",
+        task=task,
         sources=[],
         language="en",
         output_format="md",
         mode="basic",
         custom="",
-        request="What is 12 multiplied by 11?",
-        criteria=["states the product"],
+        request=request,
+        criteria=criteria,
     )
-    user = str(messages[1].content)
+    return str(messages[1].content)
+
+
+def test_the_call_that_writes_a_deliverable_carries_the_request_and_criteria() -> None:
+    user = _answer_call("What this one action must achieve", "What is 12 multiplied by 11?", ["states the product"])
     assert "What is 12 multiplied by 11?" in user and "- states the product" in user
     assert user.index("USER REQUEST") < user.index("TASK")
 
 
 def test_a_task_that_is_the_request_is_not_repeated() -> None:
-    messages = ai_process_messages(
-        task="Translate 'good morning' into German.",
-        sources=[],
-        language="de",
-        output_format="md",
-        mode="basic",
-        custom="",
-        request="Translate 'good morning' into German.",
-    )
-    user = str(messages[1].content)
+    user = _answer_call("Translate 'good morning' into German", "Translate 'good morning' into German.")
     assert user.count("good morning") == 1 and "TASK" not in user
 
 
