@@ -66,7 +66,8 @@ def _exempt(scope: Scope) -> bool:
     if scope["type"] == "http" and scope.get("method") == "GET" and _signed(scope):
         return True
     headers = dict(scope.get("headers") or [])
-    return scope.get("method") == "OPTIONS" and b"access-control-request-method" in headers
+    # A preflight only as CORS answers it (with an Origin): one without would pass CORS on to the route.
+    return scope.get("method") == "OPTIONS" and b"origin" in headers and b"access-control-request-method" in headers
 
 
 def _signed(scope: Scope) -> bool:

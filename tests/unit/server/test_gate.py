@@ -83,6 +83,8 @@ def test_liveness_preflights_and_in_process_loopback_need_no_key() -> None:
         answered = client.options("/threads", headers=preflight)
         assert answered.status_code == 200 and answered.headers["access-control-allow-origin"] == "*"
         assert client.options("/threads").status_code == 401, "a plain OPTIONS is no preflight"
+        forged = {"access-control-request-method": "POST"}  # no Origin: CORS would hand it on to the route
+        assert client.options("/threads", headers=forged).status_code == 401
     with _client(root_path="/noauth") as loopback:  # langgraph_sdk's in-process transport; no request can set it
         assert loopback.get("/threads").status_code == 200
 
