@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bench.common import print_report, tempdir
+from nodes.placeholders import PLACEHOLDER_REFUSAL
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -62,12 +63,14 @@ PROMPTS = (
 
 
 class ProtocolTally(logging.Handler):
-    """Counts Stage-1/Stage-2 answers as graph.llm logs them: accepted or rejected, per attempt."""
+    """Counts Stage-1/Stage-2 answers as graph.llm logs them: accepted or rejected, per attempt; `copied` are the
+    rejected ones whose shape was right but whose text repeated a description or placeholder (issue 26)."""
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.accepted = 0
         self.rejected = 0
+        self.copied = 0
         self.refusals = 0
         self.tracebacks = 0
 
@@ -82,6 +85,7 @@ class ProtocolTally(logging.Handler):
                 self.accepted += 1
             else:
                 self.rejected += 1
+                self.copied += PLACEHOLDER_REFUSAL in record.getMessage()
 
     @property
     def answers(self) -> int:
@@ -99,6 +103,7 @@ class RunResult:
     answers: int = 0
     tracebacks: int = 0
     refusals: int = 0  # requests the endpoint refused as an unsupported structured-output method
+    copied: int = 0  # answers of the right shape refused for repeating a description or placeholder
     errors: list[str] = field(default_factory=list)
     answer: str = ""
 
@@ -173,6 +178,7 @@ def run_prompt(
             result.tracebacks += 1
     result.seconds = time.monotonic() - started
     result.accepted, result.answers, result.refusals = tally.accepted, tally.answers, tally.refusals
+    result.copied = tally.copied
     result.tracebacks += tally.tracebacks
     return result
 
@@ -226,8 +232,12 @@ def verdicts(results: list[RunResult], model: str) -> list[str]:
 def summary(results: list[RunResult]) -> dict[str, Any]:
     """Totals a test or another report can assert on."""
     accepted, answers = sum(r.accepted for r in results), sum(r.answers for r in results)
+    copied = sum(r.copied for r in results)
     return {
         "validity": accepted / answers if answers else 0.0,
+        # The shape the endpoint's grammar enforces: what `validity` measured before copied descriptions were refused.
+        "shape_validity": (accepted + copied) / answers if answers else 0.0,
+        "copied": copied,
         "answers": answers,
         "completed": sum(r.status == "completed" for r in results),
         "tracebacks": sum(r.tracebacks for r in results),

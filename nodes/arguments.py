@@ -22,7 +22,7 @@ from graph.schemas import (
     ParameterField,
 )
 from nodes.common import fingerprint
-from nodes.placeholders import placeholder_values, schema_descriptions
+from nodes.placeholders import PLACEHOLDER_REFUSAL, placeholder_values, schema_descriptions
 from prompts.templates import clip
 from tools.catalog import CatalogEntry
 
@@ -78,7 +78,7 @@ def prepare_arguments(
     copied = placeholder_values(proposed, schema_descriptions(entry.args_schema))
     if copied:
         raise ParametersInvalid(
-            f"{clip(copied[0], 120)!r} is a description or placeholder, not a value: fill each parameter with what "
+            f"{clip(copied[0], 120)!r} is a {PLACEHOLDER_REFUSAL}, not a value: fill each parameter with what "
             "this request needs (its subject, numbers and wording)"
         )
     arguments = {

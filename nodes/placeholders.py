@@ -19,6 +19,8 @@ from graph.schemas import ActionSelection, ParameterField
 from prompts.render import SELECTION_EXAMPLE
 from prompts.templates import normalised
 
+#: Every refusal of a copied description says this (benchmarks count such refusals apart from broken shapes).
+PLACEHOLDER_REFUSAL = "description or placeholder"
 _ANGLED = re.compile(r"^\s*<[^<>]*>\s*$")
 #: Values that say nothing whatever the schema: a type name, an ellipsis, a to-do.
 _EMPTY_WORDS = frozenset({"string", "str", "todo", "tbd", "n a", "example", "placeholder"})

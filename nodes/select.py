@@ -16,7 +16,7 @@ from graph.state import State
 from nodes import history_log
 from nodes.clarify import clarified
 from nodes.common import STEP_RESET, document_index, intent_of
-from nodes.placeholders import is_placeholder
+from nodes.placeholders import PLACEHOLDER_REFUSAL, is_placeholder
 from nodes.shapes import selection_shape
 from nodes.strategies import pattern_of, recall
 from prompts.history import render_history
@@ -93,7 +93,7 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
     ]
     if copied:
         raise SelectionRejected(
-            f"{' and '.join(copied)} repeat the shape's own description or placeholder: write what this step of "
+            f"{' and '.join(copied)} repeat the shape's own {PLACEHOLDER_REFUSAL}: write what this step of "
             "this request needs (the user's subject, numbers and wording), not the description of the field"
         )
     allowed = {e.display_name for e in entries}

@@ -1,8 +1,9 @@
 """Real tiny models through llama.cpp's server stay on protocol: SmolLM2-135M and Gemma 3 270M, three prompts each.
 
 The answers' content is not judged (these models are far too small for that); what must hold is the protocol:
-schema-constrained Stage-1 and Stage-2 answers accepted without a retry (≥ 95 %), every run bounded in time, no
-traceback, and no refused capability request after the first run against an endpoint.
+schema-constrained Stage-1 and Stage-2 answers of the right shape (≥ 95 %; since issue 26 an answer that copies a
+field description is refused and retried too, and counted apart: a content error, not a shape error), every run
+bounded in time, no traceback, and no refused capability request after the first run against an endpoint.
 """
 
 from __future__ import annotations
@@ -32,9 +33,11 @@ VALIDITY = 0.95
 PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
 MAX_STEPS = 2
 STEP_BOUND_S = 120  # every call is bounded by max_tokens; a CPU step of a tiny model takes seconds, not minutes
-# A runaway action answer ends within the step bound; the one-call direct answer is off, since this test measures
-# the Stage-1/Stage-2 protocol (bench.models --side-by-side measures the direct answer).
-SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 1024, "direct_answer": False}
+# A runaway action answer ends within the step bound (Gemma's pretrained file never stops: 1,024 tokens took up to
+# 127 s a step on a loaded 2-core machine, over the bound; 512 keep it bounded with room); the one-call direct answer
+# is off, since this test measures the Stage-1/Stage-2 protocol (bench.models --side-by-side measures the direct
+# answer).
+SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 512, "direct_answer": False}
 
 pytestmark = [
     pytest.mark.skipif(
@@ -63,11 +66,15 @@ def test_tiny_models_stay_on_protocol_within_bounded_time(served: tuple[str, str
         forget_all()  # each run as a new process: only the database remembers the endpoint
         results.append(run_prompt(prompt, base_url, model, tmp_path / f"run{i}", MAX_STEPS, database, **SETTINGS))
     totals = summary(results)
-    report = "; ".join(f"{r.prompt.kind}: {r.status}, {r.accepted}/{r.answers}, {r.seconds:.0f}s" for r in results)
+    report = "; ".join(
+        f"{r.prompt.kind}: {r.status}, {r.accepted}/{r.answers} ({r.copied} copied), {r.seconds:.0f}s" for r in results
+    )
     print(f"{model}: {report}")
 
     assert totals["tracebacks"] == 0, [r.errors for r in results]
     assert totals["answers"] >= 2 * len(results), report  # each run asked Stage 1 and Stage 2 at least once
-    assert totals["validity"] >= VALIDITY, report
+    # The grammar keeps every answer's shape: refused only for copying a description or placeholder (issue 26's
+    # rule, which these tiny models break often; docs/local-models.md reports how often), never for a broken shape.
+    assert totals["shape_validity"] >= VALIDITY, report
     assert totals["longest_run_s"] <= MAX_STEPS * STEP_BOUND_S, report
     assert sum(r.refusals for r in results[1:]) == 0, "a refused capability was asked again after the first run"

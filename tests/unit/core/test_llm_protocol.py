@@ -5,6 +5,7 @@ Each test here was called for by a mutant of graph/llm.py that the broader tests
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from typing import Any, TypedDict
@@ -23,7 +24,7 @@ from graph.capabilities import NAMESPACE, endpoint_key
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
 from graph.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain, length_limit, without_client_retries
-from graph.schemas import Intent
+from graph.schemas import ActionSelection, Intent
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 
 INTENT = {"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000"], "language": "en"}
@@ -104,6 +105,37 @@ def test_the_protocol_tally_counts_each_answer_once_as_accepted_or_rejected(capl
     messages = [r.getMessage() for r in caplog.records if r.name == "graph.llm"]
     assert messages[-1] == "Stage 1 selection answer accepted (attempt 2)"
     assert messages[0].startswith("Stage 1 selection answer rejected (attempt 1): dataType: ")
+
+
+def test_the_tally_counts_a_copied_description_apart_from_a_broken_shape(caplog: pytest.LogCaptureFixture) -> None:
+    """bench.models' shape validity (tests/local) counts a copied description as the right shape, a wrong one not."""
+    from nodes.select import parse_selection
+    from tests.unit.core.factories import selection_payload
+    from tools.catalog import catalog, lookup
+    from tools.documents import DocumentIndex
+
+    catalog()
+    entries = [e for e in [lookup("ai.process")] if e is not None]
+    tally = ProtocolTally()
+    logger = logging.getLogger("graph.llm")
+    logger.addHandler(tally)
+    caplog.set_level(logging.DEBUG, logger="graph.llm")
+    try:
+        with ScriptedLLM() as llm:
+            copied = selection_payload(actionObjective="What this one action must achieve.")
+            llm.on("ActionSelection", copied, {"action": 7}, selection_payload())
+            for _ in range(2):
+                with contextlib.suppress(StepFailed):
+                    ask_json(
+                        llm.model(),
+                        MESSAGES,
+                        ActionSelection,
+                        lambda p: parse_selection(p, entries, DocumentIndex([])),
+                        what="Stage 1 selection",
+                    )
+    finally:
+        logger.removeHandler(tally)
+    assert (tally.accepted, tally.rejected, tally.copied) == (1, 2, 1)
 
 
 def test_a_refused_method_is_logged_by_name_and_status_and_counted_as_a_refusal(
