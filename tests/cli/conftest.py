@@ -39,4 +39,3 @@ def paor(cli_env: Path) -> Invoke:
         return result
 
     return invoke
-

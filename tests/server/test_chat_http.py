@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support import deadlines
 from tests.support.chat import ui_file_block, ui_message
 from tests.support.langgraph_dev import scripted_langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
@@ -36,7 +37,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def client(server: str) -> Any:
-    return langgraph_sdk.get_sync_client(url=server, api_key=None, timeout=120)
+    return langgraph_sdk.get_sync_client(url=server, api_key=None, timeout=deadlines.HTTP_S)
 
 
 def stream_like_the_ui(client: Any, thread: str, request: dict[str, Any]) -> list[Any]:
@@ -104,7 +105,7 @@ def test_a_base64_pdf_block_becomes_an_input_document(server: str, client: Any) 
     values = client.threads.get_state(thread)["values"]
     assert [(d["label"], d["name"]) for d in values["input_documents"]] == [("input", "q3.pdf")]
     assert block["data"] not in str(values["messages"]), "the checkpointed message keeps the name, not the bytes"
-    download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/q3.pdf", timeout=30)
+    download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/q3.pdf", timeout=deadlines.HTTP_S)
     assert download.status_code == 200 and download.content == pdf
 
 
@@ -131,7 +132,7 @@ def test_an_a2a_text_message_is_answered(server: str, client: Any) -> None:
             }
         },
     }
-    response = httpx.post(f"{server}/a2a/{assistant}", json=request, timeout=120)
+    response = httpx.post(f"{server}/a2a/{assistant}", json=request, timeout=deadlines.HTTP_S)
     assert response.status_code == 200, response.text
     assert "result" in response.json(), response.text
     task = response.json()["result"]
