@@ -621,7 +621,7 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
     if extra is not None:
         extra.close()
     openai_key = os.environ.get("OPENAI_API_KEY", "")
-    db_state = "not writable" if problems else ""
+    db_state = "not checked: see below" if problems else ""
     try:
         db_state = db_state or _database_state(db)
     except ConfigurationError as exc:

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 from typing import IO
 
+from tests.support import deadlines
 from tests.support.scenarios import (
     CODE_PROMPT,
     DATA_PROMPT,
@@ -37,8 +38,7 @@ def start_paor(cwd: Path, base_url: str, *args: str) -> subprocess.Popen[str]:
     )
 
 
-#: How long one `paor` process may take: generous, because a loaded machine slows its start-up ten-fold.
-DEADLINE_S = 240
+DEADLINE_S = deadlines.PROCESS_S
 
 
 def _ctrl_c_as_in_a_terminal() -> None:

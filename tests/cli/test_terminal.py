@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import deadlines
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -36,7 +37,7 @@ def _spawn(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.
     return process, master
 
 
-def _read_until(master: int, marker: bytes, timeout_s: float = 120) -> bytes:
+def _read_until(master: int, marker: bytes, timeout_s: float = deadlines.PROCESS_S) -> bytes:
     seen = b""
     deadline = time.monotonic() + timeout_s
     while marker not in seen:
@@ -73,7 +74,7 @@ def test_an_approval_is_typed_at_the_terminal_and_the_run_goes_on(
         for _ in range(2):  # the primes scenario takes two steps, each asked
             _read_until(master, b"approve, edit or reject?")
             os.write(master, b"approve\n")
-        process.wait(timeout=120)
+        process.wait(timeout=deadlines.PROCESS_S)
     finally:
         os.close(master)
     assert process.returncode == 0
@@ -89,7 +90,7 @@ def test_a_run_killed_while_waiting_for_an_answer_resumes_without_repeating_a_re
     try:
         _read_until(master, b"approve, edit or reject?")
         os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=30)
+        process.wait(timeout=deadlines.PROCESS_S)
     finally:
         os.close(master)
     asked_before = len(scripted_llm.requests)
@@ -100,7 +101,7 @@ def test_a_run_killed_while_waiting_for_an_answer_resumes_without_repeating_a_re
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=deadlines.PROCESS_S,
         stdin=subprocess.DEVNULL,
     )
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import deadlines
 from tests.support.scenarios import FIRST_1000_PRIMES, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 from tools.code.isolation import unavailable_reason
@@ -34,7 +35,12 @@ def paor_without(module: str, *args: str, base_url: str, home: Path, cwd: Path) 
         "PAOR_HOME": str(home),
     }
     return subprocess.run(
-        [sys.executable, "-c", bootstrap, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=180
+        [sys.executable, "-c", bootstrap, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=deadlines.PROCESS_S,
     )
 
 

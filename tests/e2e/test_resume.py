@@ -17,6 +17,7 @@ import tools.ai_process
 from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import open_sqlite
+from tests.support import deadlines
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT, ai_process, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
@@ -57,7 +58,7 @@ def test_process_killed_during_act_of_step_2_resumes_without_rerunning_step_1(
             stderr=subprocess.PIPE,
         )
     )
-    child[0].wait(timeout=120)
+    child[0].wait(timeout=deadlines.PROCESS_S)
     assert killed.is_set() and child[0].returncode == -signal.SIGKILL
 
     tool_calls = scripted_llm.requests_for("text")

@@ -62,12 +62,10 @@ def test_time_budget_stops_the_run_with_its_reason(scripted_llm: ScriptedLLM, rc
     script_endless(scripted_llm, slow_answer)
     rctx.max_steps = 50
     rctx.time_budget_s = 0.2
-    started = time.monotonic()
     out = invoke(graph, rctx, "time")
     assert out["status"] == "incomplete"
     assert out["stop_reason"].startswith("time budget spent (")
-    assert len(out["history"]) <= 3
-    assert time.monotonic() - started < 30
+    assert len(out["history"]) <= 3  # of 50 allowed: the budget, not max_steps, ended it
 
 
 def test_max_steps_100_runs_every_step_without_a_recursion_error(

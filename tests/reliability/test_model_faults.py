@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from graph.context import Context
 from tests.reliability.conftest import DIRECT_SELECTION, error, invoke, script_direct
+from tests.support import deadlines
 from tests.support.scenarios import DATA_PROMPT
 from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM
 
@@ -113,13 +115,18 @@ def test_cli_reports_an_unreachable_endpoint_in_one_line_with_exit_2(
 def test_read_timeout_fails_the_step_and_the_next_step_recovers(
     scripted_llm: ScriptedLLM, rctx: Context, graph: Any
 ) -> None:
+    answered_late = threading.Event()
+
     def slow(request: RecordedRequest) -> dict[str, Any]:
-        time.sleep(1.0)
+        answered_late.wait(deadlines.PROCESS_S)  # held until the run is over: it cannot beat the timeout
         return DIRECT_SELECTION
 
     script_direct(scripted_llm, ActionSelection=[slow, slow, DIRECT_SELECTION])
-    rctx.request_timeout_s = 0.3
-    out = invoke(graph, rctx, "timeout")
+    rctx.request_timeout_s = 2.0  # every call of the run has this long; only the held ones need it to run out
+    try:
+        out = invoke(graph, rctx, "timeout")
+    finally:
+        answered_late.set()
     assert out["status"] == "completed"
     assert out["history"][0]["summary"].startswith("selection failed: the model call timed out")
     assert [h["step"] for h in out["history"]] == [1, 2]

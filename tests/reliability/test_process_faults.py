@@ -20,7 +20,7 @@ from graph.context import Context
 from graph.errors import ConfigurationError
 from graph.persistence import open_sqlite
 from tests.reliability.conftest import script_direct, sha256_of
-from tests.support import scenarios
+from tests.support import deadlines, scenarios
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
@@ -166,7 +166,7 @@ def test_sigkill_at_any_request_resumes_to_completion_without_repeating_finished
 
     db = tmp_path / "kill.sqlite"
     child.append(spawn(db, scripted_llm, context.store_path, "kill"))
-    child[0].communicate(timeout=120)
+    child[0].communicate(timeout=deadlines.PROCESS_S)
     assert child[0].returncode == -signal.SIGKILL, f"never killed (requests seen: {seen['n']})"
     before = [r.text for r in scripted_llm.requests_for("text")]
 
@@ -194,7 +194,7 @@ def kill_and_resume(llm: ScriptedLLM, context: Context, db: Path, **env: str) ->
     """Run the primes scenario in a child that kills itself where `env` says, then resume it in this process."""
     scenarios.script_primes(llm)
     proc = spawn(db, llm, context.store_path, "killed", **env)
-    _, stderr = proc.communicate(timeout=120)
+    _, stderr = proc.communicate(timeout=deadlines.PROCESS_S)
     assert proc.returncode == -signal.SIGKILL, f"the kill point was never reached: {stderr[-2000:]}"
     out = resume(db, context, "killed")
     assert out["status"] == "completed", out.get("stop_reason")
@@ -239,7 +239,7 @@ def test_two_processes_writing_one_sqlite_file_concurrently_both_complete(
     script_direct(scripted_llm)
     db = tmp_path / "shared.sqlite"
     procs = [spawn(db, scripted_llm, context.store_path, f"writer-{i}") for i in range(3)]
-    outputs = [p.communicate(timeout=120) for p in procs]
+    outputs = [p.communicate(timeout=deadlines.PROCESS_S) for p in procs]
     for proc, (stdout, stderr) in zip(procs, outputs, strict=True):
         assert proc.returncode == 0, stderr[-2000:]
         assert json.loads(stdout.strip().splitlines()[-1]) == {"status": "completed", "steps": 1}
@@ -282,7 +282,7 @@ def test_processes_opening_a_new_file_at_the_same_moment_all_set_it_up(tmp_path:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
     go.touch()
     for proc in procs:
-        _, stderr = proc.communicate(timeout=120)
+        _, stderr = proc.communicate(timeout=deadlines.PROCESS_S)
         assert proc.returncode == 0, stderr[-2000:]
     assert all(integrity(tmp_path / f"new-{i}.sqlite") == "ok" for i in range(12))
 
@@ -307,7 +307,7 @@ def test_a_process_and_in_process_threads_share_the_file_while_it_runs(
             t.start()
         for t in threads:
             t.join(120)
-    _, stderr = proc.communicate(timeout=120)
+    _, stderr = proc.communicate(timeout=deadlines.PROCESS_S)
     assert proc.returncode == 0, stderr[-2000:]
     assert {k: v["status"] for k, v in results.items()} == {f"inside-{i}": "completed" for i in range(3)}
     assert integrity(db) == "ok"

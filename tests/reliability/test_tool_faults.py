@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field
 from graph.context import Context
 from graph.schemas import DocumentRef
 from tests.reliability.conftest import DIRECT_PARAMETERS, DIRECT_SELECTION, checkpoint_sizes, invoke, script_direct
+from tests.support import deadlines
 from tests.support.scenarios import DATA_ANSWER
 from tests.support.scripted_llm import ScriptedLLM
 from tools import catalog
@@ -96,9 +96,11 @@ def test_a_tool_hanging_past_tool_timeout_fails_its_step_with_the_timeout_reason
     scripted_llm: ScriptedLLM, rctx: Context, graph: Any, probe_action: Any
 ) -> None:
     release = threading.Event()
+    returned = threading.Event()
 
     def hang() -> ToolOutput:
-        release.wait(30)
+        release.wait(deadlines.PROCESS_S)
+        returned.set()
         return ToolOutput(documents=[NewDocument.text("late.md", "too late")], summary="late")
 
     action = probe_action("hang", hang)
@@ -107,16 +109,15 @@ def test_a_tool_hanging_past_tool_timeout_fails_its_step_with_the_timeout_reason
         ActionSelection=[select(action), DIRECT_SELECTION],
         ParametersAnswer=[PROBE_PARAMETERS, DIRECT_PARAMETERS],
     )
-    rctx.tool_timeout_s = 0.3
-    started = time.monotonic()
+    rctx.tool_timeout_s = 2.0  # every tool of the run has this long; only the hanging one needs it to run out
     try:
         out = invoke(graph, rctx, "hang")
+        assert not returned.is_set()  # the run went on without waiting for the hanging tool
     finally:
         release.set()  # let the abandoned worker thread finish
-    assert time.monotonic() - started < 20
     first = out["history"][0]
     assert first["outcome"] == "failed"
-    assert "the tool did not finish within 0.3s (tool_timeout_s)" in " ".join(first["findings"])
+    assert "the tool did not finish within 2s (tool_timeout_s)" in " ".join(first["findings"])
     assert out["status"] == "completed"  # step 2 recovered
     assert all(d["name"] != "late.md" for h in out["history"] for d in h["documents"])  # the late result is discarded
 

@@ -15,6 +15,7 @@ import pytest
 
 from graph.schemas import DocumentRef
 from server.urls import document_url
+from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -40,7 +41,7 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def alice_run(url: str) -> tuple[str, dict[str, Any]]:
     """A primes run of the client holding KEY_A."""
-    client = langgraph_sdk.get_sync_client(url=url, api_key=KEY_A, timeout=60)
+    client = langgraph_sdk.get_sync_client(url=url, api_key=KEY_A, timeout=deadlines.HTTP_S)
     thread = client.threads.create()["thread_id"]
     out = client.runs.wait(thread, "paor", input={"prompt": PRIMES_PROMPT}, raise_error=True)
     assert isinstance(out, dict) and out["status"] == "completed", out
@@ -84,7 +85,7 @@ def test_without_the_right_key_every_route_is_401(
     url: str, alice_run: tuple[str, dict[str, Any]], credentials: dict[str, str]
 ) -> None:
     thread, out = alice_run
-    with httpx.Client(base_url=url, timeout=30) as http:
+    with httpx.Client(base_url=url, timeout=deadlines.HTTP_S) as http:
         for method, path, kwargs in _requests(thread, _unsigned(out["deliverables"][0]["url"])):
             headers = {**kwargs.pop("headers", {}), **credentials}
             response = http.request(method, path, headers=headers, **kwargs)
@@ -94,7 +95,7 @@ def test_without_the_right_key_every_route_is_401(
 def test_the_right_key_opens_every_route(url: str, alice_run: tuple[str, dict[str, Any]]) -> None:
     thread, out = alice_run
     [result] = out["deliverables"]
-    with httpx.Client(base_url=url, timeout=60, headers={"x-api-key": KEY_A}) as http:
+    with httpx.Client(base_url=url, timeout=deadlines.HTTP_S, headers={"x-api-key": KEY_A}) as http:
         owned = http.post("/threads", json={}).json()
         assert owned["metadata"]["owner"].startswith("client-") and KEY_A not in str(owned)
         assert http.get(f"/threads/{thread}/state").json()["values"]["status"] == "completed"
@@ -118,11 +119,11 @@ def test_the_right_key_opens_every_route(url: str, alice_run: tuple[str, dict[st
 
 def test_a_thread_is_visible_to_its_owner_only(url: str, alice_run: tuple[str, dict[str, Any]]) -> None:
     thread, out = alice_run
-    bob = langgraph_sdk.get_sync_client(url=url, api_key=KEY_B, timeout=60)
+    bob = langgraph_sdk.get_sync_client(url=url, api_key=KEY_B, timeout=deadlines.HTTP_S)
     assert thread not in [t["thread_id"] for t in bob.threads.search()]
     with pytest.raises(langgraph_sdk.errors.NotFoundError):
         bob.threads.get_state(thread)
-    with httpx.Client(base_url=url, timeout=30, headers={"x-api-key": KEY_B}) as http:
+    with httpx.Client(base_url=url, timeout=deadlines.HTTP_S, headers={"x-api-key": KEY_B}) as http:
         for path in (f"/paor/threads/{thread}/deliverables", _unsigned(out["deliverables"][0]["url"])):
             assert http.get(path).status_code == 404, path
         refused = http.post(f"/threads/{thread}/runs/wait", json={"assistant_id": "paor", "input": {"prompt": "Hi"}})
@@ -137,7 +138,7 @@ def test_a_signed_link_alone_opens_its_document_and_nothing_else(
     thread, out = alice_run
     link = out["deliverables"][0]["url"]
     assert link.startswith(f"{url}/paor/threads/{thread}/documents/"), "absolute: from the page's origin it opens"
-    opened = httpx.get(link, timeout=30)
+    opened = httpx.get(link, timeout=deadlines.HTTP_S)
     assert opened.status_code == 200 and "7919" in opened.text
 
     split = urlsplit(link)
@@ -155,6 +156,6 @@ def test_a_signed_link_alone_opens_its_document_and_nothing_else(
         "another route": f"{url}/threads/{thread}/state?{split.query}",
     }
     for what, forgery in forged.items():
-        assert httpx.get(forgery, timeout=30).status_code == 401, what
-    with_key = httpx.get(forged["a forged signature"], headers={"x-api-key": KEY_A}, timeout=30)
+        assert httpx.get(forgery, timeout=deadlines.HTTP_S).status_code == 401, what
+    with_key = httpx.get(forged["a forged signature"], headers={"x-api-key": KEY_A}, timeout=deadlines.HTTP_S)
     assert with_key.status_code == 403 and "list the thread's deliverables" in with_key.text

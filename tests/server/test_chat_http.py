@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from graph.processes import free_port
+from tests.support import deadlines
 from tests.support.chat import captured_run, ui_message
 from tests.support.chat_scenarios import PRODUCT, PRODUCT_ANSWER, script_chat
 from tests.support.langgraph_dev import langgraph_dev, scripted_env, scripted_langgraph_dev
@@ -39,7 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def client(server: str) -> Any:
-    return langgraph_sdk.get_sync_client(url=server, api_key=None, timeout=120)
+    return langgraph_sdk.get_sync_client(url=server, api_key=None, timeout=deadlines.HTTP_S)
 
 
 def stream_like_the_ui(client: Any, thread: str, request: dict[str, Any]) -> list[Any]:
@@ -120,7 +121,9 @@ def test_a_second_human_message_starts_round_two_with_round_one_in_history(
 def send_as_the_ui(server: str, thread: str, body: dict[str, Any]) -> list[tuple[str, Any]]:
     """POST a request body exactly as Agent Chat UI sent it and read the server-sent events."""
     events: list[tuple[str, Any]] = []
-    with httpx.stream("POST", f"{server}/threads/{thread}/runs/stream", json=body, timeout=120) as response:
+    with httpx.stream(
+        "POST", f"{server}/threads/{thread}/runs/stream", json=body, timeout=deadlines.HTTP_S
+    ) as response:
         assert response.status_code == 200, response.read()
         event = ""
         for line in response.iter_lines():
@@ -140,7 +143,7 @@ def test_the_pdf_agent_chat_ui_sent_becomes_an_input_document(server: str, clien
     values = client.threads.get_state(thread)["values"]
     assert [(d["label"], d["name"]) for d in values["input_documents"]] == [("input", "bakery.pdf")]
     assert sent[:40] not in str(values["messages"]), "the checkpointed message keeps the name, not the bytes"
-    download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/bakery.pdf", timeout=30)
+    download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/bakery.pdf", timeout=deadlines.HTTP_S)
     assert download.status_code == 200 and download.content == base64.b64decode(sent)
 
 
@@ -177,7 +180,7 @@ def test_an_a2a_text_message_is_answered(server: str, client: Any) -> None:
             }
         },
     }
-    response = httpx.post(f"{server}/a2a/{assistant}", json=request, timeout=120)
+    response = httpx.post(f"{server}/a2a/{assistant}", json=request, timeout=deadlines.HTTP_S)
     assert response.status_code == 200, response.text
     assert "result" in response.json(), response.text
     task = response.json()["result"]
@@ -192,7 +195,7 @@ def test_with_the_model_endpoint_down_the_chat_gets_a_message_and_the_run_a_read
     workdir = tmp_path_factory.mktemp("endpoint-down")
     down = f"http://127.0.0.1:{free_port()}/v1"
     with langgraph_dev(workdir, scripted_env(down, workdir / "paor-home")) as url:
-        client = langgraph_sdk.get_sync_client(url=url, api_key=None, timeout=120)
+        client = langgraph_sdk.get_sync_client(url=url, api_key=None, timeout=deadlines.HTTP_S)
         thread = client.threads.create()["thread_id"]
         events = send_as_the_ui(url, thread, captured_run("agent-chat-ui-pdf.json"))
         messages = client.threads.get_state(thread)["values"]["messages"]

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from graph.schemas import DocumentRef
-from tests.support import scenarios
+from tests.support import deadlines, scenarios
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT
 from tests.support.scripted_llm import RecordedRequest, Response, ScriptedLLM
@@ -120,12 +120,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def client(server: Server) -> Any:
-    return langgraph_sdk.get_sync_client(url=server.url, api_key=None, timeout=60)
+    return langgraph_sdk.get_sync_client(url=server.url, api_key=None, timeout=deadlines.HTTP_S)
 
 
 @pytest.fixture(scope="module")
 def http(server: Server) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=60) as session:
+    with httpx.Client(base_url=server.url, timeout=deadlines.HTTP_S) as session:
         yield session
 
 

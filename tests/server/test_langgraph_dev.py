@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from graph.schemas import HistoryEntry
+from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -57,7 +58,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def client(server: Server) -> Any:
-    return langgraph_sdk.get_sync_client(url=server.url, timeout=60)
+    return langgraph_sdk.get_sync_client(url=server.url, timeout=deadlines.HTTP_S)
 
 
 @pytest.fixture(scope="module")
