@@ -22,6 +22,7 @@ from graph.services import Services
 from graph.state import State
 from nodes.arguments import prepare_arguments
 from nodes.common import STEP_RESET, intent_of
+from nodes.expected import expected_number
 from prompts.templates import clip
 from tools.catalog import allowed_entries, lookup
 
@@ -60,6 +61,13 @@ def fits_direct_answer(
     )
 
 
+def with_computed_result(request: str) -> str:
+    """The request, and the result code computed for it when it asks for one calculation or unit conversion: a
+    model that miscounts ("12 times 11 is 13") states the right number when it is given, as a calculator would."""
+    expected = expected_number(request)
+    return f"{request}\n\nComputed exactly by code: {expected.how}." if expected else request
+
+
 def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """Step 1 as ai.process over the request itself; no model call here (act makes the one call)."""
     context = context_of(runtime)
@@ -72,5 +80,5 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
         actionObjective=f"Answer the request directly: {clip(request, 200)}",
         learnings=[],
     )
-    arguments = prepare_arguments(entry, {"aiPrompt": request}, selection, intent, context)
+    arguments = prepare_arguments(entry, {"aiPrompt": with_computed_result(request)}, selection, intent, context)
     return {**STEP_RESET, "step": 1, "selection": dump(selection), "parameters": arguments}

@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from langdetect import DetectorFactory, LangDetectException, detect
+from langdetect import DetectorFactory, LangDetectException, detect, detect_langs
 
 DetectorFactory.seed = 0  # langdetect is random without a seed; validation must be deterministic
 
@@ -114,9 +114,12 @@ class Hints:
     freshness: str | None = None
     wantsCode: bool = False
     criteria: list[str] = field(default_factory=list)
+    #: Whether the request names a number or asks to calculate: without one, a model's "numbers" is a misreading.
+    numeric: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v not in (None, False, [])}
+        """The hints shown to the model (what code read, not how it decides)."""
+        return {k: v for k, v in asdict(self).items() if v not in (None, False, []) and k != "numeric"}
 
 
 def read_hints(request: str) -> Hints:
@@ -130,6 +133,7 @@ def read_hints(request: str) -> Hints:
     hints.expectedFormat = next((f for f, rx in _FORMATS if re.search(rx, text, re.IGNORECASE)), None)
     hints.freshness = next((f for f, rx in _FRESHNESS if re.search(rx, text, re.IGNORECASE)), None)
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
+    hints.numeric = bool(re.search(r"\d", text) or _DATA_WORDS.search(text) or aggregate or _NUMBER_WORD.search(text))
     explicit = next((code for code, rx in _LANGUAGE_NAMES.items() if re.search(rx, text, re.IGNORECASE)), None)
     hints.language = explicit or detect_language(text)
     hints.languageExplicit = explicit is not None
@@ -152,6 +156,19 @@ def detect_language(text: str) -> str | None:
         return detect(" ".join(words))[:2]
     except LangDetectException:
         return None
+
+
+def confident_language(text: str, threshold: float = 0.9) -> str | None:
+    """ISO 639-1 code of a text only when detection is sure of it ("Wie viele Meter sind 3 km?" reads as Afrikaans
+    at 0.71): a short request answered without a model's analysis must be answered in its own language."""
+    words = re.findall(r"[^\W\d_]{2,}", text)
+    if len(words) < 3:
+        return None
+    try:
+        best = detect_langs(" ".join(words))[0]
+    except (LangDetectException, IndexError):
+        return None
+    return str(best.lang)[:2] if best.prob >= threshold else None
 
 
 def _count(text: str) -> int | None:

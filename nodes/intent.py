@@ -27,7 +27,7 @@ from nodes.chat import ChatRequest, chat_request, human_message, refusal_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
-from nodes.hints import Hints, read_hints
+from nodes.hints import Hints, confident_language, read_hints
 from prompts.render import intent_messages
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name
@@ -36,6 +36,10 @@ from tools.ingest import ingest_sources, store_checked
 log = logging.getLogger(__name__)
 
 MAX_PROMPT_CHARS = 200_000
+#: A request read by code alone is one line of at most this many characters.
+MAX_ONE_LINE_CHARS = 200
+#: Kinds whose success criteria a model's analysis writes better than code.
+_ANALYSED_KINDS = frozenset({"report", "document", "analysis", "table"})
 
 
 def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -108,15 +112,18 @@ def _analyse(
     shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}
     if given:
         shown_hints["language"] = given
-    messages = intent_messages(request, shown_hints, DocumentIndex(inputs).render())
-    try:
-        proposed: Intent | None = ask_json(
-            services.llm(context), messages, Intent, Intent.model_validate, what="intent analysis"
-        )
-    except (StepFailed, ModelOutputInvalid) as exc:
-        log.warning("intent analysis fell back to deterministic hints: %s", exc)
-        proposed = None
-    analysed = merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))
+    has_own_tools = services.actions is not None
+    analysed = read_by_code(request, hints, given, context, has_inputs=bool(inputs), has_own_tools=has_own_tools)
+    if analysed is None:
+        messages = intent_messages(request, shown_hints, DocumentIndex(inputs).render())
+        try:
+            proposed: Intent | None = ask_json(
+                services.llm(context), messages, Intent, Intent.model_validate, what="intent analysis"
+            )
+        except (StepFailed, ModelOutputInvalid) as exc:
+            log.warning("intent analysis fell back to deterministic hints: %s", exc)
+            proposed = None
+        analysed = merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))
     notes = unavailable_notes(context.allowed_method_names)
     if analysed.clarification is not None and not context.ask_user:  # nobody to ask: go on, and say so
         notes.append(assumed(analysed.clarification))
@@ -131,10 +138,28 @@ def _analyse(
         "intent": dump(analysed),
         "input_documents": [dump(ref) for ref in inputs],
         "notes": notes,
-        "direct": fits_direct_answer(
-            request, analysed, context, has_inputs=bool(inputs), has_own_tools=services.actions is not None
-        ),
+        "direct": fits_direct_answer(request, analysed, context, has_inputs=bool(inputs), has_own_tools=has_own_tools),
     }
+
+
+def read_by_code(
+    request: str, hints: Hints, given: str | None, context: Context, *, has_inputs: bool, has_own_tools: bool
+) -> Intent | None:
+    """The intent of a one-line request that one call answers, read by code alone; None when a model must analyse.
+
+    "What's 12 times 11?" or "Name the three primary colours." hold nothing a model's analysis adds: no documents,
+    no web, no file format, no long list, a language code can tell. On a CPU model the analysis takes longer than
+    the answer itself, so reading such a request by code makes the round cost what the bare model costs: the
+    answer, plus one judge call only for criteria code cannot decide. A report, an analysis or a table, a request
+    of several lines and one whose language detection is unsure still get the model's analysis."""
+    if "\n" in request or len(request) > MAX_ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
+        return None
+    language = given or confident_language(request)
+    if language is None:
+        return None
+    intent = merge_intent(hints, None, language)
+    fits = fits_direct_answer(request, intent, context, has_inputs=has_inputs, has_own_tools=has_own_tools)
+    return intent if fits else None
 
 
 def checked_request(prompt: str, *, what: str = "the prompt") -> str:
@@ -171,9 +196,12 @@ def merge_intent(hints: Hints, proposed: Intent | None, language: str) -> Intent
     model_format = base.get("expectedFormat")
     if model_format in MACHINE_READABLE_FORMATS:  # a small model likes JSON for a summary, then fails the step
         model_format = None
+    model_type = base.get("dataType")
+    if model_type == "numbers" and not hints.numeric:  # "Write a sentence about the sea" is no number request
+        model_type = None
     merged = {
         **base,
-        "dataType": hints.dataType or base.get("dataType") or "answer",
+        "dataType": hints.dataType or model_type or "answer",
         "expectedFormat": explicit_format or model_format or hints.expectedFormat or "markdown",
         "itemCount": hints.itemCount or base.get("itemCount"),
         "numberProperty": hints.numberProperty or base.get("numberProperty"),

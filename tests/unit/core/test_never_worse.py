@@ -13,8 +13,9 @@ from graph.errors import ParametersInvalid, SelectionRejected
 from graph.schemas import Intent
 from nodes.arguments import prepare_arguments
 from nodes.checks import count_items, run_checks
-from nodes.direct import fits_direct_answer
+from nodes.direct import fits_direct_answer, with_computed_result
 from nodes.hints import read_hints
+from nodes.intent import merge_intent, read_by_code
 from nodes.select import parse_selection
 from nodes.strategies import recall, record
 from prompts.render import ai_process_messages
@@ -221,3 +222,66 @@ def test_requests_that_need_documents_the_web_files_or_the_loop_are_not() -> Non
     assert not fits_direct_answer("What is 2 + 2?", answer_intent(), off, has_inputs=False)
     no_ai = Context(allowed_methods="web.search")
     assert not fits_direct_answer("What is 2 + 2?", answer_intent(), no_ai, has_inputs=False)
+
+
+def _by_code(request_text: str, context: Context | None = None, **kwargs: Any) -> Intent | None:
+    catalog()
+    options = {"has_inputs": False, "has_own_tools": False, **kwargs}
+    hints = read_hints(request_text)
+    named = hints.language if hints.languageExplicit else None  # as intent passes it
+    return read_by_code(request_text, hints, named, context or Context(), **options)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "language"),
+    [
+        ("What is 12 multiplied by 11?", "en"),
+        ("Name the three primary colours.", "en"),
+        ("How do you say 'good night' in Spanish?", "es"),  # the named language wins over detection
+        ("Schreibe einen Satz über das Meer.", "de"),
+    ],
+)
+def test_a_one_liner_code_can_read_needs_no_analysis_call(request_text: str, language: str) -> None:
+    intent = _by_code(request_text)
+    assert intent is not None and intent.language == language and intent.clarification is None
+
+
+def test_read_by_code_keeps_what_code_read_for_the_checks() -> None:
+    colours = _by_code("Name the three primary colours.")
+    assert colours is not None and colours.itemCount == 3 and "exactly 3 items" in colours.successCriteria
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Wie viele Meter sind 3 km?",  # detection unsure of the language
+        "Write a Word report on tea.",  # a report: criteria a model writes better
+        "Compare tea and coffee.",  # an analysis
+        "Translate this:\nGood morning, everyone.",  # more than one line
+        "What changed in the EU AI Act this month?",  # needs the web
+        "Calculate the first 1000 prime numbers",  # a long list: the loop
+        "Tell me a story about a dragon who learns to fly over the misty mountains of the north, " * 3,  # long
+    ],
+)
+def test_other_requests_are_analysed_by_the_model(request_text: str) -> None:
+    assert _by_code(request_text) is None
+
+
+def test_read_by_code_follows_the_direct_answer_switch_inputs_and_own_tools() -> None:
+    assert _by_code("What is 12 multiplied by 11?", Context(direct_answer=False)) is None
+    assert _by_code("What is 12 multiplied by 11?", has_inputs=True) is None
+    assert _by_code("What is 12 multiplied by 11?", has_own_tools=True) is None
+
+
+def test_a_models_numbers_reading_of_a_request_without_any_number_is_dropped() -> None:
+    sea = "Write a sentence about the sea."
+    merged = merge_intent(read_hints(sea), answer_intent(dataType="numbers"), "en")
+    assert merged.dataType == "answer" and merged.expectedFormat == "markdown"
+    calculation = "Calculate the area of a circle of radius 2."
+    assert merge_intent(read_hints(calculation), answer_intent(dataType="numbers"), "en").dataType == "numbers"
+
+
+def test_a_direct_answer_is_given_the_result_code_computed() -> None:
+    assert with_computed_result("What's 12 times 11?").endswith("Computed exactly by code: 12 * 11 = 132.")
+    assert with_computed_result("How many metres is 3 km?").endswith("3 km = 3000 metres.")
+    assert with_computed_result("Name the three primary colours.") == "Name the three primary colours."
