@@ -7,7 +7,7 @@ thread, or the database is unavailable; the thread stays resumable), 130 interru
 the graph checkpoints synchronously).
 `--db` (env PAOR_DATABASE_URL) selects the database: a postgresql:// URL for several workers, else an SQLite file.
 Progress goes to stderr, results to stdout; `--json` puts exactly one JSON document on stdout, whatever the outcome
-(`status`, `exit_code`, and `error` when the run could not start or finish). docs/cli.md describes it all.
+(`status`, `exit_code`, and `error` when the run could not start or finish). docs/usage.md describes it all.
 """
 
 from __future__ import annotations
