@@ -27,7 +27,7 @@ from graph.llm import Models
 from graph.services import Services
 from graph.state import InputState, OutputState, State
 from nodes.act import act
-from nodes.direct import direct
+from nodes.direct import DIRECT_ATTEMPTS, direct
 from nodes.failure import FAIL_NODE, endpoint_failed, fail
 from nodes.finalize import finalize
 from nodes.intent import intent, refuse
@@ -98,9 +98,14 @@ def after_parameters(state: State) -> Literal["act", "refine"]:
     return "refine" if state.get("step_error") else "act"
 
 
-def after_refine(state: State) -> Literal["select", "finalize"]:
+def after_refine(state: State) -> Literal["direct", "select", "finalize"]:
+    """A failed direct answer is answered once more with the checks' hint (one call, not Stage 1 and Stage 2);
+    after that the ordinary loop goes on."""
     decision = state.get("decision") or {}
-    return "select" if decision.get("decision") == "continue" else "finalize"
+    if decision.get("decision") != "continue":
+        return "finalize"
+    retry = state.get("direct") and state.get("hint") and int(state.get("step") or 0) < DIRECT_ATTEMPTS
+    return "direct" if retry else "select"
 
 
 def make_builder(services: Services | None = None) -> StateGraph[State, Context, InputState, OutputState]:

@@ -5,7 +5,8 @@ loop: a bare model answers it in one request, and paor must never be slower or w
 shows no documents, no web, no file format and no long list, this node stands in for select and parameters: it
 makes the step ai.process with the user's own words as its prompt (the host fills them, so no model can lose the
 question on the way), and act, validate, learn and refine follow as for every step. A passing answer ends the
-round after intent, answer and at most one judge call; a failing one is the first step of the ordinary loop.
+round after intent, answer and at most one judge call; a failing one is answered once more with what the checks
+found (one call again), and only then does the ordinary loop of Stage 1 and Stage 2 go on.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from prompts.templates import clip
 from tools.catalog import allowed_entries, lookup
 
 ACTION = "ai.process"
+#: A failed direct answer gets one more direct attempt with the checks' hint before the ordinary loop.
+DIRECT_ATTEMPTS = 2
 #: Longer requests are tasks with parts; they go through the loop.
 MAX_REQUEST_CHARS = 400
 #: Longer lists are better computed or checked step by step than written in one breath.
@@ -69,10 +72,13 @@ def with_computed_result(request: str) -> str:
 
 
 def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    """Step 1 as ai.process over the request itself; no model call here (act makes the one call)."""
+    """The step as ai.process over the request itself; no model call here (act makes the one call). A second
+    attempt carries what the checks found wrong with the first (refine's hint)."""
     context = context_of(runtime)
     intent = intent_of(state)
     request = str(state["prompt"])
+    step = int(state.get("step") or 0) + 1
+    hint = state.get("hint") if step > 1 else None
     entry = lookup(ACTION)
     assert entry is not None  # fits_direct_answer found it allowed
     selection = ActionSelection(
@@ -80,5 +86,6 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
         actionObjective=f"Answer the request directly: {clip(request, 200)}",
         learnings=[],
     )
-    arguments = prepare_arguments(entry, {"aiPrompt": with_computed_result(request)}, selection, intent, context)
-    return {**STEP_RESET, "step": 1, "selection": dump(selection), "parameters": arguments}
+    task = with_computed_result(request) + (f"\n\nThe previous answer was not accepted: {hint}" if hint else "")
+    arguments = prepare_arguments(entry, {"aiPrompt": task}, selection, intent, context)
+    return {**STEP_RESET, "step": step, "selection": dump(selection), "parameters": arguments}

@@ -1,5 +1,6 @@
-"""Issue 26 end to end: a one-line request costs one model call (two when a judge must decide), filler never completes a run, and a
-model that copies the shape's descriptions is refused and asked again — through the real ChatOpenAI client."""
+"""Issue 26 end to end: a one-line request costs one model call (two when a judge must decide), a wrong direct
+answer is asked once more with the check's hint, filler never completes a run, and a model that copies the shape's
+descriptions is refused and asked again — through the real ChatOpenAI client."""
 
 from __future__ import annotations
 
@@ -129,3 +130,28 @@ def test_a_model_that_copies_the_shape_is_refused_and_the_request_still_reaches_
     assert len(stage2) == 2 and "description or placeholder" in stage2[1].text
     answer_call: RecordedRequest = scripted_llm.requests_for("text")[0]
     assert PRODUCT in answer_call.text and "Give the product." in answer_call.text
+
+
+def test_a_wrong_direct_answer_is_asked_once_more_with_what_the_check_found(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("text", "12 times 11 is 13.", "12 times 11 is 132.")
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, PRODUCT)
+
+    assert out["status"] == "completed" and "132" in out["answer"]
+    assert [r.route for r in scripted_llm.requests] == ["text", "text"]  # no Stage 1, no Stage 2
+    retry = scripted_llm.requests_for("text")[1].text
+    assert "The previous answer was not accepted: State the computed result itself, as a number." in retry
+
+
+def test_after_two_wrong_direct_answers_the_ordinary_loop_goes_on(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("text", "It is 13.", "It is 14.", "132")
+    scripted_llm.on("ActionSelection", REAL_SELECTION)
+    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Multiply 12 by 11."}})
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, PRODUCT)
+
+    assert out["status"] == "completed" and out["answer"] == "132"
+    routes = [r.route for r in scripted_llm.requests]
+    assert routes == ["text", "text", "ActionSelection", "ParametersAnswer", "text"]
