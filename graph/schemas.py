@@ -74,6 +74,11 @@ class Clarification(Protocol):
     suggestions: list[str] = Field(default_factory=list, max_length=4, description="Up to 4 likely answers.")
 
 
+#: The criterion of a request nobody named a criterion for: a question for the judge, no instruction to a writer
+#: (it only restates the request, and a small model copies it as its answer).
+GENERIC_CRITERION = "the deliverable answers the request"
+
+
 class Intent(Protocol):
     """What the user really wants (spec 5, step 1)."""
 

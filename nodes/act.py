@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.instrument import context_of
-from graph.schemas import ActionResult, ActionSelection, dump
+from graph.schemas import GENERIC_CRITERION, ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
@@ -79,7 +79,7 @@ def _run(
             language=intent_of(state).language,
             paths=services.tool_paths,
             request=str(state.get("prompt") or ""),
-            criteria=list(intent_of(state).successCriteria),
+            criteria=[c for c in intent_of(state).successCriteria if c != GENERIC_CRITERION],
             stream=bool(state.get("direct")) and int(state.get("step") or 1) == 1,
         )
         tool = entry.factory(deps)

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, Remove
 from langgraph.config import get_config
 from langgraph.graph.message import push_message
 
-from graph.schemas import Intent
+from graph.schemas import GENERIC_CRITERION, Intent
 from graph.state import State
 from nodes.attachments import Attachment, Linked, Unreadable, read_block
 
@@ -109,7 +109,7 @@ def understood_message(intent: Intent) -> AIMessage:
     else:
         kind = _KINDS[intent.dataType]
     shape = _FORMATS.get(intent.expectedFormat, intent.expectedFormat)
-    criteria = "; ".join(intent.successCriteria[:4]) or "the deliverable answers the request"
+    criteria = "; ".join(intent.successCriteria[:4]) or GENERIC_CRITERION
     text = f"Working on it. I understood: {kind}, as {shape}, in {intent.language}. Done when: {criteria}."
     return AIMessage(content=text, id=f"{UNDERSTOOD_PREFIX}{uuid.uuid4()}")
 

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from langgraph.runtime import Runtime
+from sympy import prime, primerange
 
 from graph.context import Context
 from graph.instrument import context_of
@@ -64,11 +65,17 @@ def fits_direct_answer(
     )
 
 
-def with_computed_result(request: str) -> str:
-    """The request, and the result code computed for it when it asks for one calculation or unit conversion: a
-    model that miscounts ("12 times 11 is 13") states the right number when it is given, as a calculator would."""
+def with_computed_result(request: str, intent: Intent) -> str:
+    """The request, and the result code computed for it when it asks for one calculation, one unit conversion or the
+    first primes: a model that miscounts ("12 times 11 is 13", "2, 3, 5 and 7") states the right numbers when they
+    are given, as a calculator would give them; validation checks them the same way."""
     expected = expected_number(request)
-    return f"{request}\n\nComputed exactly by code: {expected.how}." if expected else request
+    if expected is not None:
+        return f"{request}\n\nComputed exactly by code: {expected.how}."
+    if intent.numberProperty == "prime" and intent.itemCount:
+        primes = ", ".join(str(p) for p in primerange(2, int(prime(intent.itemCount)) + 1))
+        return f"{request}\n\nComputed exactly by code: the first {intent.itemCount} prime numbers are {primes}."
+    return request
 
 
 def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -86,6 +93,6 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
         actionObjective=f"Answer the request directly: {clip(request, 200)}",
         learnings=[],
     )
-    task = with_computed_result(request) + (f"\n\nThe previous answer was not accepted: {hint}" if hint else "")
+    task = with_computed_result(request, intent) + (f"\n\nThe previous answer was not accepted: {hint}" if hint else "")
     arguments = prepare_arguments(entry, {"aiPrompt": task}, selection, intent, context)
     return {**STEP_RESET, "step": step, "selection": dump(selection), "parameters": arguments}

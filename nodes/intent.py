@@ -19,7 +19,7 @@ from graph.errors import (
 )
 from graph.instrument import context_of
 from graph.llm import ask_json
-from graph.schemas import MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
+from graph.schemas import GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
@@ -207,7 +207,7 @@ def merge_intent(hints: Hints, proposed: Intent | None, language: str) -> Intent
         "numberProperty": hints.numberProperty or base.get("numberProperty"),
         "freshness": hints.freshness or base.get("freshness"),
         "language": language,
-        "successCriteria": base.get("successCriteria") or hints.criteria or ["the deliverable answers the request"],
+        "successCriteria": base.get("successCriteria") or hints.criteria or [GENERIC_CRITERION],
     }
     if merged["expectedFormat"] == "markdown" and merged["dataType"] == "numbers":
         merged["expectedFormat"] = "raw_data"

@@ -52,6 +52,7 @@ def test_a_one_line_question_takes_one_model_call_that_carries_the_computed_resu
     assert [r.route for r in scripted_llm.requests] == ["text"]
     answer_call = scripted_llm.requests_for("text")[0].text
     assert PRODUCT in answer_call and "Computed exactly by code: 12 * 11 = 132." in answer_call
+    assert "SUCCESS CRITERIA" not in answer_call  # the generic criterion is no instruction (a small model copies it)
 
 
 def test_a_one_liner_code_cannot_read_is_analysed_by_the_model_and_still_answered_directly(

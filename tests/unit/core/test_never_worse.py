@@ -282,6 +282,10 @@ def test_a_models_numbers_reading_of_a_request_without_any_number_is_dropped() -
 
 
 def test_a_direct_answer_is_given_the_result_code_computed() -> None:
-    assert with_computed_result("What's 12 times 11?").endswith("Computed exactly by code: 12 * 11 = 132.")
-    assert with_computed_result("How many metres is 3 km?").endswith("3 km = 3000 metres.")
-    assert with_computed_result("Name the three primary colours.") == "Name the three primary colours."
+    plain = answer_intent()
+    assert with_computed_result("What's 12 times 11?", plain).endswith("Computed exactly by code: 12 * 11 = 132.")
+    assert with_computed_result("How many metres is 3 km?", plain).endswith("3 km = 3000 metres.")
+    primes = answer_intent(dataType="numbers", itemCount=5, numberProperty="prime")
+    given = with_computed_result("What are the first 5 prime numbers?", primes)
+    assert given.endswith("the first 5 prime numbers are 2, 3, 5, 7, 11.")
+    assert with_computed_result("Name the three primary colours.", plain) == "Name the three primary colours."
