@@ -104,8 +104,7 @@ def after_refine(state: State) -> Literal["direct", "select", "finalize"]:
     decision = state.get("decision") or {}
     if decision.get("decision") != "continue":
         return "finalize"
-    retry = state.get("direct") and state.get("hint") and int(state.get("step") or 0) < DIRECT_ATTEMPTS
-    return "direct" if retry else "select"
+    return "direct" if state.get("direct") and int(state.get("step") or 0) < DIRECT_ATTEMPTS else "select"
 
 
 def make_builder(services: Services | None = None) -> StateGraph[State, Context, InputState, OutputState]:

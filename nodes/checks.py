@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from sympy import isprime, prime, primerange
 from sympy.ntheory.primetest import is_square
 
-from graph.schemas import DocumentRef, Intent
+from graph.schemas import GENERIC_CRITERION, DocumentRef, Intent
 from nodes.expected import expected_number, numbers_in, translation_of
 from nodes.hints import LANGUAGE_WORDS, detect_language
 from nodes.placeholders import repeats_host_text
@@ -133,6 +133,15 @@ def run_checks(
         _check_substance(request, text, report, grounded=grounded)
     _assign_verdicts(intent, report)
     return report
+
+
+def decide_the_generic_criterion(intent: Intent, report: CheckReport) -> None:
+    """A direct answer to a request nobody named criteria for is decided by code: it is content, not filler, and
+    passes every check. A judge of the same model knows no more than the model that just answered, and a small
+    one contradicts itself ("not met", quality 1.0) on a correct sentence, so it adds a call and no evidence."""
+    for i, criterion in enumerate(intent.successCriteria):
+        if criterion == GENERIC_CRITERION and i not in report.verdicts:
+            report.verdicts[i] = report.all_passed
 
 
 #: Longer requests are tasks with parts, not one calculation or one translation.

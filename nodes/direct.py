@@ -19,7 +19,7 @@ from sympy import prime, primerange
 
 from graph.context import Context
 from graph.instrument import context_of
-from graph.schemas import ActionSelection, Intent, dump
+from graph.schemas import ActionSelection, ContentValidation, Intent, dump
 from graph.services import Services
 from graph.state import State
 from nodes.arguments import prepare_arguments
@@ -78,6 +78,13 @@ def with_computed_result(request: str, intent: Intent) -> str:
     return request
 
 
+def _what_was_wrong(state: State) -> str:
+    """Refine's hint, else the issues validation found: the second attempt must differ from the first."""
+    validation = ContentValidation.model_validate(state["validation"]) if state.get("validation") else None
+    issues = "; ".join(validation.issues[:2]) if validation else ""
+    return str(state.get("hint") or issues or state.get("step_error") or "it did not meet the request")
+
+
 def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """The step as ai.process over the request itself; no model call here (act makes the one call). A second
     attempt carries what the checks found wrong with the first (refine's hint)."""
@@ -85,7 +92,7 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
     intent = intent_of(state)
     request = str(state["prompt"])
     step = int(state.get("step") or 0) + 1
-    hint = state.get("hint") if step > 1 else None
+    hint = _what_was_wrong(state) if step > 1 else None
     entry = lookup(ACTION)
     assert entry is not None  # fits_direct_answer found it allowed
     selection = ActionSelection(

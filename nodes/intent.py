@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from langchain_core.messages import AIMessage
@@ -154,12 +155,18 @@ def read_by_code(
     of several lines and one whose language detection is unsure still get the model's analysis."""
     if "\n" in request or len(request) > MAX_ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
         return None
-    language = given or confident_language(request)
+    language = given or confident_language(request) or _too_few_words_to_matter(request)
     if language is None:
         return None
     intent = merge_intent(hints, None, language)
     fits = fits_direct_answer(request, intent, context, has_inputs=has_inputs, has_own_tools=has_own_tools)
     return intent if fits else None
+
+
+def _too_few_words_to_matter(request: str) -> str | None:
+    """ "What's 12 times 11?" has two words to detect a language from, too few to tell and to matter: English, as
+    for any short request the model did not place (`_guess_language`)."""
+    return "en" if len(re.findall(r"[^\W\d_]{2,}", request)) < 3 else None
 
 
 def checked_request(prompt: str, *, what: str = "the prompt") -> str:

@@ -30,7 +30,7 @@ from graph.schemas import (
 )
 from graph.services import Services
 from graph.state import State
-from nodes.checks import CheckReport, run_checks
+from nodes.checks import CheckReport, decide_the_generic_criterion, run_checks
 from nodes.common import intent_of
 from nodes.shapes import judgement_shape
 from prompts.render import judge_messages
@@ -67,6 +67,8 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
         )
         return {"observation": dump(observation), "validation": dump(validation)}
     report = run_checks(intent, documents, state["prompt"], grounded=bool(state.get("input_documents")))
+    if state.get("direct"):
+        decide_the_generic_criterion(intent, report)
     undecided = [i for i in range(len(intent.successCriteria)) if i not in report.verdicts]
     judgement = None
     if undecided and report.all_passed:

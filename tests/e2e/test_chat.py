@@ -6,7 +6,6 @@ The same graph the server runs, through the real ChatOpenAI client against the s
 from __future__ import annotations
 
 import base64
-import json
 import re
 from typing import Any
 
@@ -220,8 +219,7 @@ def test_with_the_model_endpoint_down_a_server_round_ends_with_a_message_saying_
 def test_a_chat_sees_what_paor_understood_then_the_answer_streamed_into_one_message(
     scripted_llm: ScriptedLLM, checkpointer: Any, store: Any, context: Context
 ) -> None:
-    intent = {"dataType": "answer", "expectedFormat": "markdown", "successCriteria": ["gives 12 × 11"]}
-    scripted_llm.on("Intent", json.dumps(intent)).on("text", "Twelve times eleven is 132.")
+    scripted_llm.on("text", "Twelve times eleven is 132.")
     graph = build_graph(checkpointer=checkpointer, store=store)
     config = {"configurable": {"thread_id": "chat-streamed"}}
     seen: list[tuple[BaseMessage, list[str]]] = []
@@ -231,8 +229,11 @@ def test_a_chat_sees_what_paor_understood_then_the_answer_streamed_into_one_mess
         seen.append((message, [r.route for r in scripted_llm.requests]))
 
     first, asked = seen[0]
-    assert asked == ["Intent"], "the first sign of life comes right after the first model call"
-    assert first.text == "Working on it. I understood: an answer, as Markdown, in en. Done when: gives 12 × 11."
+    assert asked == [], "the first sign of life comes before any model call (code read this request)"
+    understood = (
+        "Working on it. I understood: an answer, as Markdown, in en. Done when: the deliverable answers the request."
+    )
+    assert first.text == understood
     chunks = [m for m, _ in seen if isinstance(m, AIMessageChunk)]
     assert len(chunks) >= 4 and "".join(c.text for c in chunks) == "Twelve times eleven is 132."
     assert len({c.id for c in chunks}) == 1

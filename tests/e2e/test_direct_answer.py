@@ -67,15 +67,15 @@ def test_a_one_liner_code_cannot_read_is_analysed_by_the_model_and_still_answere
     assert [r.route for r in scripted_llm.requests] == ["Intent", "text", "ContentJudgement"]  # at most three
 
 
-def test_an_answer_code_cannot_decide_gets_one_judge_call(
+def test_a_sentence_nobody_named_criteria_for_is_decided_by_code_and_filler_is_asked_again(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
-    scripted_llm.on("text", "The sea glitters under the morning sun.")
-    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "decision": "stop"})
+    scripted_llm.on("text", FILLER, "The sea glitters under the morning sun.")
     out = _run(build_graph(checkpointer=checkpointer, store=store), context, "Write one sentence about the sea.")
 
     assert out["status"] == "completed" and out["answer"] == "The sea glitters under the morning sun."
-    assert [r.route for r in scripted_llm.requests] == ["text", "ContentJudgement"]
+    assert [r.route for r in scripted_llm.requests] == ["text", "text"]  # no judge of the same model
+    assert "The previous answer was not accepted: Answer the request itself" in scripted_llm.requests[1].text
 
 
 def test_the_direct_answer_streams_token_by_token(

@@ -236,6 +236,7 @@ def _by_code(request_text: str, context: Context | None = None, **kwargs: Any) -
     ("request_text", "language"),
     [
         ("What is 12 multiplied by 11?", "en"),
+        ("What's 12 times 11?", "en"),  # two words: too few to detect a language from, and to matter
         ("Name the three primary colours.", "en"),
         ("How do you say 'good night' in Spanish?", "es"),  # the named language wins over detection
         ("Schreibe einen Satz über das Meer.", "de"),
