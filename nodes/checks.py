@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sympy import isprime, prime, primerange
+from sympy import isprime
 from sympy.ntheory.primetest import is_square
 
 from graph.schemas import GENERIC_CRITERION, DocumentRef, Intent
-from nodes.expected import expected_number, numbers_in, translation_of
+from nodes.expected import expected_number, first_primes, numbers_in, translation_of
 from nodes.hints import LANGUAGE_WORDS, detect_language
 from nodes.placeholders import repeats_host_text
 from prompts.templates import normalised
@@ -414,8 +414,7 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
         detail = f"{len(repeated)} numbers are repeated (e.g. {repeated[:3]})"
     ok = not wrong and not repeated
     if ok and intent.numberProperty == "prime" and intent.itemCount:
-        expected = list(primerange(2, int(prime(intent.itemCount)) + 1))
-        ok = numbers == expected
+        ok = numbers == first_primes(intent.itemCount)
         detail = "exactly the first primes in order" if ok else "not exactly the first primes in order"
     report.checks.append(
         Check(

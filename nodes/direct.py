@@ -15,7 +15,6 @@ import re
 from typing import Any
 
 from langgraph.runtime import Runtime
-from sympy import prime, primerange
 
 from graph.context import Context
 from graph.instrument import context_of
@@ -24,7 +23,7 @@ from graph.services import Services
 from graph.state import State
 from nodes.arguments import prepare_arguments
 from nodes.common import STEP_RESET, intent_of
-from nodes.expected import expected_number
+from nodes.expected import expected_number, first_primes
 from prompts.templates import clip
 from tools.catalog import allowed_entries, lookup
 
@@ -73,7 +72,7 @@ def with_computed_result(request: str, intent: Intent) -> str:
     if expected is not None:
         return f"{request}\n\nComputed exactly by code: {expected.how}."
     if intent.numberProperty == "prime" and intent.itemCount:
-        primes = ", ".join(str(p) for p in primerange(2, int(prime(intent.itemCount)) + 1))
+        primes = ", ".join(map(str, first_primes(intent.itemCount)))
         return f"{request}\n\nComputed exactly by code: the first {intent.itemCount} prime numbers are {primes}."
     return request
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from sympy import prime, primerange
+
 from nodes.hints import LANGUAGE_WORDS
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
@@ -98,6 +100,11 @@ def translation_of(request: str) -> Translation | None:
         return None
     quoted = _QUOTED.search(tail)
     return Translation(source=quoted.group(1).strip() if quoted else "", language=min(targets)[1])
+
+
+def first_primes(count: int) -> list[int]:
+    """The first `count` primes, in order."""
+    return [int(p) for p in primerange(2, int(prime(count)) + 1)]
 
 
 def numbers_in(text: str) -> list[float]:

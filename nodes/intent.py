@@ -164,8 +164,8 @@ def read_by_code(
 
 
 def _too_few_words_to_matter(request: str) -> str | None:
-    """ "What's 12 times 11?" has two words to detect a language from, too few to tell and to matter: English, as
-    for any short request the model did not place (`_guess_language`)."""
+    """English for a request of fewer than three words ("What's 12 times 11?"): too few to detect a language from,
+    and to matter, as for any short request the model did not place (`_guess_language`)."""
     return "en" if len(re.findall(r"[^\W\d_]{2,}", request)) < 3 else None
 
 

@@ -156,3 +156,18 @@ def test_after_two_wrong_direct_answers_the_ordinary_loop_goes_on(
     assert out["status"] == "completed" and out["answer"] == "132"
     routes = [r.route for r in scripted_llm.requests]
     assert routes == ["text", "text", "ActionSelection", "ParametersAnswer", "text"]
+
+
+def test_the_second_direct_answer_streams_too(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("text", "It is 13.", "Twelve times eleven is 132.")
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    streamed = "".join(
+        str(message.content)
+        for message, _ in graph.stream(
+            {"prompt": PRODUCT}, {"configurable": {"thread_id": "s2"}}, context=context, stream_mode="messages"
+        )
+        if isinstance(message, AIMessageChunk) and message.content
+    )
+    assert streamed == "It is 13.Twelve times eleven is 132."
