@@ -113,7 +113,8 @@ class RunResult:
 
 
 @contextmanager
-def _tally() -> Iterator[ProtocolTally]:
+def protocol_tally() -> Iterator[ProtocolTally]:
+    """Counts every structured answer logged while the block runs (graph.llm logs them at DEBUG)."""
     tally = ProtocolTally()
     root = logging.getLogger()
     llm_log = logging.getLogger("graph.llm")
@@ -162,7 +163,7 @@ def run_prompt(
     )
     result = RunResult(prompt)
     started = time.monotonic()
-    with _tally() as tally, open_sqlite(database or folder / "paor.sqlite") as (saver, store):
+    with protocol_tally() as tally, open_sqlite(database or folder / "paor.sqlite") as (saver, store):
         try:
             out = build_graph(llm=llm, checkpointer=saver, store=store).invoke(
                 {"prompt": prompt.text, "documents": paths},

@@ -19,7 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, ValidationError
 
-from bench.models import ProtocolTally
+from bench.models import protocol_tally
 from graph.capabilities import NAMESPACE, endpoint_key
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
@@ -91,23 +91,17 @@ def test_an_answer_at_the_length_limit_is_read_and_one_character_more_is_rejecte
 
 def test_the_protocol_tally_counts_each_answer_once_as_accepted_or_rejected(caplog: pytest.LogCaptureFixture) -> None:
     """`bench.models` scores a model by these records: a swapped flag or a lost record falsifies its figure."""
-    tally = ProtocolTally()
-    logger = logging.getLogger("graph.llm")
-    logger.addHandler(tally)
     caplog.set_level(logging.DEBUG, logger="graph.llm")
-    try:
-        with ScriptedLLM() as llm:
-            llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
-            ask_json(llm.model(), MESSAGES, Intent, Intent.model_validate, what="Stage 1 selection")
-    finally:
-        logger.removeHandler(tally)
+    with protocol_tally() as tally, ScriptedLLM() as llm:
+        llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
+        ask_json(llm.model(), MESSAGES, Intent, Intent.model_validate, what="Stage 1 selection")
     assert (tally.accepted, tally.rejected) == (1, 1)
     messages = [r.getMessage() for r in caplog.records if r.name == "graph.llm"]
     assert messages[-1] == "Stage 1 selection answer accepted (attempt 2)"
     assert messages[0].startswith("Stage 1 selection answer rejected (attempt 1): dataType: ")
 
 
-def test_the_tally_counts_a_copied_description_apart_from_a_broken_shape(caplog: pytest.LogCaptureFixture) -> None:
+def test_the_tally_counts_a_copied_description_apart_from_a_broken_shape() -> None:
     """bench.models' shape validity (tests/local) counts a copied description as the right shape, a wrong one not."""
     from nodes.select import parse_selection
     from tests.unit.core.factories import selection_payload
@@ -116,41 +110,28 @@ def test_the_tally_counts_a_copied_description_apart_from_a_broken_shape(caplog:
 
     catalog()
     entries = [e for e in [lookup("ai.process")] if e is not None]
-    tally = ProtocolTally()
-    logger = logging.getLogger("graph.llm")
-    logger.addHandler(tally)
-    caplog.set_level(logging.DEBUG, logger="graph.llm")
-    try:
-        with ScriptedLLM() as llm:
-            copied = selection_payload(actionObjective="What this one action must achieve.")
-            llm.on("ActionSelection", copied, {"action": 7}, selection_payload())
-            for _ in range(2):
-                with contextlib.suppress(StepFailed):
-                    ask_json(
-                        llm.model(),
-                        MESSAGES,
-                        ActionSelection,
-                        lambda p: parse_selection(p, entries, DocumentIndex([])),
-                        what="Stage 1 selection",
-                    )
-    finally:
-        logger.removeHandler(tally)
+    with protocol_tally() as tally, ScriptedLLM() as llm:
+        copied = selection_payload(actionObjective="What this one action must achieve.")
+        llm.on("ActionSelection", copied, {"action": 7}, selection_payload())
+        for _ in range(2):
+            with contextlib.suppress(StepFailed):
+                ask_json(
+                    llm.model(),
+                    MESSAGES,
+                    ActionSelection,
+                    lambda p: parse_selection(p, entries, DocumentIndex([])),
+                    what="Stage 1 selection",
+                )
     assert (tally.accepted, tally.rejected, tally.copied) == (1, 2, 1)
 
 
 def test_a_refused_method_is_logged_by_name_and_status_and_counted_as_a_refusal(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    tally = ProtocolTally()
-    logger = logging.getLogger("graph.llm")
-    logger.addHandler(tally)
     caplog.set_level(logging.INFO, logger="graph.llm")
-    try:
-        with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
-            llm.on("Intent", INTENT)
-            _ask(llm.model())
-    finally:
-        logger.removeHandler(tally)
+    with protocol_tally() as tally, ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        _ask(llm.model())
     assert tally.refusals == 1
     assert "endpoint refused json_schema structured output (HTTP 500); falling back" in [
         r.getMessage() for r in caplog.records
