@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def local_context(local_url: str, tmp_path: Path) -> Context:
         time_budget_s=150,
         store_dir=str(tmp_path / "store"),
         documents_dir=str(tmp_path / "docs"),
+        direct_answer=False,  # the protocol path (Stage 1, Stage 2, the grammar); the one-call path is tested below
     )
 
 
@@ -89,3 +91,18 @@ def test_whole_graph_runs_against_llama_cpp(local_context: Context, checkpointer
     assert Capabilities(store).accepted(key) == "json_object_schema"
     assert store.get(("paor", "endpoints"), key).value["accepted"] == "json_object_schema"
     print(f"local smoke: {out['status']} after {elapsed:.1f}s, {len(history)} step(s): {out['stop_reason']}")
+
+
+def test_a_one_line_question_is_answered_in_one_step_with_the_computed_result(
+    local_context: Context, checkpointer: Any, store: Any
+) -> None:
+    """Issue 26 on the real model: read by code, answered once with the product code computed, checked by it."""
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    config = {"configurable": {"thread_id": "local-direct"}}
+    out = graph.invoke(
+        {"prompt": "What is 12 multiplied by 11?"}, config, context=replace(local_context, direct_answer=True)
+    )
+
+    history = [HistoryEntry.model_validate(h) for h in out.get("history") or []]
+    assert out["status"] == "completed" and "132" in out["answer"], out["answer"]
+    assert len(history) == 1
