@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tests.support import deadlines
 from tests.support.scenarios import DATA_PROMPT, ai_process
 from tests.support.scripted_llm import RecordedRequest
 
@@ -162,7 +163,7 @@ def password_login(pg_server: str, pg_url: str) -> Iterator[PasswordLogin]:
         _write_hba(conn, hba_file, [*rules, *original.splitlines()])
         login = PasswordLogin(with_login(pg_url, role, password), with_login(pg_url, role, f"not-{password}"))
         try:
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + deadlines.HTTP_S
             while True:  # the server reloads pg_hba.conf asynchronously
                 try:
                     psycopg.connect(login.wrong, connect_timeout=5).close()
@@ -188,7 +189,7 @@ def start_worker(command: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def results(process: subprocess.Popen[str], timeout: float = 120) -> list[dict[str, Any]]:
+def results(process: subprocess.Popen[str], timeout: float = deadlines.PROCESS_S) -> list[dict[str, Any]]:
     """The worker's JSON lines, one per thread; fails with its stderr if it crashed."""
     out, err = process.communicate(timeout=timeout)
     assert process.returncode == 0, f"worker exited {process.returncode}\n{err[-3000:]}"

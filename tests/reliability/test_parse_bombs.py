@@ -20,6 +20,7 @@ import pytest
 
 from graph.context import Context
 from tests.reliability.conftest import DIRECT_SELECTION, invoke, script_direct
+from tests.support import deadlines
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.bombs import (
     GB,
@@ -110,7 +111,7 @@ def test_the_cli_exits_promptly_in_the_middle_of_a_parse(
     try:
         server, child = _parse_under_way(cli)
         os.kill(cli.pid, signal.SIGINT)  # Ctrl-C
-        assert cli.wait(timeout=60) == 130  # the parse alone would go on for minutes
+        assert cli.wait(timeout=deadlines.PROCESS_S) == 130
     finally:
         if cli.poll() is None:
             cli.kill()
@@ -119,7 +120,7 @@ def test_the_cli_exits_promptly_in_the_middle_of_a_parse(
     wait_gone(server)
 
 
-def _parse_under_way(cli: subprocess.Popen[bytes], within_s: float = 120.0) -> tuple[int, int]:
+def _parse_under_way(cli: subprocess.Popen[bytes], within_s: float = deadlines.PROCESS_S) -> tuple[int, int]:
     """(parse server, its parse child) of the CLI, once a parse has started."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
