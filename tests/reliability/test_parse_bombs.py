@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from graph.context import Context
+from nodes import act
 from tests.reliability.conftest import DIRECT_SELECTION, invoke, script_direct
 from tests.support import deadlines
 from tests.support.scripted_llm import ScriptedLLM
@@ -75,6 +76,10 @@ def test_a_bomb_fails_its_step_and_the_run_stays_bounded(
     path = tmp_path / name
     path.write_bytes(bomb())
     monkeypatch.setattr(limits, "PARSE_MEMORY_MB", memory_mb)
+    # The parse must stop at its own deadline (a second before tool_timeout_s) and say why. The step's timeout,
+    # one second later, would race it on a loaded machine: it waits here only to catch a hang (tested apart).
+    step_timeout = act.run_with_timeout
+    monkeypatch.setattr(act, "run_with_timeout", lambda call, _timeout_s: step_timeout(call, deadlines.PROCESS_S))
     script_direct(scripted_llm, **EXTRACT)
     with peak_rss_growth() as grown:
         out = invoke(graph, replace(rctx, tool_timeout_s=tool_timeout_s), "bomb", prompt=PROMPT, documents=[str(path)])
