@@ -16,7 +16,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import open_persistence, thread_lock
 from graph.schemas import HistoryEntry
-from tests.postgres.conftest import REPO, results, start_worker, worker_command
+from tests.postgres.conftest import REPO, results, start_together, start_worker, worker_command
 from tests.support import deadlines
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, ai_process, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
@@ -37,11 +37,10 @@ def test_four_workers_share_one_database_and_never_run_a_thread_twice(
     complete, consistent history. (Without the lock, get-state-then-run lets several workers start a thread.)"""
     script_primes(scripted_llm)
     threads = [f"w{i // THREADS_PER_WORKER}-t{i % THREADS_PER_WORKER}" for i in range(WORKERS * THREADS_PER_WORKER)]
-    workers = []
-    for w in range(WORKERS):
-        order = threads[w:] + threads[:w]
-        command = worker_command(pg_url, scripted_llm.base_url, context.store_path, order, claim=True)
-        workers.append(start_worker(command))
+    orders = [threads[w:] + threads[:w] for w in range(WORKERS)]
+    workers = start_together(
+        [worker_command(pg_url, scripted_llm.base_url, context.store_path, order, claim=True) for order in orders]
+    )
     reports = [results(worker) for worker in workers]
 
     ran = [r for report in reports for r in report if r["outcome"] == "ran"]
