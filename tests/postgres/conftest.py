@@ -47,7 +47,7 @@ def pg_server() -> str:
     except ImportError:
         _unavailable("psycopg is not installed (pip install -e '.[postgres]')")
     try:
-        with psycopg.connect(url, connect_timeout=5) as conn:
+        with psycopg.connect(url, connect_timeout=int(deadlines.HTTP_S)) as conn:
             conn.execute("SELECT 1")
     except psycopg.Error as exc:
         _unavailable(f"the server at PAOR_TEST_DATABASE_URL does not answer ({type(exc).__name__})")
