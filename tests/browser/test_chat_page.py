@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.support import deadlines
 from tests.support.chat import captured_run
 from tests.support.chat_scenarios import FIRST_10, FOLLOW_UP, PRICE_LIST, PRODUCT, PRODUCT_ANSWER, script_chat
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
@@ -88,11 +89,11 @@ class Chat:
     def say(self, text: str, *files: Path) -> Any:
         if files:
             self.page.set_input_files("#file-input", [str(f) for f in files])
-            self.page.locator("#attached").filter(has_text=files[-1].name).wait_for(timeout=10_000)
+            self.page.locator("#attached").filter(has_text=files[-1].name).wait_for()
         self.page.fill("#prompt", text)
-        with self.page.expect_request(lambda r: r.url.endswith("/runs/stream"), timeout=30_000):
+        with self.page.expect_request(lambda r: r.url.endswith("/runs/stream")):
             self.page.click("button[type=submit]")
-        self.page.locator("#working").wait_for(state="detached", timeout=120_000)
+        self.page.locator("#working").wait_for(state="detached")
         self.page.screenshot(path=str(self.shots / f"{len(self.sent)}.png"))
         if os.environ.get("PAOR_BROWSER_SCREENSHOT"):  # the last one, e.g. for docs/chat-ui.png
             self.page.screenshot(path=os.environ["PAOR_BROWSER_SCREENSHOT"])
@@ -110,6 +111,7 @@ def chat(page_url: str, api_url: str, tmp_path: Path) -> Iterator[Chat]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1000, "height": 900}, accept_downloads=True)
+            page.set_default_timeout(deadlines.HTTP_S * 1000)  # every wait: a hang bound (a whole run at most)
             errors: list[str] = []
             sent: list[dict[str, Any]] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
@@ -118,7 +120,7 @@ def chat(page_url: str, api_url: str, tmp_path: Path) -> Iterator[Chat]:
                 lambda r: sent.append(json.loads(r.post_data or "{}")) if r.url.endswith("/runs/stream") else None,
             )
             page.goto(f"{page_url}?api={api_url}&key={KEY}")
-            page.locator("#prompt").wait_for(timeout=15_000)
+            page.locator("#prompt").wait_for()
             yield Chat(page, sent, shots)
             assert not errors, errors
         finally:
@@ -178,7 +180,7 @@ def test_the_answer_streams_into_one_message_and_its_link_opens_from_another_ori
     with chat.page.expect_download() as download:
         link.click()
     assert Path(download.value.path()).read_text() == PRODUCT_ANSWER, "the link alone opens the document"
-    assert httpx.get(href.replace("result.md", "other.md"), timeout=30).status_code in (401, 403, 404)
+    assert httpx.get(href.replace("result.md", "other.md"), timeout=deadlines.HTTP_S).status_code in (401, 403, 404)
 
 
 def test_a_follow_up_is_sent_as_agent_chat_ui_sends_it_and_finishes(chat: Chat) -> None:

@@ -15,6 +15,7 @@ from graph.context import Context
 from graph.schemas import DocumentRef, HistoryEntry, Strategy
 from graph.state import InputState
 from nodes.strategies import KEY, NAMESPACE
+from tests.support import deadlines
 from tests.support.code_scenarios import PRIMES_PROGRAM, script_code
 from tests.support.isolation import needs_isolation
 from tests.support.loopback import LoopbackServer
@@ -30,6 +31,8 @@ SUM_INTENT = {
     "successCriteria": ["the total of the amount column of sales.csv"],
     "language": "en",
 }
+#: The time limits of the run whose program loops forever.
+LOOP_TIME_S = 3.0
 SALES = "region,amount\nnorth,120.50\nsouth,80.25\neast,99.25\n"
 SUM_PROGRAM = (
     "import csv\n"
@@ -41,8 +44,15 @@ SUM_PROGRAM = (
 
 @pytest.fixture
 def code_context(context: Context) -> Context:
-    """Tight limits: hostile programs stop within seconds."""
-    return replace(context, code_time_s=3.0, code_memory_mb=512, max_steps=1)
+    """Tight memory; time only bounds a hang (a loaded machine may take seconds to start the sandbox and Python,
+    and a program must not be killed for that before it hits the limit a test is about)."""
+    return replace(
+        context,
+        code_time_s=deadlines.PROCESS_S,
+        tool_timeout_s=deadlines.PROCESS_S + 1,
+        code_memory_mb=512,
+        max_steps=1,
+    )
 
 
 def _run(context: Context, checkpointer: Any, store: Any, prompt: str, documents: list[str] | None = None) -> Any:
@@ -61,7 +71,12 @@ def test_primes_are_computed_by_a_program_and_delivered_exactly(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
     script_code(scripted_llm, PRIMES_PROGRAM)
-    out = _run(replace(context, code_time_s=20.0), checkpointer, store, PRIMES_PROMPT)
+    out = _run(
+        replace(context, code_time_s=deadlines.PROCESS_S, tool_timeout_s=deadlines.PROCESS_S + 1),
+        checkpointer,
+        store,
+        PRIMES_PROMPT,
+    )
 
     assert out["status"] == "completed", out["stop_reason"]
     step = _only_step(out)
@@ -162,6 +177,8 @@ def test_a_hostile_program_is_a_failed_step_with_its_reason_and_nothing_escapes(
     secret.write_text("top secret", encoding="utf-8")
     template, reason = HOSTILE[name]
     script_code(scripted_llm, template.format(secret=str(secret), port=loopback_server.port))
+    if name == "infinite loop":  # the time limits are what stops it: either one's reason says "limit"
+        code_context = replace(code_context, code_time_s=LOOP_TIME_S)
 
     out = _run(code_context, checkpointer, store, PRIMES_PROMPT)
 

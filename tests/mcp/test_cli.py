@@ -13,6 +13,7 @@ from typing import Any
 from tests.mcp.conftest import Declare, faulty_server
 from tests.mcp.scenarios import TIME_PROMPT, script_time, script_tool_run
 from tests.mcp.test_servers import alive
+from tests.support import deadlines
 from tests.support.scripted_llm import ScriptedLLM
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,7 +30,9 @@ def paor(*args: str, llm: ScriptedLLM, home: Path, cwd: Path, **env: str) -> sub
         **env,
     }
     command = [sys.executable, "-m", "cli", *args]
-    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=180)
+    return subprocess.run(
+        command, cwd=cwd, env=environment, capture_output=True, text=True, timeout=deadlines.PROCESS_S
+    )
 
 
 def test_run_with_mcp_config_chooses_the_tool_and_keeps_the_servers_stderr_off_the_terminal(

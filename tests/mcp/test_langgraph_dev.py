@@ -11,6 +11,7 @@ import pytest
 
 from tests.mcp.conftest import faulty_server
 from tests.mcp.scenarios import TIME_ACTION, TIME_PROMPT, script_time
+from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -30,7 +31,7 @@ def test_a_server_run_chooses_the_operators_mcp_tool_and_a_client_cannot_add_a_s
         script_time(llm)
         env = scripted_env(llm.base_url, tmp_path / "paor-home", PAOR_MCP_CONFIG=str(config))
         with langgraph_dev(tmp_path, env) as url:
-            client = langgraph_sdk.get_sync_client(url=url, timeout=90)
+            client = langgraph_sdk.get_sync_client(url=url, timeout=deadlines.HTTP_S)
             thread = client.threads.create()["thread_id"]
             client_servers = {"mcpServers": {"mine": faulty_server(env={"PAOR_TEST_STARTS": str(marker)})}}
             # What a client might try: a config in the run's input or context. Neither is read.

@@ -18,6 +18,7 @@ from mcp.types import ToolAnnotations
 
 from graph.processes import free_port
 from tests.mcp.conftest import faulty_server
+from tests.support import deadlines
 from tools.catalog import extended_by, unavailable_notes
 from tools.extra.actions import ExtraActions
 from tools.extra.output import tool_output
@@ -104,10 +105,8 @@ def test_the_everything_server_gives_text_images_resources_structured_content_an
     assert b"temperature" in weather["get-structured-content.json"][1]
     with pytest.raises(Exception, match="reported an error"):
         tool_output("get-sum", call("every", "get-sum", {"a": "x", "b": 1}), 100)
-    started = time.monotonic()
     with pytest.raises(McpCallFailed, match="did not answer within 2s"):
         call("every", "trigger-long-running-operation", {"duration": 30, "steps": 3})
-    assert time.monotonic() - started < 15
     assert actions.unavailable() == {}  # a slow call fails; the server still answers pings and stays
     assert documents("echo", {"message": "still here"})["echo.md"][1] == b"Echo: still here"
 
@@ -219,7 +218,7 @@ def http_server() -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(guarded, host="127.0.0.1", port=port, log_level="error", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + deadlines.SERVER_START_S
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}/mcp"

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tests.support import deadlines
 from tests.support.scenarios import DATA_PROMPT, ai_process
 from tests.support.scripted_llm import RecordedRequest
 
@@ -46,7 +47,7 @@ def pg_server() -> str:
     except ImportError:
         _unavailable("psycopg is not installed (pip install -e '.[postgres]')")
     try:
-        with psycopg.connect(url, connect_timeout=5) as conn:
+        with psycopg.connect(url, connect_timeout=int(deadlines.HTTP_S)) as conn:
             conn.execute("SELECT 1")
     except psycopg.Error as exc:
         _unavailable(f"the server at PAOR_TEST_DATABASE_URL does not answer ({type(exc).__name__})")
@@ -81,16 +82,19 @@ class PgCtl:
     data: str
     options: str = ""  # the running server's command-line options: `pg_ctl start` would not reuse them
 
-    def __call__(self, action: str, *args: str, timeout: float = 60) -> None:
+    def __call__(self, action: str, *args: str) -> None:
         """`pg_ctl ACTION -w`; a (re)started server logs next to the data dir, so it holds none of our pipes."""
         log = str(Path(self.data).parent / "server.log")
-        command = [self.binary, "-D", self.data, "-w", action, *args, *(["-l", log] if action != "stop" else [])]
+        wait = ["-w", "-t", str(int(deadlines.SERVER_START_S))]  # pg_ctl's own 60 s would be a speed limit
+        command = [self.binary, "-D", self.data, *wait, action, *args, *(["-l", log] if action != "stop" else [])]
         if action == "start" and self.options:
             command += ["-o", self.options]
         if os.geteuid() == 0:
             owner = pwd.getpwuid(Path(self.data).stat().st_uid).pw_name
             command = ["runuser", "-u", owner, "--", *command]
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(
+            command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=deadlines.PROCESS_S
+        )
         assert done.returncode == 0, f"pg_ctl {action} failed: {done.stdout}{done.stderr}"
 
 
@@ -162,7 +166,7 @@ def password_login(pg_server: str, pg_url: str) -> Iterator[PasswordLogin]:
         _write_hba(conn, hba_file, [*rules, *original.splitlines()])
         login = PasswordLogin(with_login(pg_url, role, password), with_login(pg_url, role, f"not-{password}"))
         try:
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + deadlines.HTTP_S
             while True:  # the server reloads pg_hba.conf asynchronously
                 try:
                     psycopg.connect(login.wrong, connect_timeout=5).close()
@@ -188,7 +192,30 @@ def start_worker(command: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def results(process: subprocess.Popen[str], timeout: float = 120) -> list[dict[str, Any]]:
+def start_together(commands: list[list[str]]) -> list[subprocess.Popen[str]]:
+    """Workers that start their threads at once, when every one has imported paor and said so: on a loaded
+    machine the first would otherwise run most threads before the last one has started."""
+    workers = [
+        subprocess.Popen(
+            [*command, "--gate"],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for command in commands
+    ]
+    for worker in workers:
+        assert worker.stdout is not None and worker.stdout.readline() == "ready\n", "a worker ended before starting"
+    for worker in workers:
+        assert worker.stdin is not None
+        worker.stdin.write("go\n")
+        worker.stdin.flush()
+    return workers
+
+
+def results(process: subprocess.Popen[str], timeout: float = deadlines.PROCESS_S) -> list[dict[str, Any]]:
     """The worker's JSON lines, one per thread; fails with its stderr if it crashed."""
     out, err = process.communicate(timeout=timeout)
     assert process.returncode == 0, f"worker exited {process.returncode}\n{err[-3000:]}"

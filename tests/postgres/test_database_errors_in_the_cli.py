@@ -16,6 +16,7 @@ from cli.app import app
 from graph.errors import ConfigurationError
 from graph.persistence import locked_persistence
 from tests.postgres.conftest import REPO, PasswordLogin, PgCtl, RestartDuringStep2
+from tests.support import deadlines
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -40,7 +41,7 @@ def paor_process(llm: ScriptedLLM, cwd: Path, *args: str) -> subprocess.Complete
     env = {**os.environ, "OPENAI_BASE_URL": llm.base_url, "PAOR_MODEL": "scripted", "PAOR_MAX_RETRIES": "0"}
     command = [sys.executable, "-m", "cli", *args]
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=deadlines.PROCESS_S)
 
 
 def test_a_wrong_password_is_a_configuration_error_exit_2_in_one_line(

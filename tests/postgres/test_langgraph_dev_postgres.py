@@ -8,6 +8,7 @@ import pytest
 
 from graph.persistence import open_persistence
 from nodes.strategies import NAMESPACE
+from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -20,7 +21,7 @@ def test_langgraph_dev_persists_to_postgres(scripted_llm: ScriptedLLM, pg_url: s
     script_primes(scripted_llm)
     env = scripted_env(scripted_llm.base_url, tmp_path / "home", PAOR_DATABASE_URL=pg_url)
     with langgraph_dev(tmp_path, env) as url:
-        client = langgraph_sdk.get_sync_client(url=url, timeout=60)
+        client = langgraph_sdk.get_sync_client(url=url, timeout=deadlines.HTTP_S)
         thread = client.threads.create()["thread_id"]
         out = client.runs.wait(thread, "paor", input={"prompt": PRIMES_PROMPT}, raise_error=True)
         assert isinstance(out, dict) and out["status"] == "completed", out

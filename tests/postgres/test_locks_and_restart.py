@@ -15,6 +15,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import DatabaseUnavailable, ThreadBusy, locked_persistence, thread_lock
 from tests.postgres.conftest import REPO, PgCtl, RestartDuringStep2, results, start_worker, worker_command
+from tests.support import deadlines
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT, ai_process, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
@@ -36,7 +37,9 @@ def test_advisory_lock_refuses_a_second_run_of_the_same_thread(
         assert report["outcome"] == "busy"
         env = {**os.environ, "OPENAI_BASE_URL": scripted_llm.base_url, "PAOR_MODEL": "scripted"}
         command = [sys.executable, "-m", "cli", "run", PRIMES_PROMPT, "--thread", "busy", "--db", pg_url]
-        refused = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+        refused = subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=deadlines.PROCESS_S
+        )
         assert refused.returncode == 75 and "being run by another worker" in refused.stderr, refused.stderr
         assert not scripted_llm.requests_for("Intent")
     with thread_lock(pg_url, "busy"):  # released with the context

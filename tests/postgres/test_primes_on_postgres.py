@@ -29,6 +29,7 @@ from graph.persistence import (
 from graph.schemas import DocumentRef, HistoryEntry, Strategy
 from nodes.strategies import KEY, NAMESPACE
 from tests.postgres.conftest import REPO
+from tests.support import deadlines
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, FIRST_1000_PRIMES, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 from tools.documents import DocumentStore
@@ -79,7 +80,7 @@ def test_setup_is_idempotent_and_safe_when_workers_start_together(pg_url: str) -
     command = [sys.executable, "-c", code, pg_url]
     starts = [subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE) for _ in range(4)]
     for process in starts:
-        _, err = process.communicate(timeout=60)
+        _, err = process.communicate(timeout=deadlines.PROCESS_S)
         assert process.returncode == 0, err.decode()[-2000:]
     persistence._SETUP_DONE.discard(pg_url)
     with open_persistence(pg_url) as (saver, _):  # once more in this process: nothing to migrate, no error
@@ -115,7 +116,7 @@ def test_cli_runs_shows_history_and_strategies_with_db_option(
     def paor(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "cli", *args]
         return subprocess.run(
-            command, cwd=tmp_path, env={**env, **extra_env}, capture_output=True, text=True, timeout=120
+            command, cwd=tmp_path, env={**env, **extra_env}, capture_output=True, text=True, timeout=deadlines.PROCESS_S
         )
 
     run = paor("run", PRIMES_PROMPT, "--thread", "cli-1", "--db", pg_url, "--json")

@@ -54,8 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", required=True, help="comma-separated thread ids")
     parser.add_argument("--claim", action="store_true")
     parser.add_argument("--start-at", type=float, default=0.0, help="wall-clock time to start at (benchmarks)")
+    parser.add_argument("--gate", action="store_true", help="print 'ready', then start at a line on stdin")
     args = parser.parse_args(argv)
     context = Context(model="scripted", base_url=args.base_url, max_retries=0, store_dir=args.store_dir)
+    if args.gate:  # workers start together, after their imports, however slowly a loaded machine got them there
+        print("ready", flush=True)
+        sys.stdin.readline()
     time.sleep(max(0.0, args.start_at - time.time()))  # workers start together, after their imports
     for thread in args.threads.split(","):
         print(json.dumps(run_thread(thread, args.db, context, args.claim)), flush=True)

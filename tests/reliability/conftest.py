@@ -18,6 +18,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import open_sqlite
 from graph.processes import free_port
+from tests.support import deadlines
 from tests.support.scenarios import DATA_ANSWER, DATA_PROMPT, PRIMES_INTENT, PRIMES_PROMPT
 from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM
 
@@ -82,14 +83,15 @@ def checkpoint_sizes(db: Path) -> tuple[int, int]:
 
 @pytest.fixture
 def rctx(scripted_llm: ScriptedLLM, tmp_path: Path) -> Context:
-    """A Context through the real ChatOpenAI with a small retry budget and a short request timeout."""
+    """A Context through the real ChatOpenAI with a small retry budget; its request timeout only bounds a hang
+    (the tests about timeouts set a short one and hold the call it must cut short on an event)."""
     docs = tmp_path / "docs"
     docs.mkdir(exist_ok=True)
     return Context(
         model="scripted",
         base_url=scripted_llm.base_url,
         max_retries=1,
-        request_timeout_s=5.0,
+        request_timeout_s=deadlines.HTTP_S,
         store_dir=str(tmp_path / "store"),
         documents_dir=str(docs),
     )

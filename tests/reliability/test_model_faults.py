@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -62,12 +61,10 @@ def test_rate_limit_with_retry_after_is_waited_out_and_the_run_completes(
     script_direct(
         scripted_llm, ActionSelection=[HTTPError(429, "slow down", {"Retry-After": "0.01"}), DIRECT_SELECTION]
     )
-    started = time.monotonic()
     out = invoke(graph, rctx, "429")
     assert out["status"] == "completed" and "criteria met" in out["stop_reason"]
     assert len(scripted_llm.requests_for("ActionSelection")) == 2  # the client retried; paor saw one success
     assert len(out["history"]) == 1 and out["history"][0]["success"]
-    assert time.monotonic() - started < 30
 
 
 def test_rate_limit_outlasting_the_retries_is_a_failed_step_with_the_status(

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from graph.context import Context
+from nodes import act
 from tests.reliability.conftest import DIRECT_SELECTION, invoke, script_direct
+from tests.support import deadlines
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.bombs import (
     GB,
@@ -74,6 +76,10 @@ def test_a_bomb_fails_its_step_and_the_run_stays_bounded(
     path = tmp_path / name
     path.write_bytes(bomb())
     monkeypatch.setattr(limits, "PARSE_MEMORY_MB", memory_mb)
+    # The parse must stop at its own deadline (a second before tool_timeout_s) and say why. The step's timeout,
+    # one second later, would race it on a loaded machine: it waits here only to catch a hang (tested apart).
+    step_timeout = act.run_with_timeout
+    monkeypatch.setattr(act, "run_with_timeout", lambda call, _timeout_s: step_timeout(call, deadlines.PROCESS_S))
     script_direct(scripted_llm, **EXTRACT)
     with peak_rss_growth() as grown:
         out = invoke(graph, replace(rctx, tool_timeout_s=tool_timeout_s), "bomb", prompt=PROMPT, documents=[str(path)])
@@ -110,7 +116,7 @@ def test_the_cli_exits_promptly_in_the_middle_of_a_parse(
     try:
         server, child = _parse_under_way(cli)
         os.kill(cli.pid, signal.SIGINT)  # Ctrl-C
-        assert cli.wait(timeout=60) == 130  # the parse alone would go on for minutes
+        assert cli.wait(timeout=deadlines.PROCESS_S) == 130
     finally:
         if cli.poll() is None:
             cli.kill()
@@ -119,7 +125,7 @@ def test_the_cli_exits_promptly_in_the_middle_of_a_parse(
     wait_gone(server)
 
 
-def _parse_under_way(cli: subprocess.Popen[bytes], within_s: float = 120.0) -> tuple[int, int]:
+def _parse_under_way(cli: subprocess.Popen[bytes], within_s: float = deadlines.PROCESS_S) -> tuple[int, int]:
     """(parse server, its parse child) of the CLI, once a parse has started."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:

@@ -306,7 +306,7 @@ def test_a_process_and_in_process_threads_share_the_file_while_it_runs(
         for t in threads:
             t.start()
         for t in threads:
-            t.join(120)
+            t.join(deadlines.PROCESS_S)
     _, stderr = proc.communicate(timeout=deadlines.PROCESS_S)
     assert proc.returncode == 0, stderr[-2000:]
     assert {k: v["status"] for k, v in results.items()} == {f"inside-{i}": "completed" for i in range(3)}

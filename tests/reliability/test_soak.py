@@ -17,6 +17,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import open_sqlite
 from tests.reliability.conftest import script_direct
+from tests.support import deadlines
 from tests.support.scenarios import PRIMES_PROMPT
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -66,7 +67,7 @@ def test_soak_sequential_and_concurrent_runs_lose_nothing_and_stay_bounded(
 
         def work(thread: str) -> None:
             try:
-                barrier.wait(30)
+                barrier.wait(deadlines.PROCESS_S)
                 graph.invoke({"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": thread}}, context=context)
             except BaseException as exc:  # reported below, with the thread's name
                 errors[thread] = exc
@@ -77,7 +78,7 @@ def test_soak_sequential_and_concurrent_runs_lose_nothing_and_stay_bounded(
         for worker in workers:
             worker.start()
         for worker in workers:
-            worker.join(120)
+            worker.join(deadlines.PROCESS_S)
         assert not [w.name for w in workers if w.is_alive()], "stuck threads"
         assert errors == {}
 

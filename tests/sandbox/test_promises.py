@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.conftest import TIGHT
+from tests.support import deadlines
 from tests.support.isolation import each_isolation
 from tools.code import isolation
 from tools.code.limits import Limits
@@ -182,7 +183,7 @@ def test_an_interpreter_inside_a_private_folder_still_runs_programs(kind: isolat
         cwd=root,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=deadlines.PROCESS_S,
         check=False,
     )
     assert done.returncode == 0, done.stderr

@@ -142,7 +142,7 @@ def test_schemas_expose_input_output_and_context(client: Any) -> None:
 def test_checkpoints_and_strategies_land_in_sqlite(server: Server, primes_run: tuple[str, dict[str, Any]]) -> None:
     thread_id, _ = primes_run
     assert server.database.is_file(), f"no database at {server.database}"
-    with contextlib.closing(sqlite3.connect(server.database, timeout=10)) as conn:
+    with contextlib.closing(sqlite3.connect(server.database, timeout=deadlines.HTTP_S)) as conn:
         (checkpoints,) = conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)).fetchone()
         prefixes = [row[0] for row in conn.execute("SELECT DISTINCT prefix FROM store")]
     assert checkpoints > 0, f"no checkpoints for thread {thread_id}"

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support import scenarios
+from tests.support import deadlines, scenarios
 from tests.support.code_scenarios import code_selection
 from tests.support.langgraph_dev import langgraph_dev, scripted_env, served_routes
 from tests.support.scenarios import PRIMES_PROMPT
@@ -112,11 +112,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def _client(server: Server, key: str) -> Any:
-    return langgraph_sdk.get_sync_client(url=server.url, api_key=key, timeout=120)
+    return langgraph_sdk.get_sync_client(url=server.url, api_key=key, timeout=deadlines.HTTP_S)
 
 
 def _http(server: Server, key: str | None = None) -> httpx.Client:
-    return httpx.Client(base_url=server.url, timeout=60, headers={"x-api-key": key} if key else {})
+    return httpx.Client(base_url=server.url, timeout=deadlines.HTTP_S, headers={"x-api-key": key} if key else {})
 
 
 # --- 1. every route behind the key -------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def _status(http: httpx.Client, method: str, path: str) -> int:
 def test_every_route_the_server_answers_needs_a_key_but_ok(
     server: Server, routes: list[tuple[str, str]], credentials: dict[str, str]
 ) -> None:
-    with httpx.Client(base_url=server.url, timeout=60, headers=credentials) as http:
+    with httpx.Client(base_url=server.url, timeout=deadlines.HTTP_S, headers=credentials) as http:
         answered = {(method, path): _status(http, method, path) for method, path in routes if path != "/ok"}
         assert http.get("/ok").status_code == 200, "the liveness route stays open"
         assert http.get("/no/such/route").status_code == 401
@@ -201,7 +201,7 @@ def test_the_websocket_route_needs_a_key(server: Server) -> None:
 
     url = server.url.replace("http://", "ws://") + _concrete("/threads/{thread_id}/stream/events")
     with pytest.raises(InvalidStatus) as refused:
-        ws_client.connect(url, open_timeout=10).close()
+        ws_client.connect(url, open_timeout=deadlines.HTTP_S).close()
     assert refused.value.response.status_code == 401
 
 
@@ -238,6 +238,11 @@ def _forged(upload: dict[str, Any], name: str = "stolen.txt") -> dict[str, Any]:
     return {"label": "x", "name": name, "mime": "text/plain", "size": upload["size"], "sha256": upload["sha256"]}
 
 
+def _unsigned(deliverable: dict[str, Any]) -> dict[str, Any]:
+    """A deliverable without its link's signature and expiry time (a link signed a second later differs)."""
+    return {**deliverable, "url": deliverable["url"].split("?", 1)[0]}
+
+
 def test_a_forged_state_write_downloads_nothing_and_bobs_own_deliverables_still_do(
     server: Server, alice_upload: dict[str, Any], bob_run: tuple[str, dict[str, Any]]
 ) -> None:
@@ -252,9 +257,11 @@ def test_a_forged_state_write_downloads_nothing_and_bobs_own_deliverables_still_
         assert patched.status_code == 200 and patched.json()["metadata"]["topic"] == "primes", "metadata stays"
 
         [own] = out["deliverables"]
-        assert bob.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"] == [own]
-        download = bob.get(own["url"])
-        assert download.status_code == 200 and hashlib.sha256(download.content).hexdigest() == own["sha256"]
+        [listed] = bob.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"]
+        assert _unsigned(listed) == _unsigned(own)  # each listing signs its links afresh: `expires` moves on
+        for link in (own["url"], listed["url"]):
+            download = bob.get(link)
+            assert download.status_code == 200 and hashlib.sha256(download.content).hexdigest() == own["sha256"]
         assert bob.get(f"/paor/threads/{thread}/documents/input/quarterly.txt").status_code == 404
 
 

@@ -16,6 +16,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from tests.support import deadlines
+
 PACKAGES = ("graph", "nodes", "tools", "prompts", "cli", "server")
 
 
@@ -55,7 +57,9 @@ def doctor_against_loopback_model() -> tuple[int, str]:
     paor = Path(sys.executable).with_name("paor")
     with ScriptedLLM() as llm:
         env = {**os.environ, "OPENAI_BASE_URL": llm.base_url, "PAOR_MODEL": "scripted", "OPENAI_API_KEY": "sk-smoke"}
-        done = subprocess.run([str(paor), "doctor"], env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [str(paor), "doctor"], env=env, capture_output=True, text=True, timeout=deadlines.PROCESS_S
+        )
     return done.returncode, done.stdout + done.stderr
 
 

@@ -89,7 +89,12 @@ def served_routes(workdir: Path, env: Mapping[str, str]) -> list[dict[str, Any]]
     command = [sys.executable, "-m", "tests.support.server_routes", *_dev_arguments(project, free_port())]
     path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))  # the walker is in tests/
     done = subprocess.run(
-        command, cwd=project, env={**_server_env(env), "PYTHONPATH": path}, capture_output=True, text=True, timeout=120
+        command,
+        cwd=project,
+        env={**_server_env(env), "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=deadlines.PROCESS_S,
     )
     routes = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not routes:

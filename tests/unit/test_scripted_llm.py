@@ -12,6 +12,7 @@ import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from tests.support import deadlines
 from tests.support.scripted_llm import HTTPError, Latency, RecordedRequest, ScriptedLLM, route_for
 
 
@@ -183,7 +184,7 @@ def test_unconfigured_route_names_itself(llm: ScriptedLLM) -> None:
 def test_raw_http_paths_and_framing(llm: ScriptedLLM) -> None:
     llm.on("text", "plain")
     root = llm.base_url.removesuffix("/v1")
-    with httpx.Client(timeout=5) as client:
+    with httpx.Client(timeout=deadlines.HTTP_S) as client:
         models = client.get(f"{llm.base_url}/models").json()
         assert models["data"] == [{"id": "scripted", "object": "model"}]
         # Both with and without the /v1 prefix, on one kept-alive connection.

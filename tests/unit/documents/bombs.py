@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
+from tests.support import deadlines
 from tests.unit.documents.builders import docx_bytes, xlsx_bytes
 from tools.document import parsing
 
@@ -134,7 +135,7 @@ def state_of(pid: int) -> str | None:
         return None
 
 
-def wait_gone(pid: int, within_s: float = 5.0) -> None:
+def wait_gone(pid: int, within_s: float = deadlines.PROCESS_S) -> None:
     """Return once `pid` is gone (or a zombie nobody reaps any more); fail after `within_s`."""
     deadline = time.monotonic() + within_s
     while state_of(pid) not in (None, "Z", "X"):
@@ -143,7 +144,7 @@ def wait_gone(pid: int, within_s: float = 5.0) -> None:
         time.sleep(0.05)
 
 
-def wait_idle(pid: int, within_s: float = 5.0) -> None:
+def wait_idle(pid: int, within_s: float = deadlines.PROCESS_S) -> None:
     """Return once `pid` sleeps (the parse server waiting for work); fail after `within_s`."""
     deadline = time.monotonic() + within_s
     while state_of(pid) != "S":

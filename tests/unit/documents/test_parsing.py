@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from graph.errors import DocumentRejected
+from tests.support import deadlines
 from tests.unit.documents.bombs import (
     GB,
     docx_bomb,
@@ -179,7 +180,7 @@ def test_a_process_exits_promptly_in_the_middle_of_a_parse(tmp_path: Path) -> No
     process = subprocess.Popen([sys.executable, "-c", _EXITING, str(bomb)], env=env, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     server, child = (int(pid) for pid in process.stdout.readline().split())
-    assert process.wait(timeout=60) == 0  # the parse itself would run for minutes
+    assert process.wait(timeout=deadlines.PROCESS_S) == 0
     assert process.stdout.read() == "DocumentRejected reading bomb.xlsx was stopped: paor is stopping\n"
     for pid in (child, server):
         wait_gone(pid)
