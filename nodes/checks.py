@@ -20,7 +20,7 @@ from sympy.ntheory.primetest import is_square
 
 from graph.schemas import GENERIC_CRITERION, DocumentRef, Intent
 from nodes.expected import expected_number, first_primes, numbers_in, translation_of
-from nodes.hints import LANGUAGE_WORDS, detect_language
+from nodes.hints import LANGUAGE_WORDS, detect_language, words_of
 from nodes.placeholders import repeats_host_text
 from prompts.templates import normalised
 
@@ -305,9 +305,8 @@ def _check_expected(request: str, text: str, report: CheckReport) -> None:
     if translation is None:
         return
     answer = text.strip()
-    words = len(re.findall(r"[^\W\d_]{2,}", answer))
     limit = max(60, 4 * len(translation.source) + 40) if translation.source else None
-    detected = detect_language(answer) if words >= 3 else None
+    detected = detect_language(answer)
     problems = []
     if translation.source and normalised(answer) == normalised(translation.source):
         problems.append("repeats the text untranslated")
@@ -456,7 +455,7 @@ def _check_items(intent: Intent, text: str, report: CheckReport) -> None:
 
 
 def _check_language(intent: Intent, text: str, report: CheckReport) -> None:
-    if intent.dataType in ("numbers", "code") or len(re.findall(r"[^\W\d_]{2,}", text)) < 20:
+    if intent.dataType in ("numbers", "code") or len(words_of(text)) < 20:
         return
     detected = detect_language(text[:4000])
     if detected is None:

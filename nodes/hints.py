@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from langdetect import DetectorFactory, LangDetectException, detect, detect_langs
+from langdetect import DetectorFactory, LangDetectException, detect_langs
 
 DetectorFactory.seed = 0  # langdetect is random without a seed; validation must be deterministic
 
@@ -43,6 +43,7 @@ _NUMBER_WORDS = {
     )
     for word in words
 }
+_WORD = re.compile(r"[^\W\d_]{2,}")
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _PROPERTIES = {
     "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b|\bprime numbers?\b",
@@ -147,28 +148,23 @@ def read_hints(request: str) -> Hints:
     return hints
 
 
-def detect_language(text: str) -> str | None:
-    """ISO 639-1 code of a text long enough to tell, else None."""
-    words = re.findall(r"[^\W\d_]{2,}", text)
-    if len(words) < 3:
-        return None
-    try:
-        return detect(" ".join(words))[:2]
-    except LangDetectException:
-        return None
+def words_of(text: str) -> list[str]:
+    """The words of a text that tell its language: letters only, two or more."""
+    return _WORD.findall(text)
 
 
-def confident_language(text: str, threshold: float = 0.9) -> str | None:
-    """ISO 639-1 code of a text only when detection is sure of it ("Wie viele Meter sind 3 km?" reads as Afrikaans
-    at 0.71): a short request answered without a model's analysis must be answered in its own language."""
-    words = re.findall(r"[^\W\d_]{2,}", text)
+def detect_language(text: str, min_probability: float = 0.0) -> str | None:
+    """ISO 639-1 code of a text long enough to tell, else None; with `min_probability`, only when detection is that
+    sure ("Wie viele Meter sind 3 km?" reads as Afrikaans at 0.71, so a request answered without a model's
+    analysis asks for 0.9)."""
+    words = words_of(text)
     if len(words) < 3:
         return None
     try:
         best = detect_langs(" ".join(words))[0]
     except (LangDetectException, IndexError):
         return None
-    return str(best.lang)[:2] if best.prob >= threshold else None
+    return str(best.lang)[:2] if best.prob >= min_probability else None
 
 
 def _count(text: str) -> int | None:

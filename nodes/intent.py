@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
@@ -28,7 +28,7 @@ from nodes.chat import ChatRequest, chat_request, human_message, refusal_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
-from nodes.hints import Hints, confident_language, read_hints
+from nodes.hints import Hints, detect_language, read_hints, words_of
 from prompts.render import intent_messages
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name
@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 MAX_PROMPT_CHARS = 200_000
 #: A request read by code alone is one line of at most this many characters.
 MAX_ONE_LINE_CHARS = 200
+#: How sure language detection must be of a request read by code alone.
+CERTAIN = 0.9
 #: Kinds whose success criteria a model's analysis writes better than code.
 _ANALYSED_KINDS = frozenset({"report", "document", "analysis", "table"})
 
@@ -110,21 +112,10 @@ def _analyse(
     inputs = [ref.model_copy(update={"name": unique_name(ref.name, taken)}) for ref in [*(attached or []), *sources]]
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
-    shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}
-    if given:
-        shown_hints["language"] = given
     has_own_tools = services.actions is not None
-    analysed = read_by_code(request, hints, given, context, has_inputs=bool(inputs), has_own_tools=has_own_tools)
-    if analysed is None:
-        messages = intent_messages(request, shown_hints, DocumentIndex(inputs).render())
-        try:
-            proposed: Intent | None = ask_json(
-                services.llm(context), messages, Intent, Intent.model_validate, what="intent analysis"
-            )
-        except (StepFailed, ModelOutputInvalid) as exc:
-            log.warning("intent analysis fell back to deterministic hints: %s", exc)
-            proposed = None
-        analysed = merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))
+    analysed = read_by_code(
+        request, hints, given, context, has_inputs=bool(inputs), has_own_tools=has_own_tools
+    ) or _analysed_by_model(request, hints, given, inputs, services.llm(context))
     notes = unavailable_notes(context.allowed_method_names)
     if analysed.clarification is not None and not context.ask_user:  # nobody to ask: go on, and say so
         notes.append(assumed(analysed.clarification))
@@ -143,6 +134,22 @@ def _analyse(
     }
 
 
+def _analysed_by_model(
+    request: str, hints: Hints, given: str | None, inputs: list[DocumentRef], llm: BaseChatModel
+) -> Intent:
+    """The model's analysis seeded with what code read; the hints alone when the model cannot answer."""
+    shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}
+    if given:
+        shown_hints["language"] = given
+    messages = intent_messages(request, shown_hints, DocumentIndex(inputs).render())
+    try:
+        proposed: Intent | None = ask_json(llm, messages, Intent, Intent.model_validate, what="intent analysis")
+    except (StepFailed, ModelOutputInvalid) as exc:
+        log.warning("intent analysis fell back to deterministic hints: %s", exc)
+        proposed = None
+    return merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))
+
+
 def read_by_code(
     request: str, hints: Hints, given: str | None, context: Context, *, has_inputs: bool, has_own_tools: bool
 ) -> Intent | None:
@@ -155,7 +162,7 @@ def read_by_code(
     of several lines and one whose language detection is unsure still get the model's analysis."""
     if "\n" in request or len(request) > MAX_ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
         return None
-    language = given or confident_language(request) or _too_few_words_to_matter(request)
+    language = given or detect_language(request, CERTAIN) or _too_few_words_to_matter(request)
     if language is None:
         return None
     intent = merge_intent(hints, None, language)
@@ -166,7 +173,7 @@ def read_by_code(
 def _too_few_words_to_matter(request: str) -> str | None:
     """English for a request of fewer than three words ("What's 12 times 11?"): too few to detect a language from,
     and to matter, as for any short request the model did not place (`_guess_language`)."""
-    return "en" if len(re.findall(r"[^\W\d_]{2,}", request)) < 3 else None
+    return "en" if len(words_of(request)) < 3 else None
 
 
 def checked_request(prompt: str, *, what: str = "the prompt") -> str:
