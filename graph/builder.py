@@ -27,7 +27,7 @@ from graph.llm import Models
 from graph.services import Services
 from graph.state import InputState, OutputState, State
 from nodes.act import act
-from nodes.direct import DIRECT_ATTEMPTS, direct
+from nodes.direct import answering_directly, direct
 from nodes.failure import FAIL_NODE, endpoint_failed, fail
 from nodes.finalize import finalize
 from nodes.intent import intent, refuse
@@ -104,7 +104,7 @@ def after_refine(state: State) -> Literal["direct", "select", "finalize"]:
     decision = state.get("decision") or {}
     if decision.get("decision") != "continue":
         return "finalize"
-    return "direct" if state.get("direct") and int(state.get("step") or 0) < DIRECT_ATTEMPTS else "select"
+    return "direct" if answering_directly(state, int(state.get("step") or 0) + 1) else "select"
 
 
 def make_builder(services: Services | None = None) -> StateGraph[State, Context, InputState, OutputState]:

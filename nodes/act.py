@@ -21,7 +21,7 @@ from nodes import history_log
 from nodes.approval import ask_approval, needs_approval
 from nodes.chat import draft_message, show_result, show_step
 from nodes.common import document_index, intent_of, result_label
-from nodes.direct import DIRECT_ATTEMPTS
+from nodes.direct import answering_directly
 from nodes.parameters import failed_attempts
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
@@ -81,7 +81,7 @@ def _run(
             paths=services.tool_paths,
             request=str(state.get("prompt") or ""),
             criteria=[c for c in intent_of(state).successCriteria if c != GENERIC_CRITERION],
-            stream=bool(state.get("direct")) and int(state.get("step") or 1) <= DIRECT_ATTEMPTS,
+            stream=answering_directly(state, int(state.get("step") or 1)),
         )
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}

@@ -43,6 +43,11 @@ _NEEDS_THE_WORLD = re.compile(
 )
 
 
+def answering_directly(state: State, step: int) -> bool:
+    """Whether `step` of this round is one of its direct answers (and not yet the ordinary loop)."""
+    return bool(state.get("direct")) and step <= DIRECT_ATTEMPTS
+
+
 def fits_direct_answer(
     request: str, intent: Intent, context: Context, *, has_inputs: bool, has_own_tools: bool = False
 ) -> bool:

@@ -81,11 +81,13 @@ class Translation:
     language: str  # ISO 639-1 code of the target language
 
 
+@cache  # direct and every validate of a round parse the same request
 def expected_number(request: str) -> ExpectedNumber | None:
     """The result of the one calculation or unit conversion the request asks for, if it asks for one."""
     return _converted(request) or _calculated(request)
 
 
+@cache
 def translation_of(request: str) -> Translation | None:
     """A request to translate a short text into a named language."""
     if not _TRANSLATE.search(request):

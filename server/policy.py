@@ -110,12 +110,13 @@ def run_links(thread_id: str, ref: DocumentRef) -> str:
 
 
 def _capped(asked: object, cap: int | float) -> int | float:
-    """The smaller of the client's value and the operator's; the operator's when the client's is not a number."""
+    """The smaller of the client's value and the operator's; the operator's when the client's is not a number or is
+    negative (a negative memory limit reaches setrlimit as RLIM_INFINITY: no limit at all)."""
     try:
         value = float(asked)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return cap
-    if not math.isfinite(value) or value >= cap:
+    if not math.isfinite(value) or value >= cap or value < 0:
         return cap
     return type(cap)(value)
 

@@ -119,7 +119,7 @@ def test_a_client_may_lower_every_limit_but_never_raise_one(monkeypatch: pytest.
     assert type(lowered.code_memory_mb) is int and type(lowered.tool_timeout_s) is float
 
 
-@pytest.mark.parametrize("sent", ["200", "1e9", "inf", "nan", "lots", None, [1]])
+@pytest.mark.parametrize("sent", ["200", "1e9", "inf", "nan", "-inf", -1, "-0.5", "lots", None, [1]])
 def test_a_limit_that_is_no_number_below_the_cap_is_the_operators(sent: object) -> None:
     effective = operator_context(Context(tool_timeout_s=sent))  # type: ignore[arg-type]
     assert effective.tool_timeout_s == (200.0 if sent == "200" else Context().tool_timeout_s)
@@ -145,3 +145,9 @@ def test_a_client_may_switch_learning_off_but_not_on(monkeypatch: pytest.MonkeyP
     assert operator_context(Context(learning=False)).learning is False
     monkeypatch.setenv("PAOR_LEARNING", "false")
     assert operator_context(Context(learning=True)).learning is False
+
+
+def test_a_negative_memory_limit_is_no_way_around_the_cap() -> None:
+    """setrlimit takes -1 for "no limit": a client's -1 MB must leave the sandbox the operator's memory cap."""
+    effective = operator_context(Context(code_memory_mb=-1))
+    assert effective.code_memory_mb == Context().code_memory_mb > 0
