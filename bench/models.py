@@ -8,7 +8,8 @@ Only offline actions are allowed (ai.process, document.extract, document.generat
 
 `--side-by-side` runs six held-out one-line requests through paor and through LangGraph's `create_react_agent`
 without tools on the same endpoint, judged by code, with requests, prompt tokens and the reused prompt prefix per
-request (bench.side_by_side; docs/benchmarks-models.md).
+request (bench.side_by_side; docs/benchmarks-models.md). `--set everyday --half test` runs the wide set of everyday
+requests (bench.everyday) instead: tune on `--half dev`, report on `--half test`.
 """
 
 from __future__ import annotations
@@ -285,8 +286,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--side-by-side",
         action="store_true",
-        help="six held-out requests through paor and through create_react_agent without tools (bench.side_by_side)",
+        help="held-out requests through paor and through create_react_agent without tools (bench.side_by_side)",
     )
+    parser.add_argument(
+        "--set",
+        dest="request_set",
+        choices=("heldout", "everyday"),
+        default="heldout",
+        help="side by side: the six held-out requests (bench.heldout) or the everyday ones (bench.everyday)",
+    )
+    parser.add_argument(
+        "--half",
+        choices=("dev", "test", "all"),
+        help="everyday: dev (tune on it), test (report on it; the default) or all",
+    )
+    parser.add_argument("--kinds", help="side by side: only requests of these kinds, comma-separated")
     parser.add_argument("--write-docs", type=Path, help="side by side: put the measured section into this page")
     args = parser.parse_args(argv)
     from cli.local_model import LOCAL_SETTINGS
@@ -306,15 +320,27 @@ def main(argv: list[str] | None = None) -> None:
 
 def _side_by_side(args: argparse.Namespace, settings: dict[str, Any]) -> None:
     from bench import side_by_side as sbs
+    from bench.everyday import HALVES
     from bench.heldout import HELD_OUT
 
+    everyday, half = args.request_set == "everyday", args.half or "test"
+    requests: tuple[sbs.Request, ...] = HALVES[half] if everyday else HELD_OUT
+    if args.kinds:
+        kinds = {k.strip() for k in args.kinds.split(",")}
+        requests = tuple(r for r in requests if r.kind in kinds)
+    requests = requests[: args.prompts]
+    title = f"{len(requests)} everyday requests, {half} half" if everyday else ""
     with endpoint(args) as (base_url, model):
-        outcomes = sbs.side_by_side(base_url, model, HELD_OUT[: args.prompts], args.max_steps, **settings)
-    print_report(sbs.table(outcomes), sbs.verdicts(outcomes))
+        outcomes = sbs.side_by_side(base_url, model, requests, args.max_steps, **settings)
+    if everyday:
+        print_report(sbs.case_table(outcomes), sbs.everyday_verdicts(outcomes))
+    else:
+        print_report(sbs.table(outcomes), sbs.verdicts(outcomes))
     print()
     print("\n".join(sbs.answers(outcomes)))
     if args.write_docs:
-        sbs.write_section(args.write_docs, model, sbs.report(outcomes, model))
+        scope = f"everyday {half}" if everyday else ""
+        sbs.write_section(args.write_docs, model, sbs.report(outcomes, model, title), scope)
         print(f"\nwritten to {args.write_docs}")
 
 

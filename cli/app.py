@@ -490,7 +490,8 @@ def _local_model() -> ModuleType:
 
 def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | None, as_json: bool) -> NoReturn:
     """Export the round's deliverables into their own folder (a later round never overwrites them) and show the
-    result; exit 0 when the criteria were met, else 1."""
+    result; exit 0 when the answer was delivered without a failed check (criteria met, or no check could decide),
+    else 1."""
     from cli.view import export_deliverables, print_result, round_folder
     from graph.schemas import DocumentRef
     from tools.documents import DocumentStore
@@ -500,7 +501,7 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
     folder = round_folder(_out_folder(thread, out), round_number)
     written = export_deliverables(refs, DocumentStore(store_path), folder) if refs else []
     status = values.get("status") or "incomplete"
-    code = 0 if status == "completed" else 1
+    code = 0 if status in ("completed", "unverified") else 1  # unverified: delivered, no check failed it
     if as_json:
         _echo_json(
             {

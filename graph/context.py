@@ -108,6 +108,12 @@ class Context:
         default="",
         metadata={"description": "Comma-separated hosts/CIDRs the web tools may fetch although not public."},
     )
+    system_prompt: str = field(
+        default="",
+        metadata={
+            "description": "The operator's system prompt for the answering calls; empty: none, as a bare chat call."
+        },
+    )
     direct_answer: bool = field(
         default=True,
         metadata={

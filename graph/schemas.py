@@ -65,6 +65,8 @@ DataType = Literal["numbers", "list", "table", "text", "document", "report", "an
 ExpectedFormat = Literal["raw_data", "markdown", "json", "csv", "html", "docx", "pdf", "xlsx", "code", "text"]
 #: Formats for programs, not people: a deliverable takes one only when the user asked for it (spec rule).
 MACHINE_READABLE_FORMATS = frozenset({"json", "csv"})
+#: Formats that are files, not text: only words of the request that name the output ask for one.
+FILE_FORMATS = frozenset({"docx", "pdf", "xlsx", "html"})
 
 
 class Clarification(Protocol):
@@ -234,6 +236,12 @@ class ContentValidation(Protocol):
     qualityScore: float = Field(ge=0, le=1)
     issues: list[str] = Field(default_factory=list)
     improvementSuggestions: list[str] = Field(default_factory=list)
+    #: What code decided, apart from any judge: a later attempt replaces the delivered answer only when it passes a
+    #: check the earlier one failed and fails none the earlier one passed (nodes/answers.py).
+    checksPassed: list[str] = Field(default_factory=list)
+    checksFailed: list[str] = Field(default_factory=list)
+    #: Every criterion was decided by code checks: only such a success is a verified one (learning counts no other).
+    verified: bool = False
 
 
 class ContentJudgement(Protocol):
@@ -299,6 +307,10 @@ class HistoryEntry(Protocol):
     summary: str = ""
     findings: list[str] = Field(default_factory=list)
     learnings: list[str] = Field(default_factory=list)
+    #: The code checks this step's deliverable passed and failed, and whether code decided every criterion.
+    checksPassed: list[str] = Field(default_factory=list)
+    checksFailed: list[str] = Field(default_factory=list)
+    verified: bool = False
 
     @model_validator(mode="after")
     def _default_outcome(self) -> HistoryEntry:

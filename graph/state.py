@@ -54,7 +54,7 @@ class OutputState(TypedDict, total=False):
 
     answer: str
     deliverables: list[Json]
-    status: Literal["completed", "incomplete"]
+    status: Literal["completed", "unverified", "incomplete"]
     stop_reason: str
     totals: Json
     notes: list[str]  # what the caller should know about this round (e.g. actions unavailable here, and why)
@@ -70,6 +70,7 @@ class State(InputState, OutputState, total=False):
     workflow_mode: Literal["React", "Actionplan"]
     plan: list[Json]
     intent: Json
+    language_sure: bool  # the intent's language was given, named, detected with certainty or analysed: checkable
     input_documents: list[Json]
     selection: Json | None
     parameters: Json | None

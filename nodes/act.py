@@ -21,7 +21,7 @@ from nodes import history_log
 from nodes.approval import ask_approval, needs_approval
 from nodes.chat import draft_message, show_result, show_step
 from nodes.common import document_index, intent_of, result_label
-from nodes.direct import answering_directly
+from nodes.direct import answering_directly, bare_call
 from nodes.parameters import failed_attempts
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
@@ -72,6 +72,7 @@ def _run(
         if entry is None:
             raise LookupError(f"action {selection.action} is not registered")
         show_step(label, entry.tool_name, arguments)
+        direct = answering_directly(state, int(state.get("step") or 1))
         deps = ToolDeps(
             llm=services.llm(context),
             store=store,
@@ -81,7 +82,8 @@ def _run(
             paths=services.tool_paths,
             request=str(state.get("prompt") or ""),
             criteria=[c for c in intent_of(state).successCriteria if c != GENERIC_CRITERION],
-            stream=answering_directly(state, int(state.get("step") or 1)),
+            stream=direct,
+            conversation=bare_call(state, context, str(arguments.get("aiPrompt") or "")) if direct else None,
         )
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}

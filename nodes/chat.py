@@ -21,6 +21,7 @@ from langgraph.graph.message import push_message
 
 from graph.schemas import GENERIC_CRITERION, Intent
 from graph.state import State
+from graph.tokens import count_tokens
 from nodes.attachments import Attachment, Linked, Unreadable, read_block
 
 #: The id prefix of `understood_message`, so the round's closing message tells it from a streamed draft.
@@ -145,6 +146,27 @@ def round_replies(state: State) -> list[AIMessage]:
     if start is None:
         return []
     return [m for m in messages[start + 1 :] if isinstance(m, AIMessage) and m.id]
+
+
+#: How many tokens of earlier turns an answering call carries (the newest turns first).
+TURNS_TOKENS = 2000
+
+
+def earlier_turns(state: State, budget: int = TURNS_TOKENS) -> list[BaseMessage]:
+    """The conversation before this round's request, as a chat agent sends it: the user's messages and the answers
+    of earlier rounds, the newest ones that fit `budget` tokens, in order."""
+    messages = list(state.get("messages") or [])
+    request = state.get("request_message")
+    end = next((i for i, m in enumerate(messages) if m.id == request), len(messages))
+    kept: list[BaseMessage] = []
+    for message in reversed(messages[:end]):
+        if not isinstance(message, HumanMessage | AIMessage) or not str(message.text).strip():
+            continue
+        budget -= count_tokens(str(message.text))
+        if budget < 0:
+            break
+        kept.append(message)
+    return kept[::-1]
 
 
 def refusal_message(reason: str) -> AIMessage:

@@ -14,11 +14,13 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import takewhile
 
 from sympy import isprime
 from sympy.ntheory.primetest import is_square
 
-from graph.schemas import GENERIC_CRITERION, DocumentRef, Intent
+from graph.schemas import DocumentRef, Intent
+from nodes.echo import echoed
 from nodes.expected import expected_number, first_primes, numbers_in, translation_of
 from nodes.hints import LANGUAGE_WORDS, detect_language, words_of
 from nodes.placeholders import repeats_host_text
@@ -54,15 +56,30 @@ class Check:
     passed: bool
     detail: str
     suggestion: str = ""
+    #: A check that can only find some failures (a translation in the wrong language) proves nothing by passing:
+    #: it decides a criterion only when it fails.
+    proves: bool = True
 
 
 @dataclass
 class CheckReport:
     checks: list[Check] = field(default_factory=list)
     verdicts: dict[int, bool] = field(default_factory=dict)  # criterion index → verdict, for covered criteria
+    #: Checks that report only a failure (filler, echo) and ran: a later attempt that passes them is better than
+    #: one that failed them (nodes/answers.py), though they add nothing to the score.
+    ran: list[str] = field(default_factory=list)
 
     def get(self, name: str) -> Check | None:
         return next((c for c in self.checks if c.name == name), None)
+
+    @property
+    def passed(self) -> list[str]:
+        failed = self.failed
+        return [*(c.name for c in self.checks if c.passed), *(n for n in self.ran if n not in failed)]
+
+    @property
+    def failed(self) -> list[str]:
+        return [c.name for c in self.checks if not c.passed]
 
     @property
     def all_passed(self) -> bool:
@@ -93,7 +110,27 @@ def looks_like_code(text: str) -> bool:
 
 
 def extract_numbers(text: str) -> list[int]:
-    """Integers from lines that are data (mostly digits and separators), skipping prose like 'Here are 1000'."""
+    """The integers an answer states as its data: the lines that are data (mostly digits and separators), skipping
+    prose like 'Here are 1000'; in an answer written as prose only, its longest run of listed numbers ("The first
+    five primes are 2, 3, 5, 7 and 11." states 2, 3, 5, 7, 11, not the 5 of "five")."""
+    return _data_lines(text) or _longest_run(text)
+
+
+_RUN = re.compile(r"-?\d+(?:(?:\s*[,;]\s*(?:and\s+|und\s+|et\s+)?|\s+(?:and|und|et|or|&)\s+)-?\d+)*")
+
+
+def _longest_run(text: str) -> list[int]:
+    runs = [[int(n) for n in re.findall(r"-?\d+", run.group(0))] for run in _RUN.finditer(_unseparated(text))]
+    return max(runs, key=len, default=[])
+
+
+def _unseparated(text: str) -> str:
+    """Thousands separators and decimals out of the way: 3,000 is one number and 2.5 is not a run of two."""
+    text = re.sub(r"(?<=\d)[,' \u202f](?=\d{3}\b)", "", text)
+    return re.sub(r"\d+\.\d+", " ", text)
+
+
+def _data_lines(text: str) -> list[int]:
     numbers: list[int] = []
     for raw in text.splitlines():
         line = _LIST_MARKER.sub("", raw)
@@ -110,11 +147,20 @@ def extract_numbers(text: str) -> list[int]:
 
 
 def run_checks(
-    intent: Intent, documents: Sequence[tuple[DocumentRef, bytes]], request: str = "", *, grounded: bool = False
+    intent: Intent,
+    documents: Sequence[tuple[DocumentRef, bytes]],
+    request: str = "",
+    *,
+    grounded: bool = False,
+    added: str = "",
+    language_sure: bool = True,
 ) -> CheckReport:
     """`request` is the user's own text: what it asks that code can answer (a calculation, a conversion, a
     translation) is checked against it, and so is whether the deliverable is about it at all. `grounded` says
-    the request works on input documents, whose words the deliverable then carries instead of the request's."""
+    the request works on input documents, whose words the deliverable then carries instead of the request's.
+    `added` is what the host itself wrote next to the request in this step's prompt (a retry's note): an answer
+    that repeats it is an echo. `language_sure` is false where the intent's language is a guess (a few words code
+    could not place): the answer's language is then not checked."""
     report = CheckReport()
     text = text_of(documents)
     if not documents or (not text.strip() and all(r.is_text for r, _ in documents)):
@@ -126,24 +172,20 @@ def run_checks(
         _check_numbers(intent, text, report)
     elif intent.itemCount:
         _check_items(intent, text, report)
-    _check_language(intent, text, report)
+    _check_language(intent, text, report, sure=language_sure)
     if request and not grounded and len(request) <= COMPUTED_REQUEST_CHARS:
         _check_expected(request, text, report)
     if request and text.strip():
         _check_substance(request, text, report, grounded=grounded)
+        report.ran.append("substance")
+    _check_echo(request, added, text, report)
+    report.ran.append("echo")
     _assign_verdicts(intent, report)
     return report
 
 
-def decide_the_generic_criterion(intent: Intent, report: CheckReport) -> None:
-    """A direct answer to a request nobody named criteria for is decided by code: it is content, not filler, and
-    passes every check. A judge of the same model knows no more than the model that just answered, and a small
-    one contradicts itself ("not met", quality 1.0) on a correct sentence, so it adds a call and no evidence."""
-    for i, criterion in enumerate(intent.successCriteria):
-        if criterion == GENERIC_CRITERION and i not in report.verdicts:
-            report.verdicts[i] = report.all_passed
-
-
+#: How sure language detection must be before a check fails an answer on its language.
+SURE = 0.9
 #: Longer requests are tasks with parts, not one calculation or one translation.
 COMPUTED_REQUEST_CHARS = 300
 _META_WORDS = frozenset(
@@ -306,7 +348,8 @@ def _check_expected(request: str, text: str, report: CheckReport) -> None:
         return
     answer = text.strip()
     limit = max(60, 4 * len(translation.source) + 40) if translation.source else None
-    detected = detect_language(answer)
+    # A wrapped answer ("'Good night' in Spanish is 'buenas noches'") mixes languages: only a sure reading counts.
+    detected = detect_language(answer.replace(translation.source, " ") if translation.source else answer, SURE)
     problems = []
     if translation.source and normalised(answer) == normalised(translation.source):
         problems.append("repeats the text untranslated")
@@ -317,7 +360,15 @@ def _check_expected(request: str, text: str, report: CheckReport) -> None:
     ok = not problems
     detail = f"the translation into {translation.language} " + ("looks right" if ok else "; ".join(problems))
     suggestion = "" if ok else f"Give only the translation of the text into '{translation.language}'."
-    report.checks.append(Check("translation", ok, detail, suggestion))
+    report.checks.append(Check("translation", ok, detail, suggestion, proves=False))
+
+
+def _check_echo(request: str, added: str, text: str, report: CheckReport) -> None:
+    """An answer that repeats paor's own prompt text is rejected as such (nodes/echo.py)."""
+    copied = echoed(text, request, [added] if added else [])
+    if copied is not None:
+        detail = f"the answer repeats paor's own words ({copied[:60]!r}), not an answer"
+        report.checks.append(Check("echo", False, detail, "Answer the request itself."))
 
 
 def _check_substance(request: str, text: str, report: CheckReport, *, grounded: bool) -> None:
@@ -427,7 +478,8 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
 
 def count_items(text: str) -> int:
     """List items, however the list is written: one per marked line ("- red", "1. red"), or separated by commas,
-    semicolons and a final "and" on one line ("2, 3, 5 and 7" or "Red, yellow and blue.")."""
+    semicolons and a final "and" on one line ("2, 3, 5 and 7" or "Red, yellow and blue."), also at the end of a
+    sentence ("The primary colours are red, yellow and blue." names three: the last word before the run is one)."""
     marked = sum(1 for line in text.splitlines() if _LIST_MARKER.match(line))
     inline = 0
     for line in text.splitlines():
@@ -435,6 +487,10 @@ def count_items(text: str) -> int:
         parts = [p for p in _SEPARATOR.split(body.strip().rstrip(".!")) if p.strip()]
         if len(parts) >= 2 and all(len(p.split()) <= 3 for p in parts):
             inline = max(inline, len(parts))
+            continue
+        short = len(list(takewhile(lambda p: len(p.split()) <= 2, reversed(parts))))
+        if short >= 2:  # the run ends the sentence; the word before it is its first item
+            inline = max(inline, short + 1)
     return max(marked, inline)
 
 
@@ -454,10 +510,12 @@ def _check_items(intent: Intent, text: str, report: CheckReport) -> None:
     )
 
 
-def _check_language(intent: Intent, text: str, report: CheckReport) -> None:
-    if intent.dataType in ("numbers", "code") or len(words_of(text)) < 20:
+def _check_language(intent: Intent, text: str, report: CheckReport, *, sure: bool) -> None:
+    """The answer is in the intent's language: checked only where that language is sure (given, named, detected
+    with certainty or analysed), never a guess from a few words."""
+    if not sure or intent.dataType in ("numbers", "code") or len(words_of(text)) < 20:
         return
-    detected = detect_language(text[:4000])
+    detected = detect_language(text[:4000], SURE)
     if detected is None:
         return
     ok = detected == intent.language
@@ -490,9 +548,15 @@ def _assign_verdicts(intent: Intent, report: CheckReport) -> None:
         if words and re.search(rf"\b(?:{words}|language|translat\w*)\b", c):
             relevant += [ch for ch in report.checks if ch.name == "translation"]
         # One calculation is the whole request: the computed number decides every criterion, and filler none.
-        relevant += [ch for ch in report.checks if ch.name == "computed" or (ch.name == "substance" and not ch.passed)]
-        if relevant:
-            report.verdicts[i] = all(ch.passed for ch in relevant)
+        relevant += [ch for ch in report.checks if ch.name == "computed" or (ch.name in _FILLER and not ch.passed)]
+        if any(not ch.passed for ch in relevant):
+            report.verdicts[i] = False
+        elif any(ch.proves for ch in relevant):
+            report.verdicts[i] = True
+
+
+#: Checks whose failure says the deliverable is no answer at all: every criterion fails with them.
+_FILLER = ("substance", "echo")
 
 
 def _parses_json(data: bytes) -> bool:

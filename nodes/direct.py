@@ -1,12 +1,13 @@
-"""direct: a short request that needs no tool is answered in one call, then checked like any step.
+"""direct: a request that fits one call is first answered by the call a bare chat agent makes.
 
 "Translate 'good morning' into German" or "What is 12 multiplied by 11?" needs no Stage 1, no Stage 2 and no
-loop: a bare model answers it in one request, and paor must never be slower or worse than that. When the intent
-shows no documents, no web, no file format and no long list, this node stands in for select and parameters: it
-makes the step ai.process with the user's own words as its prompt (the host fills them, so no model can lose the
-question on the way), and act, validate, learn and refine follow as for every step. A passing answer ends the
-round after intent, answer and at most one judge call; a failing one is answered once more with what the checks
-found (one call again), and only then does the ordinary loop of Stage 1 and Stage 2 go on.
+loop. When the intent shows no documents, no web, no file format and no long list, this node stands in for select
+and parameters: the step is ai.process, and its call is the bare one (the conversation's messages as they are, the
+operator's system prompt only; act builds it with `bare_call`), streamed. Act, validate, learn and refine follow as
+for every step. Only when a code check fails is the request asked once more, with a note of what code knows (the
+computed result) or what it found; the loop after that runs only where a tool can do what the model cannot
+(`a_tool_can_help`). Whatever runs later, the first answer is delivered unless code proves a later one better
+(nodes/answers.py).
 """
 
 from __future__ import annotations
@@ -14,16 +15,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.instrument import context_of
-from graph.schemas import ActionSelection, ContentValidation, Intent, dump
+from graph.schemas import FILE_FORMATS, MACHINE_READABLE_FORMATS, ActionSelection, ContentValidation, Intent, dump
 from graph.services import Services
 from graph.state import State
 from nodes.arguments import prepare_arguments
+from nodes.chat import earlier_turns
 from nodes.common import STEP_RESET, intent_of
 from nodes.expected import expected_number, first_primes
+from prompts.render import bare_messages
 from prompts.templates import clip
 from tools.catalog import allowed_entries, lookup
 
@@ -34,7 +38,8 @@ DIRECT_ATTEMPTS = 2
 MAX_REQUEST_CHARS = 400
 #: Longer lists are better computed or checked step by step than written in one breath.
 MAX_ITEMS = 100
-_FILE_FORMATS = frozenset({"docx", "pdf", "xlsx", "csv", "json", "html"})
+#: Checks a computed note can help with.
+_NUMBER_CHECKS = frozenset({"computed", "numbers", "item count", "number property"})
 _NEEDS_THE_WORLD = re.compile(
     r"https?://|www\.|\b(?:search|look\s+up|google|browse|website|web\s*page|online|internet|news|latest|current|"
     r"today|this\s+(?:week|month|year)|price|weather|sourced?|sources|cite[sd]?|citations?|references|research\w*|"
@@ -61,7 +66,7 @@ def fits_direct_answer(
         and not has_inputs
         and len(request) <= MAX_REQUEST_CHARS
         and intent.freshness is None
-        and intent.expectedFormat not in _FILE_FORMATS
+        and intent.expectedFormat not in FILE_FORMATS | MACHINE_READABLE_FORMATS
         and intent.dataType not in ("report", "document")
         and (intent.itemCount or 0) <= MAX_ITEMS
         and not _NEEDS_THE_WORLD.search(request)
@@ -69,34 +74,49 @@ def fits_direct_answer(
     )
 
 
-def with_computed_result(request: str, intent: Intent) -> str:
-    """The request, and the result code computed for it when it asks for one calculation, one unit conversion or the
-    first primes: a model that miscounts ("12 times 11 is 13", "2, 3, 5 and 7") states the right numbers when they
-    are given, as a calculator would give them; validation checks them the same way."""
+def computed_note(request: str, intent: Intent) -> str | None:
+    """What code computed for the request (one calculation or unit conversion, the first primes), as a note a model
+    that miscounts ("12 times 11 is 13") can take its numbers from."""
     expected = expected_number(request)
     if expected is not None:
-        return f"{request}\n\nComputed exactly by code: {expected.how}."
-    if intent.numberProperty == "prime" and intent.itemCount:
+        return f"Note: {expected.how}."
+    if intent.numberProperty == "prime" and intent.itemCount and intent.itemCount <= MAX_ITEMS:
         primes = ", ".join(map(str, first_primes(intent.itemCount)))
-        return f"{request}\n\nComputed exactly by code: the first {intent.itemCount} prime numbers are {primes}."
-    return request
+        return f"Note: the first {intent.itemCount} prime numbers are {primes}."
+    return None
 
 
-def _what_was_wrong(state: State) -> str:
-    """Refine's hint, else the issues validation found: the second attempt must differ from the first."""
+def retry_note(state: State, request: str, intent: Intent) -> str:
+    """What the second attempt is told: what code computed when it failed a number, else the failed check's advice."""
     validation = ContentValidation.model_validate(state["validation"]) if state.get("validation") else None
-    issues = "; ".join(validation.issues[:2]) if validation else ""
-    return str(state.get("hint") or issues or state.get("step_error") or "it did not meet the request")
+    failed = set(validation.checksFailed) if validation else set()
+    note = computed_note(request, intent) if failed & _NUMBER_CHECKS else None
+    advice = validation.improvementSuggestions[0] if validation and validation.improvementSuggestions else None
+    return note or advice or "Please answer again."
+
+
+def a_tool_can_help(request: str, intent: Intent, context: Context) -> bool:
+    """Whether the loop can do better than asking the same model again: only a program computes what it miscounted
+    (a calculation, a list of numbers with a property); for anything else Stage 1 and Stage 2 would ask the same
+    model the same question once more."""
+    computes = expected_number(request) is not None or bool(intent.numberProperty) or intent.dataType == "numbers"
+    allowed = {e.display_name for e in allowed_entries(context.allowed_method_names)}
+    return computes and "code.execute" in allowed
+
+
+def bare_call(state: State, context: Context, text: str) -> list[BaseMessage]:
+    """The messages of a direct attempt: the thread's earlier turns and `text`, the user's words (with the retry's
+    note on the second attempt)."""
+    return bare_messages(earlier_turns(state), text, context.system_prompt)
 
 
 def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    """The step as ai.process over the request itself; no model call here (act makes the one call). A second
-    attempt carries what the checks found wrong with the first (refine's hint)."""
+    """The step as ai.process over the request itself; no model call here (act makes the one call). The first
+    attempt's prompt is the request as the user wrote it; the second carries the retry's note after it."""
     context = context_of(runtime)
     intent = intent_of(state)
     request = str(state["prompt"])
     step = int(state.get("step") or 0) + 1
-    hint = _what_was_wrong(state) if step > 1 else None
     entry = lookup(ACTION)
     assert entry is not None  # fits_direct_answer found it allowed
     selection = ActionSelection(
@@ -104,6 +124,6 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
         actionObjective=f"Answer the request directly: {clip(request, 200)}",
         learnings=[],
     )
-    task = with_computed_result(request, intent) + (f"\n\nThe previous answer was not accepted: {hint}" if hint else "")
+    task = request if step == 1 else f"{request}\n\n{retry_note(state, request, intent)}"
     arguments = prepare_arguments(entry, {"aiPrompt": task}, selection, intent, context)
     return {**STEP_RESET, "step": step, "selection": dump(selection), "parameters": arguments}

@@ -49,8 +49,27 @@ _CONVERSION = re.compile(
     re.I,
 )
 _HOW_MANY = re.compile(
-    rf"how\s+many\s+(?P<target>[^\W\d][\w°/]{{0,24}})\s+(?:are|is|make|in)\s+(?:there\s+in\s+)?"
-    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|$)",
+    rf"how\s+many\s+(?P<target>[^\W\d][\w°/]{{0,24}})\s+(?:(?:are|is|make|makes)\s+)?(?:there\s+)?"
+    rf"(?:(?:in|to|per)\s+)?(?P<amount>{_NUMBER}|an?\b)\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
+    re.I,
+)
+_IS_HOW_MANY = re.compile(
+    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?:is|are|equals?|make|makes)\s+how\s+many\s+"
+    r"(?P<target>[^\W\d][\w°/]{0,24})",
+    re.I,
+)
+#: Numbers written as words, for arithmetic and conversions asked in words ("What is seven plus eight?").
+# fmt: off
+_UNITS = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+]
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+# fmt: on
+_WORD_NUMBERS = {**{w: i for i, w in enumerate(_UNITS)}, **_TENS}
+_SPELLED = re.compile(
+    r"\b(?P<tens>" + "|".join(_TENS) + r")[-\s](?P<ones>" + "|".join(_UNITS[1:10]) + r")\b"
+    r"|\b(?P<word>" + "|".join(_WORD_NUMBERS) + r")\b",
     re.I,
 )
 _TRANSLATE = re.compile(r"\b(?:translate|übersetze\w*|tradui\w*|traduc\w*|tradu\w*)\b", re.I)
@@ -83,8 +102,21 @@ class Translation:
 
 @cache  # direct and every validate of a round parse the same request
 def expected_number(request: str) -> ExpectedNumber | None:
-    """The result of the one calculation or unit conversion the request asks for, if it asks for one."""
-    return _converted(request) or _calculated(request)
+    """The result of the one calculation or unit conversion the request asks for, if it asks for one: in digits or
+    in words, as "how many X in Y", "Y in X", "Y is how many X" or "convert Y to X"."""
+    text = in_digits(request)
+    return _converted(text) or _calculated(text)
+
+
+def in_digits(text: str) -> str:
+    """Numbers written as words turned into digits ("seven plus eight" → "7 plus 8", "twenty-one" → "21")."""
+
+    def digits(match: re.Match[str]) -> str:
+        if match.group("tens"):
+            return str(_TENS[match.group("tens").lower()] + _UNITS.index(match.group("ones").lower()))
+        return str(_WORD_NUMBERS[match.group("word").lower()])
+
+    return _SPELLED.sub(digits, text)
 
 
 @cache
@@ -176,11 +208,11 @@ def _value(node: ast.AST) -> float:
 
 
 def _converted(request: str) -> ExpectedNumber | None:
-    for pattern in (_HOW_MANY, _CONVERSION):
+    for pattern in (_HOW_MANY, _IS_HOW_MANY, _CONVERSION):
         match = pattern.search(request)
         if not match:
             continue
-        amount = _number(match.group("amount"))
+        amount = 1.0 if match.group("amount").lower() in ("a", "an") else _number(match.group("amount"))
         source, target = match.group("source").strip(), match.group("target").strip()
         value = convert(amount, source, target)
         if value is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
@@ -14,18 +14,25 @@ from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.answers import delivered
 from nodes.chat import answer_message, closing_messages
 from nodes.refine import current_totals, spent
 from tools.documents import DocumentStore
 
 ANSWER_CHARS = 4000
+Status = Literal["completed", "unverified", "incomplete"]
 
 
 def finalize(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     context = context_of(runtime)
     entries = history_log.current_round(state, runtime)
     met = [e for e in entries if e.success and e.qualityScore >= context.quality_threshold]
-    best = met[-1] if met else _best_attempt(entries)
+    if state.get("direct"):  # the bare answer first; a later attempt only where code proved it better
+        best = delivered(entries)
+        status = _status_of(best, context)
+    else:
+        best = met[-1] if met else _best_attempt(entries)
+        status = "completed" if met else "incomplete"
     raw_decision = state.get("decision")
     if raw_decision:
         reason = RefinementDecision.model_validate(raw_decision).reason
@@ -36,14 +43,18 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     tokens, seconds = spent(state)
     totals = current_totals(state)
     where = _locator(services, runtime)
-    answer = _answer(best, services.documents(context), where, met=bool(met), reason=reason)
+    answer = _answer(best, services.documents(context), where)
     deliverables = [_deliverable(ref, where) for ref in best.documents] if best else []
+    # A direct answer shown whole is its own deliverable: the message is the answer only, as the bare model's is.
+    listed = [] if state.get("direct") and best and _shown_whole(best, answer) else deliverables
     return {
         **history_log.output(state, runtime),
         "answer": answer,
         "deliverables": deliverables,
-        "messages": closing_messages(state, lambda draft: answer_message(answer, deliverables, replaces=draft)),
-        "status": "completed" if met else "incomplete",
+        "messages": closing_messages(
+            state, lambda draft: answer_message(answer or no_answer_line(reason), listed, replaces=draft)
+        ),
+        "status": status,
         "stop_reason": reason,
         "totals": {
             "steps": len(entries),
@@ -70,21 +81,35 @@ def _deliverable(ref: DocumentRef, where: Callable[[DocumentRef], str] | None) -
 
 
 def _best_attempt(entries: list[HistoryEntry]) -> HistoryEntry | None:
+    """The highest-scoring attempt; of equal ones the earliest (a later attempt must be better, not newer)."""
     with_documents = [e for e in entries if e.documents]
-    return max(with_documents, key=lambda e: (e.qualityScore, e.step)) if with_documents else None
+    return max(with_documents, key=lambda e: (e.qualityScore, -e.step)) if with_documents else None
 
 
-def _answer(
-    best: HistoryEntry | None,
-    store: DocumentStore,
-    where: Callable[[DocumentRef], str] | None,
-    *,
-    met: bool,
-    reason: str,
-) -> str:
+def _status_of(entry: HistoryEntry | None, context: Context) -> Status:
+    """completed where code verified every criterion, unverified where no check failed but code could not decide
+    them all, incomplete otherwise."""
+    if entry is None or entry.checksFailed:
+        return "incomplete"
+    if entry.success and entry.verified and entry.qualityScore >= context.quality_threshold:
+        return "completed"
+    return "unverified"
+
+
+def _shown_whole(entry: HistoryEntry, answer: str) -> bool:
+    return len(entry.documents) == 1 and entry.documents[0].is_text and len(answer) <= ANSWER_CHARS
+
+
+def no_answer_line(reason: str) -> str:
+    """The one line a chat shows when a round produced no answer at all."""
+    return f"No answer was produced ({reason})."
+
+
+def _answer(best: HistoryEntry | None, store: DocumentStore, where: Callable[[DocumentRef], str] | None) -> str:
+    """The model's answer only: never a status, a hint or paor's own words (the status is in `status` and
+    `stop_reason`); empty when nothing was produced."""
     if best is None:
-        return f"No deliverable was produced ({reason})."
-    head = "" if met else f"Stopped without meeting all criteria ({reason}). Best attempt:\n\n"
+        return ""
     for ref in best.documents:
         if ref.is_text:
             try:
@@ -94,6 +119,5 @@ def _answer(
             if len(text) > ANSWER_CHARS:
                 place = f"{ref.name}, {where(ref)}" if where else ref.name
                 text = text[:ANSWER_CHARS] + f"\n\n… (truncated; the full text is in {place})"
-            return head + text
-    names = ", ".join(ref.name for ref in best.documents)
-    return head + f"Deliverables: {names}"
+            return text
+    return ", ".join(ref.name for ref in best.documents)

@@ -22,7 +22,7 @@ _COUNT = re.compile(
     re.IGNORECASE,
 )
 #: Counts written as words ("the three primary colours"); larger counts are written in digits.
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     word: value
     for value, words in enumerate(
         [
@@ -44,7 +44,7 @@ _NUMBER_WORDS = {
     for word in words
 }
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _PROPERTIES = {
     "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b|\bprime numbers?\b",
     "even": r"\beven numbers?\b|\bgerade[n]? zahlen\b|\bnombres? pairs?\b",
@@ -53,14 +53,30 @@ _PROPERTIES = {
     "fibonacci": r"\bfibonacci\b",
 }
 _FORMATS = [
-    ("docx", r"\b(?:word|docx)\b"),
-    ("pdf", r"\bpdf\b"),
-    ("xlsx", r"\b(?:excel|xlsx|spreadsheet)\b"),
-    ("csv", r"\bcsv\b"),
-    ("json", r"\bjson\b"),
-    ("html", r"\bhtml\b"),
-    ("markdown", r"\bmarkdown\b"),
+    ("docx", r"\b(?:Word|WORD|(?i:docx))\b"),  # "a word that rhymes" names no format
+    ("pdf", r"(?i:\bpdf\b)"),
+    ("xlsx", r"(?i:\b(?:excel|xlsx|spreadsheet)\b)"),
+    ("csv", r"(?i:\bcsv\b)"),
+    ("json", r"(?i:\bjson\b)"),
+    ("html", r"(?i:\bhtml\b)"),
+    ("markdown", r"(?i:\bmarkdown\b)"),
 ]
+#: Words before a format or kind word that make it the output ("as a PDF", "into Word", "write a report"); any
+#: other word ("the attached PDF", "from a PDF", "this report") leaves it an input.
+# fmt: off
+_OUTPUT_CUES = frozenset([
+    "as", "into", "to", "in", "me", "create", "make", "generate", "write", "produce", "export", "save", "return",
+    "output", "als", "zu", "erstelle", "schreibe", "en",
+])
+# fmt: on
+#: Articles say neither: the cue is the word before them ("as a PDF", "from a PDF").
+_ARTICLES = frozenset(["a", "an", "ein", "eine", "einen", "un", "une"])
+#: Questions answered yes or no, or by picking one ("Is 17 prime?", "Which is larger?"): no list, no count.
+_CLOSED_QUESTION = re.compile(
+    r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had|which|ist|sind|hat|kann|"
+    r"welche[rs]?|est-ce|es)\b",
+    re.IGNORECASE,
+)
 #: The words that name a language in the languages paor is used in most: checks match success criteria against
 #: them, nodes.expected the target of a translation.
 LANGUAGE_WORDS = {
@@ -95,7 +111,12 @@ _AGGREGATE = re.compile(
     r"\b(?:how many|sum|total|average|mean|product|count of|wie viele|summe|durchschnitt|combien|somme)\b",
     re.IGNORECASE,
 )
-_REPORT = re.compile(r"\b(?:report|bericht|rapport)\b", re.IGNORECASE)
+_REPORT = re.compile(r"(?i:\b(?:report|bericht|rapport)\b)")
+#: A request for words in another language: the language it names is theirs, not the answer's.
+_TRANSLATION = re.compile(
+    r"\b(?:translat\w*|übersetz\w*|tradu\w*|how\s+do\s+(?:you|i)\s+say|what\s+is\s+.+\s+in\s+\w+\s*\?$)",
+    re.IGNORECASE,
+)
 _TABLE = re.compile(r"\b(?:table|tabelle|tableau)\b", re.IGNORECASE)
 _LIST = re.compile(r"\b(?:list|liste|enumerate)\b", re.IGNORECASE)
 _ANALYSIS = re.compile(
@@ -126,19 +147,23 @@ class Hints:
 def read_hints(request: str) -> Hints:
     text = request.strip()
     hints = Hints()
-    aggregate = bool(_AGGREGATE.search(text))  # "how many primes below 1000" wants one number, not a list
-    hints.itemCount = None if aggregate else _count(text)
+    # "how many primes below 1000" wants one number, "Is 17 a prime number?" a yes or a no: neither is a list
+    aggregate = bool(_AGGREGATE.search(text))
+    closed = aggregate or bool(_CLOSED_QUESTION.match(text))
+    hints.itemCount = None if closed else _count(text, question=text.endswith("?"))
     hints.numberProperty = (
-        None if aggregate else next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
+        None if closed else next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
     )
-    hints.expectedFormat = next((f for f, rx in _FORMATS if re.search(rx, text, re.IGNORECASE)), None)
+    hints.expectedFormat = next((f for f, rx in _FORMATS if names_the_output(rx, text)), None)
     hints.freshness = next((f for f, rx in _FRESHNESS if re.search(rx, text, re.IGNORECASE)), None)
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
     hints.numeric = bool(re.search(r"\d", text) or _DATA_WORDS.search(text) or aggregate or _NUMBER_WORD.search(text))
-    explicit = next((code for code, rx in _LANGUAGE_NAMES.items() if re.search(rx, text, re.IGNORECASE)), None)
+    # "How do you say 'good night' in Spanish?" names the language of the words asked for, not of the answer
+    named = next((code for code, rx in _LANGUAGE_NAMES.items() if re.search(rx, text, re.IGNORECASE)), None)
+    explicit = None if _TRANSLATION.search(text) else named
     hints.language = explicit or detect_language(text)
     hints.languageExplicit = explicit is not None
-    hints.dataType = _data_type(text, hints)
+    hints.dataType = "answer" if _CLOSED_QUESTION.match(text) else _data_type(text, hints)
     if hints.expectedFormat is None:
         hints.expectedFormat = {"numbers": "raw_data", "list": "raw_data", "code": "code"}.get(hints.dataType or "")
     if hints.itemCount:
@@ -167,9 +192,27 @@ def detect_language(text: str, min_probability: float = 0.0) -> str | None:
     return str(best.lang)[:2] if best.prob >= min_probability else None
 
 
-def _count(text: str) -> int | None:
-    text = _NUMBER_WORD.sub(lambda m: str(_NUMBER_WORDS[m.group(1).lower()]), text)
+def names_the_output(pattern: str, text: str) -> bool:
+    """Whether a format word (`pattern`) names what to deliver: the word before it (or before its article) says so
+    ("as a PDF", "into Word", "write a report"); one that names an input ("the attached PDF", "from a PDF", "this
+    report") or none at all does not, and a file name (notes.pdf) is an input."""
+    for match in re.finditer(pattern, text):
+        if text[: match.start()].endswith("."):
+            continue
+        before = [w.casefold() for w in re.findall(r"[^\W\d_]+", text[: match.start()])[-2:]]
+        cue = next((w for w in reversed(before) if w not in _ARTICLES), None)
+        if cue in _OUTPUT_CUES:
+            return True
+    return False
+
+
+def _count(text: str, *, question: bool = False) -> int | None:
+    """How many items the request asks for. In a question only "first/top/last N" counts: "How many days are in
+    3 weeks?" or "Are 7 days a week?" name numbers, not a count of items to deliver."""
+    text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(1).lower()]), text)
     for match in _COUNT.finditer(text):
+        if question and not match.group(1):
+            continue
         digits = re.sub(r"\D", "", match.group(1) or match.group(2) or "")
         if digits and 0 < int(digits) <= 10_000_000:
             return int(digits)
@@ -183,7 +226,7 @@ def _data_type(text: str, hints: Hints) -> str | None:
         return "answer"
     if hints.numberProperty or (_DATA_WORDS.search(text) and hints.itemCount):
         return "numbers"
-    if _REPORT.search(text) or hints.expectedFormat in ("docx", "pdf"):
+    if names_the_output(_REPORT.pattern, text) or hints.expectedFormat in ("docx", "pdf"):
         return "report"
     if _TABLE.search(text) or hints.expectedFormat in ("xlsx", "csv"):
         return "table"

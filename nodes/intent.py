@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -20,7 +21,7 @@ from graph.errors import (
 )
 from graph.instrument import context_of
 from graph.llm import ask_json
-from graph.schemas import GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
+from graph.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
@@ -28,7 +29,7 @@ from nodes.chat import ChatRequest, chat_request, human_message, refusal_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
-from nodes.hints import Hints, detect_language, read_hints, words_of
+from nodes.hints import NUMBER_WORDS, Hints, detect_language, read_hints, words_of
 from prompts.render import intent_messages
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name
@@ -113,9 +114,9 @@ def _analyse(
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
     has_own_tools = services.actions is not None
-    analysed = read_by_code(
-        request, hints, given, context, has_inputs=bool(inputs), has_own_tools=has_own_tools
-    ) or _analysed_by_model(request, hints, given, inputs, services.llm(context))
+    by_code = read_by_code(request, hints, given, context, has_inputs=bool(inputs), has_own_tools=has_own_tools)
+    analysed = by_code or _analysed_by_model(request, hints, given, inputs, services.llm(context))
+    sure = by_code is None or given is not None or detect_language(request, CERTAIN) is not None
     notes = unavailable_notes(context.allowed_method_names)
     if analysed.clarification is not None and not context.ask_user:  # nobody to ask: go on, and say so
         notes.append(assumed(analysed.clarification))
@@ -128,6 +129,7 @@ def _analyse(
         "workflow_mode": context.workflow_mode,
         "plan": [],
         "intent": dump(analysed),
+        "language_sure": sure,
         "input_documents": [dump(ref) for ref in inputs],
         "notes": notes,
         "direct": fits_direct_answer(request, analysed, context, has_inputs=bool(inputs), has_own_tools=has_own_tools),
@@ -147,7 +149,7 @@ def _analysed_by_model(
     except (StepFailed, ModelOutputInvalid) as exc:
         log.warning("intent analysis fell back to deterministic hints: %s", exc)
         proposed = None
-    return merge_intent(hints, proposed, given or _guess_language(request, proposed, hints))
+    return merge_intent(hints, proposed, given or _guess_language(request, proposed, hints), request)
 
 
 def read_by_code(
@@ -155,25 +157,20 @@ def read_by_code(
 ) -> Intent | None:
     """The intent of a one-line request that one call answers, read by code alone; None when a model must analyse.
 
-    "What's 12 times 11?" or "Name the three primary colours." hold nothing a model's analysis adds: no documents,
-    no web, no file format, no long list, a language code can tell. On a CPU model the analysis takes longer than
-    the answer itself, so reading such a request by code makes the round cost what the bare model costs: the
-    answer, plus one judge call only for criteria code cannot decide. A report, an analysis or a table, a request
-    of several lines and one whose language detection is unsure still get the model's analysis."""
+    "What's 12 times 11?" or "Is 17 a prime number?" hold nothing a model's analysis adds: no documents, no web,
+    no file format, no long list. Its first attempt is the bare call, which carries nothing of the intent, so the
+    analysis would only delay the answer (on a CPU model it takes longer than the answer itself). The language is
+    the one given or detected with certainty, else English, which then decides no check (`language_sure`). A
+    report, an analysis or a table, a request of several lines and any request where the user wants to be asked
+    about a vague one (`ask_user`) still get the model's analysis."""
     if "\n" in request or len(request) > MAX_ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
         return None
-    language = given or detect_language(request, CERTAIN) or _too_few_words_to_matter(request)
-    if language is None:
+    if context.ask_user:  # the user wants to be asked about a vague request: only the analysis can ask
         return None
-    intent = merge_intent(hints, None, language)
+    language = given or detect_language(request, CERTAIN) or "en"
+    intent = merge_intent(hints, None, language, request)
     fits = fits_direct_answer(request, intent, context, has_inputs=has_inputs, has_own_tools=has_own_tools)
     return intent if fits else None
-
-
-def _too_few_words_to_matter(request: str) -> str | None:
-    """English for a request of fewer than three words ("What's 12 times 11?"): too few to detect a language from,
-    and to matter, as for any short request the model did not place (`_guess_language`)."""
-    return "en" if len(words_of(request)) < 3 else None
 
 
 def checked_request(prompt: str, *, what: str = "the prompt") -> str:
@@ -203,12 +200,13 @@ def _guess_language(request: str, proposed: Intent | None, hints: Hints) -> str:
     return "en"
 
 
-def merge_intent(hints: Hints, proposed: Intent | None, language: str) -> Intent:
-    """Explicit, code-read facts override the model; the model fills what code cannot read."""
+def merge_intent(hints: Hints, proposed: Intent | None, language: str, request: str = "") -> Intent:
+    """Explicit, code-read facts override the model; the model fills what code cannot read, where the request's own
+    words agree with it (a model's "id_dog" property or a count the request never names is a misreading)."""
     base = proposed.model_dump() if proposed else {}
     explicit_format = hints.expectedFormat if hints.expectedFormat not in (None, "raw_data", "code") else None
     model_format = base.get("expectedFormat")
-    if model_format in MACHINE_READABLE_FORMATS:  # a small model likes JSON for a summary, then fails the step
+    if model_format in MACHINE_READABLE_FORMATS or model_format in FILE_FORMATS:  # only named formats are asked
         model_format = None
     model_type = base.get("dataType")
     if model_type == "numbers" and not hints.numeric:  # "Write a sentence about the sea" is no number request
@@ -217,12 +215,37 @@ def merge_intent(hints: Hints, proposed: Intent | None, language: str) -> Intent
         **base,
         "dataType": hints.dataType or model_type or "answer",
         "expectedFormat": explicit_format or model_format or hints.expectedFormat or "markdown",
-        "itemCount": hints.itemCount or base.get("itemCount"),
-        "numberProperty": hints.numberProperty or base.get("numberProperty"),
+        "itemCount": hints.itemCount or _in_request(base.get("itemCount"), request),
+        "numberProperty": hints.numberProperty or _in_request(base.get("numberProperty"), request),
         "freshness": hints.freshness or base.get("freshness"),
         "language": language,
-        "successCriteria": base.get("successCriteria") or hints.criteria or [GENERIC_CRITERION],
+        "successCriteria": _agreeing(base.get("successCriteria") or [], request)
+        or hints.criteria
+        or [GENERIC_CRITERION],
     }
     if merged["expectedFormat"] == "markdown" and merged["dataType"] == "numbers":
         merged["expectedFormat"] = "raw_data"
     return Intent.model_validate(merged)
+
+
+def _in_request(value: Any, request: str) -> Any:
+    """A count or property the model read, kept only where the request names it."""
+    if value is None:
+        return None
+    named = {w[:5] for w in words_of(request.casefold())} | set(re.findall(r"\d+", request))
+    spelled = str(value).casefold()
+    return value if spelled[:5] in named or spelled in named or _spelled_count(value) in named else None
+
+
+def _spelled_count(value: Any) -> str:
+    return next((w[:5] for w, n in NUMBER_WORDS.items() if n == value), "")
+
+
+def _agreeing(criteria: list[str], request: str) -> list[str]:
+    """The model's criteria that share a word or a number with the request; the rest are its own inventions."""
+    asked = {w[:5] for w in words_of(request.casefold()) if len(w) > 3} | set(re.findall(r"\d+", request))
+    return [
+        c
+        for c in criteria
+        if asked & ({w[:5] for w in words_of(c.casefold()) if len(w) > 3} | set(re.findall(r"\d+", c)))
+    ]

@@ -45,8 +45,10 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         "progress": f"Step {step}: {selection.action} with {approach} gave an intermediate result ({issue}).",
         "failed": f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip(),
     }[outcome]
-    learns = outcome != "progress" and repeated is None and not placeholder_approach(arguments)
-    if context.learning and runtime.store is not None and learns:
+    # A success counts only where code verified it: a judge's "met" or an undecided answer teaches nothing, or
+    # learning would report a strategy as working for answers nobody could check.
+    learns = (outcome == "failed" or validation.verified) and repeated is None and not placeholder_approach(arguments)
+    if context.learning and runtime.store is not None and outcome != "progress" and learns:
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),
@@ -62,6 +64,9 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         summary=summarize(selection.action, observation, validation),
         findings=[*validation.issues[:3], *observation.notes[:2]],
         learnings=[*selection.learnings[:2], lesson],
+        checksPassed=validation.checksPassed,
+        checksFailed=validation.checksFailed,
+        verified=validation.verified,
     )
     learnings = [*(state.get("learnings") or []), lesson][-MAX_LEARNINGS:]
     return {**history_log.record(state, runtime, entry), "learnings": learnings}

@@ -19,6 +19,8 @@ from graph.schemas import ContentValidation, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.common import intent_of
+from nodes.direct import DIRECT_ATTEMPTS, a_tool_can_help, answering_directly
 from nodes.history_log import window_of
 from nodes.repeats import without_repeats
 
@@ -51,6 +53,8 @@ def rule_decision(state: State, context: Context) -> RefinementDecision:
     raw = state.get("validation")
     validation = ContentValidation.model_validate(raw) if raw else None
     progress = _progress(validation)
+    if answering_directly(state, step):
+        return direct_decision(state, context, validation)
     if validation and validation.overallSuccess and validation.qualityScore >= context.quality_threshold:
         return RefinementDecision(
             decision="stop",
@@ -90,6 +94,35 @@ def rule_decision(state: State, context: Context) -> RefinementDecision:
         progress=progress,
         nextHint=_suggestion(validation),
     )
+
+
+def direct_decision(state: State, context: Context, validation: ContentValidation | None) -> RefinementDecision:
+    """After a direct attempt: an answer no code check failed is delivered (verified where code decided every
+    criterion, unverified otherwise); one that failed a check is asked once more; after that the loop runs only
+    where a tool can do better than the same model asked again."""
+    step = int(state.get("step") or 0)
+    progress = _progress(validation)
+    answered = validation is not None and not state.get("step_error") and not validation.checksFailed
+    if answered and validation is not None:
+        if validation.overallSuccess:
+            return RefinementDecision(decision="stop", reason="all success criteria met, checked by code", progress=100)
+        return RefinementDecision(decision="stop", reason=UNVERIFIED, progress=progress)
+    failed = "; ".join(validation.issues[:2]) if validation else str(state.get("step_error") or "no answer")
+    if step >= context.max_steps:
+        return RefinementDecision(decision="stop", reason=f"max_steps ({context.max_steps}) reached", progress=progress)
+    if step < DIRECT_ATTEMPTS:
+        return RefinementDecision(decision="continue", reason=f"the answer failed a check: {failed}", progress=progress)
+    if a_tool_can_help(str(state.get("prompt") or ""), intent_of(state), context):
+        return RefinementDecision(
+            decision="continue", reason=f"the answer failed a check: {failed}; a tool can compute it", progress=progress
+        )
+    return RefinementDecision(
+        decision="stop", reason=f"the answer failed a check ({failed}) and no tool can do better", progress=progress
+    )
+
+
+#: The stop reason of an answer no code check could decide (its status is `unverified`).
+UNVERIFIED = "answered; no check could decide whether the answer is right"
 
 
 def _suggestion(validation: ContentValidation) -> str | None:

@@ -30,8 +30,9 @@ from graph.schemas import (
 )
 from graph.services import Services
 from graph.state import State
-from nodes.checks import CheckReport, decide_the_generic_criterion, run_checks
+from nodes.checks import CheckReport, run_checks
 from nodes.common import intent_of
+from nodes.direct import answering_directly
 from nodes.shapes import judgement_shape
 from prompts.render import judge_messages
 from prompts.templates import clip
@@ -66,12 +67,16 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
             improvementSuggestions=["Choose a different action or different parameters."],
         )
         return {"observation": dump(observation), "validation": dump(validation)}
-    report = run_checks(intent, documents, state["prompt"], grounded=bool(state.get("input_documents")))
-    if state.get("direct"):
-        decide_the_generic_criterion(intent, report)
+    request = str(state["prompt"])
+    direct = answering_directly(state, int(state.get("step") or 1))
+    added = str((state.get("parameters") or {}).get("aiPrompt") or "").removeprefix(request) if direct else ""
+    grounded, sure = bool(state.get("input_documents")), state.get("language_sure") is not False
+    report = run_checks(intent, documents, request, grounded=grounded, added=added, language_sure=sure)
     undecided = [i for i in range(len(intent.successCriteria)) if i not in report.verdicts]
     judgement = None
-    if undecided and report.all_passed:
+    # A direct answer's undecided criteria stay unverified: a judge of the same model knows no more than the model
+    # that just answered, and its doubt could never replace the answer anyway (nodes/answers.py).
+    if undecided and report.all_passed and not direct:
         progress = f"step {state.get('step') or 1} of at most {context.max_steps}"
         judgement = _judge(services, context, state["prompt"], intent, report, undecided, observation, progress)
     validation = combine(intent, report, undecided, judgement)
@@ -175,6 +180,9 @@ def combine(
     kind = [c for c in report.checks if c.name in ("data type", "substance", "computed", "translation")]
     fmt = report.get("format")
     return ContentValidation(
+        checksPassed=report.passed,
+        checksFailed=report.failed,
+        verified=not undecided,
         overallSuccess=report.all_passed and all(met),
         dataTypeMatch=all(c.passed for c in kind) if kind else report.all_passed,
         formatMatch=fmt.passed if fmt else report.all_passed,

@@ -181,6 +181,13 @@ def ai_process_messages(
     return [SystemMessage(content=system), HumanMessage(content="\n\n".join(parts))]
 
 
+def bare_messages(turns: Sequence[BaseMessage], text: str, system_prompt: str = "") -> list[BaseMessage]:
+    """The call a bare chat agent makes: the operator's system prompt if there is one, the conversation's earlier
+    turns as they are, and the user's words (`text`); no header, instruction or criterion of paor's."""
+    system: list[BaseMessage] = [SystemMessage(content=system_prompt)] if system_prompt.strip() else []
+    return [*system, *turns, HumanMessage(content=text)]
+
+
 def plan_messages(
     *, request: str, intent: Intent, methods: dict[str, object], documents: str, round_: int, max_steps: int
 ) -> list[BaseMessage]:

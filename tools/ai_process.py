@@ -102,15 +102,20 @@ def _ask(
 ) -> str:
     """One model call; the `final` one writes the step's answer, which streams when the step asks for it (partial
     answers of long inputs never do)."""
-    messages = ai_process_messages(
-        task=task,
-        sources=sources,
-        language=deps.language,
-        output_format=output_format,
-        mode=mode,
-        custom=custom,
-        request=deps.request,
-        criteria=deps.criteria,
+    bare = final and not sources and deps.conversation is not None
+    messages = (
+        deps.conversation
+        if bare and deps.conversation is not None
+        else ai_process_messages(
+            task=task,
+            sources=sources,
+            language=deps.language,
+            output_format=output_format,
+            mode=mode,
+            custom=custom,
+            request=deps.request,
+            criteria=deps.criteria,
+        )
     )
     # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
     limit = deps.context.answer_tokens

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,6 +56,9 @@ class ToolDeps:
     #: The answer this step writes is shown to a chat as it is written (the direct answer, nodes/direct.py);
     #: drafts of loop steps are not.
     stream: bool = False
+    #: The messages of a bare call (nodes/direct.py): when set, ai.process over no documents sends exactly these,
+    #: as a bare chat agent would, instead of its own prompt.
+    conversation: list[BaseMessage] | None = None
     #: The replies that were streamed, for `act` to keep under the stream's id (one chat message, not two).
     streamed: list[AIMessage] = field(default_factory=list)
     #: Whether tools may read files by path (inside `context.documents_dir`); off on a LangGraph server whose

@@ -63,7 +63,8 @@ def test_without_ask_user_the_run_goes_on_and_notes_its_assumption(
     graph = build_graph(checkpointer=checkpointer, store=store)
     config: dict[str, Any] = {"configurable": {"thread_id": "assume"}}
 
-    out = graph.invoke({"prompt": AMBIGUOUS}, config, context=replace(context, max_steps=1))
+    # two lines: the model analyses it (a one-liner with nobody to ask is read by code, which asks nothing)
+    out = graph.invoke({"prompt": f"{AMBIGUOUS}\nas we discussed."}, config, context=replace(context, max_steps=1))
 
     assert graph.get_state(config).interrupts == ()
     assert any(QUESTION in note and "assumption" in note for note in out["notes"])

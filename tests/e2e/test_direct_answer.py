@@ -1,6 +1,6 @@
-"""Issue 26 end to end: a one-line request costs one model call (two when a judge must decide), a wrong direct
-answer is asked once more with the check's hint, filler never completes a run, and a model that copies the shape's
-descriptions is refused and asked again — through the real ChatOpenAI client."""
+"""Issues 26 and 29 end to end: a one-line request costs the bare call, a wrong direct answer is asked once more
+with what code knows, filler never completes a run, and a model that copies the shape's descriptions is refused and
+asked again — through the real ChatOpenAI client."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.schemas import HistoryEntry, Intent
 from nodes.strategies import recall
+from tests.support.isolation import needs_isolation
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 PRODUCT = "What is 12 multiplied by 11?"
@@ -41,41 +42,40 @@ def _run(graph: Any, context: Context, prompt: str, thread: str = "t") -> dict[s
     return graph.invoke({"prompt": prompt}, {"configurable": {"thread_id": thread}}, context=context)
 
 
-def test_a_one_line_question_takes_one_model_call_that_carries_the_computed_result(
+def test_a_one_line_question_takes_one_model_call_that_carries_only_the_users_words(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
     scripted_llm.on("text", "12 × 11 = 132")
     out = _run(build_graph(checkpointer=checkpointer, store=store), context, PRODUCT)
 
     assert out["status"] == "completed" and "132" in out["answer"]
-    # read by code (no analysis call), answered once, checked by computing it (no judge): what a bare model costs
+    # read by code (no analysis call), answered once by the bare call, checked by computing it (no judge)
     assert [r.route for r in scripted_llm.requests] == ["text"]
-    answer_call = scripted_llm.requests_for("text")[0].text
-    assert PRODUCT in answer_call and "Computed exactly by code: 12 * 11 = 132." in answer_call
-    assert "SUCCESS CRITERIA" not in answer_call  # the generic criterion is no instruction (a small model copies it)
+    assert scripted_llm.requests_for("text")[0].text == PRODUCT
 
 
-def test_a_one_liner_code_cannot_read_is_analysed_by_the_model_and_still_answered_directly(
+def test_a_request_code_cannot_read_is_analysed_by_the_model_and_still_answered_by_the_bare_call(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
-    question = "Wie viele Meter sind 3 km?"  # too short for language detection to be sure it is German
-    scripted_llm.on("Intent", json.dumps({**ANSWER_INTENT, "language": "de"})).on("text", "3 km sind 3000 Meter.")
-    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "decision": "stop"})
+    question = "How many metres is 3 km?\nJust the number, please."  # two lines: the model analyses it
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("text", "3000")
     out = _run(build_graph(checkpointer=checkpointer, store=store), context, question)
 
-    assert out["status"] == "completed" and "Write in de." in scripted_llm.requests_for("text")[0].text
-    assert [r.route for r in scripted_llm.requests] == ["Intent", "text", "ContentJudgement"]  # at most three
+    assert out["status"] == "completed" and out["answer"] == "3000"
+    assert [r.route for r in scripted_llm.requests] == ["Intent", "text"]  # no judge: code computed 3000
+    assert scripted_llm.requests_for("text")[0].text == question  # no header, criterion or language of paor's
 
 
-def test_a_sentence_nobody_named_criteria_for_is_decided_by_code_and_filler_is_asked_again(
+def test_filler_is_asked_again_and_a_sentence_no_check_can_decide_is_unverified(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
     scripted_llm.on("text", FILLER, "The sea glitters under the morning sun.")
     out = _run(build_graph(checkpointer=checkpointer, store=store), context, "Write one sentence about the sea.")
 
-    assert out["status"] == "completed" and out["answer"] == "The sea glitters under the morning sun."
+    assert out["status"] == "unverified" and out["answer"] == "The sea glitters under the morning sun."
     assert [r.route for r in scripted_llm.requests] == ["text", "text"]  # no judge of the same model
-    assert "The previous answer was not accepted: Answer the request itself" in scripted_llm.requests[1].text
+    retry = "Write one sentence about the sea.\n\nAnswer the request itself; do not describe how you would do it."
+    assert scripted_llm.requests[1].text == retry
 
 
 def test_the_direct_answer_streams_token_by_token(
@@ -133,19 +133,19 @@ def test_a_model_that_copies_the_shape_is_refused_and_the_request_still_reaches_
     assert PRODUCT in answer_call.text and "Give the product." in answer_call.text
 
 
-def test_a_wrong_direct_answer_is_asked_once_more_with_what_the_check_found(
+def test_a_wrong_direct_answer_is_asked_once_more_with_what_code_computed(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
     scripted_llm.on("text", "12 times 11 is 13.", "12 times 11 is 132.")
     out = _run(build_graph(checkpointer=checkpointer, store=store), context, PRODUCT)
 
-    assert out["status"] == "completed" and "132" in out["answer"]
+    assert out["status"] == "completed" and out["answer"] == "12 times 11 is 132."
     assert [r.route for r in scripted_llm.requests] == ["text", "text"]  # no Stage 1, no Stage 2
-    retry = scripted_llm.requests_for("text")[1].text
-    assert "The previous answer was not accepted: State the computed result itself, as a number." in retry
+    assert scripted_llm.requests_for("text")[1].text == f"{PRODUCT}\n\nNote: 12 * 11 = 132."
 
 
-def test_after_two_wrong_direct_answers_the_ordinary_loop_goes_on(
+@needs_isolation()
+def test_after_two_wrong_direct_answers_the_loop_goes_on_where_a_program_can_compute_it(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
     scripted_llm.on("text", "It is 13.", "It is 14.", "132")
@@ -153,7 +153,7 @@ def test_after_two_wrong_direct_answers_the_ordinary_loop_goes_on(
     scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Multiply 12 by 11."}})
     out = _run(build_graph(checkpointer=checkpointer, store=store), context, PRODUCT)
 
-    assert out["status"] == "completed" and out["answer"] == "132"
+    assert out["status"] == "completed" and out["answer"] == "132"  # verified better: it states the product
     routes = [r.route for r in scripted_llm.requests]
     assert routes == ["text", "text", "ActionSelection", "ParametersAnswer", "text"]
 

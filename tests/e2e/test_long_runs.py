@@ -62,6 +62,7 @@ def test_a_long_run_keeps_checkpoints_flat_and_its_complete_history(
 ) -> None:
     _script(scripted_llm)
     context.max_steps = STEPS + 2
+    context.direct_answer = False  # the loop itself is under test (a direct answer no check decides would stop)
     graph = build_graph(checkpointer=checkpointer, store=store)
     config = {"configurable": {"thread_id": "long"}}
     graph.invoke({"prompt": "Write a regional market analysis"}, config, context=context, interrupt_before=["finalize"])

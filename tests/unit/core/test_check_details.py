@@ -78,7 +78,8 @@ def test_the_numbers_of_a_line_follow_its_last_colon() -> None:
 
 def test_a_short_word_after_the_numbers_keeps_the_line_as_data_a_longer_one_does_not() -> None:
     assert extract_numbers("2, 3, 5, 7 ok") == [2, 3, 5, 7]  # two letters: still data
-    assert extract_numbers("2, 3, 5 abc") == []  # three letters against three digits: prose
+    assert extract_numbers("2, 3, 5 abc") == [2, 3, 5]  # prose: its run of listed numbers
+    assert extract_numbers("Here are 3 items: 4 and 5 of them, 6.") == [4, 5]  # the longest run in prose
     assert extract_numbers("2, 3, 5, 7, 11, 13, 17, 19, 23, 29 etc") == [2, 3, 5, 7, 11, 13, 17, 19, 23, 29]
 
 

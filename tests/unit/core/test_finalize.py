@@ -75,8 +75,7 @@ def test_unmet_criteria_leave_the_run_incomplete_with_the_best_attempt(services:
     out = _finalize(services, context, step=3, history=history, decision=_decision("stop", "max_steps (3) reached"))
     assert out["status"] == "incomplete" and out["stop_reason"] == "max_steps (3) reached"
     assert out["deliverables"] == [better]
-    assert out["answer"].startswith("Stopped without meeting all criteria (max_steps (3) reached)")
-    assert out["answer"].endswith("2, 3, 5, 8")
+    assert out["answer"] == "2, 3, 5, 8"  # the answer only: why it stopped is in status and stop_reason
 
 
 def test_success_below_the_quality_threshold_is_not_completed(services: Services, context: Context) -> None:
@@ -114,14 +113,15 @@ def test_server_runs_link_each_deliverable_and_the_cut_answer_to_its_download(
 def test_binary_deliverables_are_named_in_the_answer(services: Services, context: Context) -> None:
     pdf = dump(DocumentStore(context.store_path).put(b"%PDF-1.7", label="r", name="report.pdf", mime="application/pdf"))
     out = _finalize(services, context, history=[entry(step=1, documents=[pdf], success=True, qualityScore=0.9)])
-    assert out["answer"] == "Deliverables: report.pdf"
+    assert out["answer"] == "report.pdf"
     assert DocumentRef.model_validate(out["deliverables"][0]).name == "report.pdf"
 
 
 def test_no_deliverable_says_so_with_the_reason(services: Services, context: Context) -> None:
     out = _finalize(services, context, history=[entry(step=1)], decision=_decision("stop", "no progress"))
     assert out["status"] == "incomplete" and out["deliverables"] == []
-    assert out["answer"] == "No deliverable was produced (no progress)."
+    assert out["answer"] == ""  # no answer, and no status dressed as one
+    assert out["messages"][-1].content == "No answer was produced (no progress)."
 
 
 def test_only_the_current_rounds_steps_count(services: Services, context: Context) -> None:

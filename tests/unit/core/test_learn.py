@@ -29,9 +29,12 @@ def context(offline_context: Context) -> Context:
     return offline_context
 
 
-def _step_state(success: bool, prompt: str = "List the numbers directly", **overrides: Any) -> dict[str, Any]:
+def _step_state(
+    success: bool, prompt: str = "List the numbers directly", *, verified: bool = True, **overrides: Any
+) -> dict[str, Any]:
     doc = ref(label=LABEL, name="result.md", mime="text/markdown")
     validation = ContentValidation(
+        verified=verified,
         overallSuccess=success,
         dataTypeMatch=success,
         formatMatch=True,
@@ -65,6 +68,14 @@ def test_success_records_the_action_and_prompt_style(services: Services, context
     assert learned.promptStyle == 'aiPrompt "List the numbers directly"'
     assert (learned.attempts, learned.successes, learned.successRate) == (1, 1, 1.0)
     assert learned.avoid == [] and learned.lastUpdated
+
+
+def test_a_success_code_did_not_verify_is_never_learned_as_one(services: Services, context: Context) -> None:
+    store = InMemoryStore()
+    learn(_step_state(True, verified=False), runtime(context, store), services)  # a judge's "met"
+    assert store.get((*NAMESPACE, PATTERN), KEY) is None
+    learn(_step_state(False, verified=False), runtime(context, store), services)  # a failure still teaches
+    assert (_strategy(store).attempts, _strategy(store).successes) == (1, 0)
 
 
 def test_failure_goes_on_the_avoid_list_and_lowers_the_success_rate(services: Services, context: Context) -> None:
