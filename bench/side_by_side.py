@@ -11,6 +11,7 @@ both systems; only the judged (last) turn's answer, time and requests count.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import json
@@ -33,7 +34,7 @@ from bench.heldout import HELD_OUT, HeldOut
 from bench.models import Prompt, run_prompt
 from bench.recording import Exchange, Recorder
 from graph.context import Context
-from graph.llm import chat_openai
+from graph.llm import chat_openai, length_limit
 
 PAOR, BARE = "paor", "create_react_agent"
 #: Time target of issue 26: paor's median wall time at most this many times the bare agent's.
@@ -187,8 +188,10 @@ def bare_agent(context: Context, recorder: Recorder, max_tokens: int | None) -> 
         from langgraph.checkpoint.memory import InMemorySaver
         from langgraph.prebuilt import create_react_agent
 
-        llm = recorded(chat_openai(context), recorder).model_copy(update={"max_tokens": max_tokens})
-        return create_react_agent(llm, tools=[], checkpointer=InMemorySaver())
+        llm = recorded(chat_openai(context), recorder)
+        # the same bound as paor's, under both names (llama-cpp-python reads only `max_tokens`)
+        bounded = llm.bind(**length_limit(llm, max_tokens)) if max_tokens else llm
+        return create_react_agent(bounded, tools=[], checkpointer=InMemorySaver())
 
 
 def run_bare(prompt: Request, agent: Any, recorder: Recorder, thread: str = "") -> Outcome:
@@ -227,10 +230,10 @@ def side_by_side(
     agent = bare_agent(context, recorder, settings.get("answer_tokens"))
     outcomes = []
     for i, prompt in enumerate(prompts):
-        for outcome in (
-            run_paor(prompt, context, recorder, root / f"run{i}", database, **settings),
-            run_bare(prompt, agent, recorder, f"run{i}"),
-        ):
+        settle(context)
+        mine = run_paor(prompt, context, recorder, root / f"run{i}", database, **settings)
+        settle(context)
+        for outcome in (mine, run_bare(prompt, agent, recorder, f"run{i}")):
             outcomes.append(outcome)
             strict = f" (strict: {'correct' if outcome.strict else 'wrong'})" if isinstance(prompt, Everyday) else ""
             print(
@@ -243,6 +246,15 @@ def side_by_side(
     saved.write_text(json.dumps([record(o) for o in outcomes], indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"  whole answers and figures: {saved}")
     return outcomes
+
+
+def settle(context: Context) -> None:
+    """One unrecorded one-token request, so that each system starts from the same state of the endpoint: llama.cpp
+    reuses the previous prompt's cache, and a request that follows the identical one is computed in other batches,
+    which can tip a greedy choice (the same request then gets another answer, and another wall time)."""
+    llm = chat_openai(context)
+    with contextlib.suppress(Exception):  # an endpoint that refuses it still serves the measured requests
+        llm.invoke("Hi", **length_limit(llm, 1))
 
 
 def record(outcome: Outcome) -> dict[str, Any]:

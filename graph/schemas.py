@@ -240,7 +240,9 @@ class ContentValidation(Protocol):
     #: check the earlier one failed and fails none the earlier one passed (nodes/answers.py).
     checksPassed: list[str] = Field(default_factory=list)
     checksFailed: list[str] = Field(default_factory=list)
-    #: Every criterion was decided by code checks: only such a success is a verified one (learning counts no other).
+    #: Every criterion got a verdict: from code, or from the judge a loop step asked (a direct answer gets none).
+    #: Only such a success is a verified one; learning counts no other, and a round with undecided criteria ends
+    #: `unverified`.
     verified: bool = False
 
 
@@ -307,7 +309,7 @@ class HistoryEntry(Protocol):
     summary: str = ""
     findings: list[str] = Field(default_factory=list)
     learnings: list[str] = Field(default_factory=list)
-    #: The code checks this step's deliverable passed and failed, and whether code decided every criterion.
+    #: The code checks this step's deliverable passed and failed, and whether every criterion got a verdict.
     checksPassed: list[str] = Field(default_factory=list)
     checksFailed: list[str] = Field(default_factory=list)
     verified: bool = False

@@ -25,6 +25,7 @@ from nodes.expected import expected_number, first_primes, numbers_in, translatio
 from nodes.hints import LANGUAGE_WORDS, detect_language, words_of
 from nodes.placeholders import repeats_host_text
 from prompts.templates import normalised
+from tools.ai_process import CUT_OFF
 
 _CODE_LINE = re.compile(
     r"^\s*(?:def \w+\(|class \w+|import \w+|from \S+ import|for .+ in .+:|while .+:|if .+:|elif .+:|else:|"
@@ -361,6 +362,16 @@ def _check_expected(request: str, text: str, report: CheckReport) -> None:
     detail = f"the translation into {translation.language} " + ("looks right" if ok else "; ".join(problems))
     suggestion = "" if ok else f"Give only the translation of the text into '{translation.language}'."
     report.checks.append(Check("translation", ok, detail, suggestion, proves=False))
+
+
+def check_complete(notes: Sequence[str], report: CheckReport) -> None:
+    """A bare answer cut at its token bound is incomplete: kept as the answer until a complete one replaces it."""
+    cut = next((n for n in notes if n.startswith(CUT_OFF)), None)
+    if cut is None:
+        report.ran.append("complete")
+        return
+    report.checks.append(Check("complete", False, cut, "Answer briefly."))
+    report.verdicts = dict.fromkeys(report.verdicts, False)
 
 
 def _check_echo(request: str, added: str, text: str, report: CheckReport) -> None:

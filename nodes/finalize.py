@@ -47,13 +47,12 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     deliverables = [_deliverable(ref, where) for ref in best.documents] if best else []
     # A direct answer shown whole is its own deliverable: the message is the answer only, as the bare model's is.
     listed = [] if state.get("direct") and best and _shown_whole(best, answer) else deliverables
+    shown = answer or no_answer_line(reason, _language(state))
     return {
         **history_log.output(state, runtime),
         "answer": answer,
         "deliverables": deliverables,
-        "messages": closing_messages(
-            state, lambda draft: answer_message(answer or no_answer_line(reason), listed, replaces=draft)
-        ),
+        "messages": closing_messages(state, lambda draft: answer_message(shown, listed, replaces=draft)),
         "status": status,
         "stop_reason": reason,
         "totals": {
@@ -96,13 +95,26 @@ def _status_of(entry: HistoryEntry | None, context: Context) -> Status:
     return "unverified"
 
 
+def _language(state: State) -> str:
+    return str((state.get("intent") or {}).get("language") or "en")
+
+
 def _shown_whole(entry: HistoryEntry, answer: str) -> bool:
     return len(entry.documents) == 1 and entry.documents[0].is_text and len(answer) <= ANSWER_CHARS
 
 
-def no_answer_line(reason: str) -> str:
-    """The one line a chat shows when a round produced no answer at all."""
-    return f"No answer was produced ({reason})."
+_NO_ANSWER = {
+    "en": "No answer was produced ({reason}).",
+    "de": "Es wurde keine Antwort erstellt ({reason}).",
+    "fr": "Aucune réponse n'a été produite ({reason}).",
+    "es": "No se produjo ninguna respuesta ({reason}).",
+    "it": "Non è stata prodotta alcuna risposta ({reason}).",
+}
+
+
+def no_answer_line(reason: str, language: str = "en") -> str:
+    """The one line a chat shows when a round produced no answer at all, in the user's language where paor has it."""
+    return _NO_ANSWER.get(language, _NO_ANSWER["en"]).format(reason=reason)
 
 
 def _answer(best: HistoryEntry | None, store: DocumentStore, where: Callable[[DocumentRef], str] | None) -> str:

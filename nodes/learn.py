@@ -45,8 +45,8 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         "progress": f"Step {step}: {selection.action} with {approach} gave an intermediate result ({issue}).",
         "failed": f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip(),
     }[outcome]
-    # A success counts only where code verified it: a judge's "met" or an undecided answer teaches nothing, or
-    # learning would report a strategy as working for answers nobody could check.
+    # A success counts only where every criterion was decided (by code, or by the judge of a loop step): an answer
+    # nobody could check teaches nothing, or learning would report a strategy as working for wrong answers.
     learns = (outcome == "failed" or validation.verified) and repeated is None and not placeholder_approach(arguments)
     if context.learning and runtime.store is not None and outcome != "progress" and learns:
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)

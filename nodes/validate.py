@@ -30,7 +30,7 @@ from graph.schemas import (
 )
 from graph.services import Services
 from graph.state import State
-from nodes.checks import CheckReport, run_checks
+from nodes.checks import CheckReport, check_complete, run_checks
 from nodes.common import intent_of
 from nodes.direct import answering_directly
 from nodes.shapes import judgement_shape
@@ -72,6 +72,8 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
     added = str((state.get("parameters") or {}).get("aiPrompt") or "").removeprefix(request) if direct else ""
     grounded, sure = bool(state.get("input_documents")), state.get("language_sure") is not False
     report = run_checks(intent, documents, request, grounded=grounded, added=added, language_sure=sure)
+    if direct:
+        check_complete(result.notes, report)
     undecided = [i for i in range(len(intent.successCriteria)) if i not in report.verdicts]
     judgement = None
     # A direct answer's undecided criteria stay unverified: a judge of the same model knows no more than the model
@@ -182,7 +184,7 @@ def combine(
     return ContentValidation(
         checksPassed=report.passed,
         checksFailed=report.failed,
-        verified=not undecided,
+        verified=not undecided or judgement is not None,
         overallSuccess=report.all_passed and all(met),
         dataTypeMatch=all(c.passed for c in kind) if kind else report.all_passed,
         formatMatch=fmt.passed if fmt else report.all_passed,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 import json_repair
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
@@ -102,20 +102,15 @@ def _ask(
 ) -> str:
     """One model call; the `final` one writes the step's answer, which streams when the step asks for it (partial
     answers of long inputs never do)."""
-    bare = final and not sources and deps.conversation is not None
-    messages = (
-        deps.conversation
-        if bare and deps.conversation is not None
-        else ai_process_messages(
-            task=task,
-            sources=sources,
-            language=deps.language,
-            output_format=output_format,
-            mode=mode,
-            custom=custom,
-            request=deps.request,
-            criteria=deps.criteria,
-        )
+    messages = ai_process_messages(
+        task=task,
+        sources=sources,
+        language=deps.language,
+        output_format=output_format,
+        mode=mode,
+        custom=custom,
+        request=deps.request,
+        criteria=deps.criteria,
     )
     # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
     limit = deps.context.answer_tokens
@@ -129,6 +124,25 @@ def _ask(
     if llm is not deps.llm and isinstance(reply, AIMessage):
         deps.streamed.append(reply)
     return text.strip()
+
+
+#: The note a bare answer cut at its token bound carries (validate fails its `complete` check on it).
+CUT_OFF = "the answer was cut off at"
+
+
+def bare_answer(deps: ToolDeps, conversation: list[BaseMessage]) -> tuple[str, list[str]]:
+    """The bare call (nodes/direct.py): exactly `conversation`, streamed. An answer cut at its bound is still the
+    answer a bare agent would give, so it is kept, with a note, as an attempt a complete one can replace."""
+    limit = deps.context.answer_tokens
+    llm = streamed(deps.llm) if deps.stream else deps.llm
+    reply = llm.invoke(conversation, **length_limit(llm, limit))
+    text = str(reply.text).strip()
+    if not text:
+        raise ToolFailed("the model returned an empty answer")
+    if llm is not deps.llm and isinstance(reply, AIMessage):
+        deps.streamed.append(reply)
+    cut = reply.response_metadata.get("finish_reason") == "length"
+    return text, [f"{CUT_OFF} {limit} tokens"] if cut else []
 
 
 def shape_output(text: str, output_format: str) -> str:
@@ -166,6 +180,10 @@ def make_ai_process_tool(deps: ToolDeps) -> BaseTool:
     def ai_process(**kwargs: object) -> tuple[str, ToolOutput]:
         args = AiProcessArgs.model_validate(kwargs)
         sources = _source_texts(deps, args.documentList, args.includeMetadata)
+        if deps.conversation is not None and not sources:
+            text, notes = bare_answer(deps, deps.conversation)
+            reply = NewDocument.text("result.md", text, _MIMES["md"])
+            return f"1 document(s); {text[:200]}", ToolOutput(documents=[reply], summary=text[:200], notes=notes)
         documents = []
         for fmt in dict.fromkeys(args.expectedDocumentFormats or ["md"]):
             answer = process_texts(

@@ -127,3 +127,20 @@ def test_a_failed_translation_is_asked_once_more_and_never_goes_into_the_loop(
 
     assert out["answer"] == "thank you" and out["status"] == "incomplete"
     assert [r.route for r in scripted_llm.requests] == ["text", "text"]  # the same model asked again once, no more
+
+
+def test_a_bare_answer_cut_at_its_bound_is_kept_until_a_complete_one_replaces_it(
+    scripted_llm: ScriptedLLM, offline: Context, checkpointer: Any, store: Any
+) -> None:
+    bounded, graph = replace(offline, answer_tokens=50), build_graph(checkpointer=checkpointer, store=store)
+    rambling = "Zebra, cat, lion and dog, sorted: cat, dog, lion, zebra. " * 40
+    scripted_llm.on("text", rambling, rambling, rambling, "cat, dog, lion, zebra")
+    out = _run(graph, bounded, "Sort: zebra, cat, lion, dog")
+
+    assert out["answer"].startswith("Zebra, cat, lion and dog, sorted") and out["status"] == "incomplete"
+    history = [HistoryEntry.model_validate(h) for h in out["history"]]
+    assert [h.checksFailed for h in history] == [["complete"], ["complete"]]  # a bare agent's answer, cut too
+
+    out = _run(graph, bounded, "Sort: zebra, cat, lion, dog", "t2")
+    assert out["answer"] == "cat, dog, lion, zebra" and out["status"] == "unverified"
+    assert scripted_llm.requests[-1].messages[-1]["content"].endswith("Answer briefly.")

@@ -47,8 +47,7 @@ def test_document_to_german_word_report(
     body = "\n".join(p.text for p in document.paragraphs)
     assert "Radverkehrsplan" in body and "vierzig Kilometer" in body
 
-    # Intermediate steps are progress, not failures: nothing was put on an avoid-list; and the report, met in the
-    # judge's eyes only (code cannot check a summary), is not learned as a verified success either.
-    assert history[-1].outcome == "met" and not history[-1].verified
-    assert [item.value for item in store.search(NAMESPACE)] == []
+    # Intermediate steps are progress, not failures: nothing was put on an avoid-list.
+    learned = [item.value for item in store.search(NAMESPACE)]
+    assert learned and all(not s["avoid"] for s in learned)
     assert notes.read_text(encoding="utf-8") == NOTES  # the user's file is untouched

@@ -96,7 +96,9 @@ def test_whole_graph_runs_against_llama_cpp(local_context: Context, checkpointer
 def test_a_one_line_question_is_answered_in_one_step_with_the_computed_result(
     local_context: Context, checkpointer: Any, store: Any
 ) -> None:
-    """Issue 26 on the real model: read by code, answered once with the product code computed, checked by it."""
+    """Issues 26 and 29 on the real model: read by code, answered by the bare call, checked by computing the product;
+    a bare answer that misses it is asked once more with the product code computed (SmolLM2 says "12 times 11 is
+    13" when asked bare)."""
     graph = build_graph(checkpointer=checkpointer, store=store)
     config = {"configurable": {"thread_id": "local-direct"}}
     out = graph.invoke(
@@ -105,4 +107,4 @@ def test_a_one_line_question_is_answered_in_one_step_with_the_computed_result(
 
     history = [HistoryEntry.model_validate(h) for h in out.get("history") or []]
     assert out["status"] == "completed" and "132" in out["answer"], out["answer"]
-    assert len(history) == 1
+    assert len(history) <= 2 and all("computed" in h.checksFailed for h in history[:-1])

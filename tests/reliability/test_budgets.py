@@ -40,7 +40,7 @@ def test_max_steps_stops_the_run_with_its_reason(scripted_llm: ScriptedLLM, rctx
     assert out["stop_reason"] == "max_steps (3) reached"
     assert [h["step"] for h in out["history"]] == [1, 2, 3]
     assert all(h["outcome"] == "progress" for h in out["history"])
-    assert out["answer"].startswith("Stopped without meeting all criteria (max_steps (3) reached)")
+    assert "Stopped" not in out["answer"] and out["answer"]  # the best attempt itself; why is in stop_reason
 
 
 def test_token_budget_stops_the_run_with_its_reason(scripted_llm: ScriptedLLM, rctx: Context, graph: Any) -> None:

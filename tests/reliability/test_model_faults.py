@@ -161,7 +161,7 @@ def test_refusal_on_every_call_stops_the_run_with_a_reason_and_no_tool_call(
     out = invoke(graph, rctx, "refusals")
     assert out["status"] == "incomplete"
     assert out["stop_reason"] == "no progress in the last 3 steps"
-    assert "No deliverable was produced" in out["answer"]
+    assert out["answer"] == "" and "No answer was produced" in out["messages"][-1].text
     assert scripted_llm.requests_for("text") == []
 
 

@@ -52,7 +52,7 @@ GREEDY_CONTEXT = {
     "code_memory_mb": 4000,
 }
 #: A request the scripted judge never finds met: only max_steps ends its run.
-STUBBORN_PROMPT = "Write a poem about limits"
+STUBBORN_PROMPT = "Write a poem about limits as a report"  # a report: the loop, not a direct answer
 STUBBORN_INTENT = {"dataType": "text", "expectedFormat": "markdown", "successCriteria": ["a poem"], "language": "en"}
 MEMORY_PROMPT = "Allocate six hundred megabytes and say so"
 MEMORY_PROGRAM = "data = bytearray(600 * 1024 * 1024)\nprint('allocated', len(data), 'bytes')\n"

@@ -72,7 +72,7 @@ def test_success_records_the_action_and_prompt_style(services: Services, context
 
 def test_a_success_code_did_not_verify_is_never_learned_as_one(services: Services, context: Context) -> None:
     store = InMemoryStore()
-    learn(_step_state(True, verified=False), runtime(context, store), services)  # a judge's "met"
+    learn(_step_state(True, verified=False), runtime(context, store), services)  # criteria nobody decided
     assert store.get((*NAMESPACE, PATTERN), KEY) is None
     learn(_step_state(False, verified=False), runtime(context, store), services)  # a failure still teaches
     assert (_strategy(store).attempts, _strategy(store).successes) == (1, 0)
