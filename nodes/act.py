@@ -11,21 +11,24 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
+from pydantic import ValidationError
 
 from graph.context import Context
+from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ToolNotCalled
 from graph.instrument import context_of
 from graph.schemas import GENERIC_CRITERION, ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.approval import ask_approval, needs_approval
-from nodes.chat import draft_message, show_result, show_step
+from nodes.chat import draft_message, earlier_turns, show_result, show_step
 from nodes.common import document_index, intent_of, result_label
 from nodes.direct import answering_directly, bare_call
 from nodes.parameters import failed_attempts
+from prompts.render import render_conversation
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
-from tools.catalog import CatalogEntry, lookup
+from tools.catalog import CatalogEntry, require
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +44,12 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     selection = ActionSelection.model_validate(state["selection"])
     arguments = dict(state.get("parameters") or {})
     label = result_label(int(state.get("round") or 1), int(state.get("step") or 1), selection.action)
-    entry = lookup(selection.action)
+    try:  # an action this graph lacks altogether (a thread resumed with other tools) stops the run, naming it
+        entry: CatalogEntry | None = require(selection.action, state.get("tools"))
+    except ActionNotDeclared:
+        raise
+    except ActionUnavailable:  # withdrawn here: the step fails below, like any broken backend's
+        entry = None
     if entry is not None and needs_approval(entry, context):  # first: a resumed node must repeat nothing before it
         failed = failed_attempts(state, runtime)
         verdict = ask_approval(entry, selection, arguments, intent_of(state), context, failed)
@@ -69,8 +77,8 @@ def _run(
     label = result_label(int(state.get("round") or 1), int(state.get("step") or 1), selection.action)
     store = services.documents(context)
     try:
-        if entry is None:
-            raise LookupError(f"action {selection.action} is not registered")
+        if entry is None:  # withdrawn here: ActionUnavailable, with the reason
+            entry = require(selection.action, state.get("tools"))
         show_step(label, entry.tool_name, arguments)
         direct = answering_directly(state, int(state.get("step") or 1))
         deps = ToolDeps(
@@ -82,6 +90,7 @@ def _run(
             paths=services.tool_paths,
             request=str(state.get("prompt") or ""),
             criteria=[c for c in intent_of(state).successCriteria if c != GENERIC_CRITERION],
+            earlier=render_conversation(earlier_turns(state, budget=None)),
             stream=direct,
             conversation=bare_call(state, context, str(arguments.get("aiPrompt") or "")) if direct else None,
         )
@@ -90,7 +99,8 @@ def _run(
         output = _artifact(run_with_timeout(lambda: tool.invoke(call), context.tool_timeout_s))
     except Exception as exc:  # a tool failure is an observation, not a crash
         log.warning("%s failed: %s: %s", selection.action, type(exc).__name__, exc)
-        failed = ActionResult(success=False, resultLabel=label, error=f"{type(exc).__name__}: {exc}")
+        error = f"{type(exc).__name__}: {exc}"
+        failed = ActionResult(success=False, resultLabel=label, error=error, called=called(exc, entry))
         if entry is not None:
             show_result(label, entry.tool_name, failed.error or "", failed=True)
         return {"result": dump(failed)}
@@ -129,6 +139,15 @@ def run_with_timeout(call: Callable[[], Any], timeout_s: float) -> Any:
     except FutureTimeout:
         future.cancel()
         raise TimeoutError(f"the tool did not finish within {timeout_s:g}s (tool_timeout_s)") from None
+
+
+def called(exc: Exception, entry: CatalogEntry | None) -> bool:
+    """Whether the tool ran and failed at its job, or paor could not call it (configuration, registration,
+    connection, arguments its own schema refuses): only the first may lower what learning thinks of it."""
+    if isinstance(exc, ToolNotCalled | ConfigurationError):
+        return False
+    refused = isinstance(exc, ValidationError) and entry is not None and exc.title == entry.args_schema.__name__
+    return not refused
 
 
 def _artifact(reply: Any) -> ToolOutput:

@@ -152,19 +152,21 @@ def round_replies(state: State) -> list[AIMessage]:
 TURNS_TOKENS = 2000
 
 
-def earlier_turns(state: State, budget: int = TURNS_TOKENS) -> list[BaseMessage]:
-    """The conversation before this round's request, as a chat agent sends it: the user's messages and the answers
-    of earlier rounds, the newest ones that fit `budget` tokens, in order."""
+def earlier_turns(state: State, before: str | None = None, budget: int | None = TURNS_TOKENS) -> list[BaseMessage]:
+    """The conversation before a request, as a chat agent sends it: the user's messages and the answers of earlier
+    rounds, in order — the newest exchange always, older ones while they fit `budget` tokens (None: all).
+    `before` is the request's message id (default: this round's); a request not in the thread yet comes after
+    all of them."""
     messages = list(state.get("messages") or [])
-    request = state.get("request_message")
+    request = before or state.get("request_message")
     end = next((i for i, m in enumerate(messages) if m.id == request), len(messages))
+    turns = [m for m in messages[:end] if isinstance(m, HumanMessage | AIMessage) and str(m.text).strip()]
     kept: list[BaseMessage] = []
-    for message in reversed(messages[:end]):
-        if not isinstance(message, HumanMessage | AIMessage) or not str(message.text).strip():
-            continue
-        budget -= count_tokens(str(message.text))
-        if budget < 0:
-            break
+    for message in reversed(turns):
+        if budget is not None:
+            budget -= count_tokens(str(message.text))
+            if budget < 0 and len(kept) >= 2:
+                break
         kept.append(message)
     return kept[::-1]
 

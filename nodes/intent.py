@@ -25,12 +25,12 @@ from graph.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORM
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
-from nodes.chat import ChatRequest, chat_request, human_message, refusal_message, understood_message
+from nodes.chat import ChatRequest, chat_request, earlier_turns, human_message, refusal_message, understood_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
 from nodes.hints import NUMBER_WORDS, Hints, detect_language, read_hints, words_of
-from prompts.render import intent_messages
+from prompts.render import intent_messages, render_conversation
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name
 from tools.ingest import ingest_sources, store_checked
@@ -56,13 +56,13 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     if chat is None:
         request = checked_request(state.get("prompt") or "")
         asked = human_message(request)
-        update = _analyse(state, runtime, services, request)
+        update = _analyse(state, runtime, services, request, str(asked.id))
         return {**update, "messages": [asked, _understood(update)], "request_message": asked.id}
     taken = {"request_message": chat.message.id}
     try:
         request = checked_request(chat.text, what="the message")
         attached = _attached(chat, services, context_of(runtime))
-        update = _analyse(state, runtime, services, request, attached, chat.urls)
+        update = _analyse(state, runtime, services, request, str(chat.message.id), attached, chat.urls)
     except (InvalidRequest, DocumentRejected, FetchRefused) as exc:
         reason = str(exc)
         return {
@@ -102,9 +102,11 @@ def _analyse(
     runtime: Runtime[Context],
     services: Services,
     request: str,
+    asked: str,
     attached: list[DocumentRef] | None = None,
     urls: list[str] | None = None,
 ) -> dict[str, Any]:
+    """`asked` is the request's message id: the turns before it are the conversation a follow-up refers to."""
     context = context_of(runtime)
     allowed_entries(context.allowed_method_names)  # a misconfigured allow-list fails before any model call
     documents = [*(state.get("documents") or []), *(urls or [])]
@@ -115,7 +117,8 @@ def _analyse(
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
     has_own_tools = services.actions is not None
     by_code = read_by_code(request, hints, given, context, has_inputs=bool(inputs), has_own_tools=has_own_tools)
-    analysed = by_code or _analysed_by_model(request, hints, given, inputs, services.llm(context))
+    earlier = render_conversation(earlier_turns(state, before=asked, budget=None))
+    analysed = by_code or _analysed_by_model(request, hints, given, inputs, services.llm(context), earlier)
     sure = by_code is None or given is not None or detect_language(request, CERTAIN) is not None
     notes = unavailable_notes(context.allowed_method_names)
     if analysed.clarification is not None and not context.ask_user:  # nobody to ask: go on, and say so
@@ -137,13 +140,14 @@ def _analyse(
 
 
 def _analysed_by_model(
-    request: str, hints: Hints, given: str | None, inputs: list[DocumentRef], llm: BaseChatModel
+    request: str, hints: Hints, given: str | None, inputs: list[DocumentRef], llm: BaseChatModel, earlier: str = ""
 ) -> Intent:
-    """The model's analysis seeded with what code read; the hints alone when the model cannot answer."""
+    """The model's analysis seeded with what code read, and the conversation a follow-up refers to; the hints alone
+    when the model cannot answer."""
     shown_hints = {k: v for k, v in hints.as_dict().items() if k != "language"}
     if given:
         shown_hints["language"] = given
-    messages = intent_messages(request, shown_hints, DocumentIndex(inputs).render())
+    messages = intent_messages(request, shown_hints, DocumentIndex(inputs).render(), earlier)
     try:
         proposed: Intent | None = ask_json(llm, messages, Intent, Intent.model_validate, what="intent analysis")
     except (StepFailed, ModelOutputInvalid) as exc:

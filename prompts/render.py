@@ -15,6 +15,7 @@ from graph.schemas import (
     ParametersSchema,
     Strategy,
 )
+from graph.tokens import count_tokens
 from prompts.templates import clip, fill, normalised, untrusted
 
 SHOWN_LEARNINGS = 4  # Stage 1 shows the newest learnings only
@@ -41,11 +42,12 @@ def render_intent(intent: Intent) -> str:
     return _json(intent.model_dump(mode="json", exclude_none=True))
 
 
-def intent_messages(request: str, hints: dict[str, object], documents: str) -> list[BaseMessage]:
-    return [
-        SystemMessage(content=fill("intent")),
-        HumanMessage(content=fill("intent_user", request=request, hints=_json(hints), documents=documents)),
-    ]
+def intent_messages(request: str, hints: dict[str, object], documents: str, earlier: str = "") -> list[BaseMessage]:
+    """The analysis of a request; a follow-up ("Now only the first 10") is read against the turns before it."""
+    user = fill("intent_user", request=request, hints=_json(hints), documents=documents)
+    if earlier:
+        user += f"\n\nEARLIER IN THIS CONVERSATION (newest first; the request may refer to it):\n{earlier}"
+    return [SystemMessage(content=fill("intent")), HumanMessage(content=user)]
 
 
 def render_strategies(strategies: Sequence[Strategy]) -> str:
@@ -158,9 +160,12 @@ def ai_process_messages(
     custom: str,
     request: str = "",
     criteria: Sequence[str] = (),
+    earlier: str = "",
 ) -> list[BaseMessage]:
     """Static system text first (byte-identical across a run's calls, so prompt caches reuse it), then the user's
-    request and criteria, then this step's task (left out when it only repeats the request), then the sources."""
+    request, the conversation before it (`earlier`, from `render_conversation`: "shorter please" needs the answer
+    it follows) and the criteria, then this step's task (left out when it only repeats the request), then the
+    sources."""
     system = fill(
         "ai_process",
         language=language,
@@ -171,6 +176,8 @@ def ai_process_messages(
     parts = []
     if request.strip():
         parts.append(f"USER REQUEST:\n{request.strip()}")
+        if earlier:
+            parts.append(f"EARLIER IN THIS CONVERSATION (newest first):\n{earlier}")
         if criteria:
             parts.append("SUCCESS CRITERIA:\n" + "\n".join(f"- {c}" for c in criteria))
     if not request.strip() or normalised(task) != normalised(request):
@@ -179,6 +186,24 @@ def ai_process_messages(
     if material:
         parts.append(f"SOURCES:\n{material}")
     return [SystemMessage(content=system), HumanMessage(content="\n\n".join(parts))]
+
+
+#: Earlier turns an answering call shows whole (newest first); older ones are cut to a line each.
+CONVERSATION_TOKENS = 1500
+_OLDER_TURN_CHARS = 160
+_MAX_TURNS = 20
+
+
+def render_conversation(turns: Sequence[BaseMessage]) -> str:
+    """The thread's earlier turns for a prompt of paor's, newest first: whole while they fit CONVERSATION_TOKENS,
+    then each older one summarised as its first line (at most 20 turns); empty for a thread's first round."""
+    lines, budget = [], CONVERSATION_TOKENS
+    for message in list(reversed(turns))[:_MAX_TURNS]:
+        who = "user" if isinstance(message, HumanMessage) else "assistant"
+        text = str(message.text).strip()
+        budget -= count_tokens(text)
+        lines.append(f"{who}: {text if budget >= 0 else clip(' '.join(text.split()), _OLDER_TURN_CHARS)}")
+    return "\n".join(lines)
 
 
 def bare_messages(turns: Sequence[BaseMessage], text: str, system_prompt: str = "") -> list[BaseMessage]:

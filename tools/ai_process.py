@@ -111,6 +111,7 @@ def _ask(
         custom=custom,
         request=deps.request,
         criteria=deps.criteria,
+        earlier=deps.earlier,
     )
     # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
     limit = deps.context.answer_tokens

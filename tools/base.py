@@ -53,6 +53,8 @@ class ToolDeps:
     #: them next to the step's instructions, so a step whose instructions lost the question still answers it.
     request: str = ""
     criteria: list[str] = field(default_factory=list)
+    #: The conversation before the request (prompts.render.render_conversation): a follow-up needs what it follows.
+    earlier: str = ""
     #: The answer this step writes is shown to a chat as it is written (the direct answer, nodes/direct.py);
     #: drafts of loop steps are not.
     stream: bool = False

@@ -1,0 +1,79 @@
+"""Issue 31, item 1: a thread is a conversation — every call that writes an answer, and the analysis of a follow-up,
+sees the earlier rounds (newest first), through the real ChatOpenAI client."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from graph.builder import build_graph
+from graph.context import Context
+from tests.support.scripted_llm import ScriptedLLM
+
+FIRST, FIRST_ANSWER = "Name three fruits.", "Apple, banana and cherry."
+SELECTION = {
+    "action": "ai.process",
+    "actionObjective": "Answer the follow-up",
+    "parametersContext": "The user refers to the fruits named before.",
+    "parametersSchema": {"fields": [{"name": "aiPrompt", "type": "string", "required": True, "description": "task"}]},
+}
+ANSWER_INTENT = {"dataType": "answer", "expectedFormat": "markdown", "successCriteria": [], "language": "en"}
+
+
+def _ask(graph: Any, context: Context, prompt: str) -> dict[str, Any]:
+    out: dict[str, Any] = graph.invoke({"prompt": prompt}, {"configurable": {"thread_id": "c"}}, context=context)
+    return out
+
+
+def test_a_loop_step_that_writes_the_answer_sees_the_earlier_rounds_newest_first(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    scripted_llm.on("text", FIRST_ANSWER, "Banana.")
+    _ask(graph, replace(context, allowed_methods="ai.process"), FIRST)
+    scripted_llm.on("ActionSelection", SELECTION)
+    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Name the yellow one."}})
+    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "decision": "stop"})
+    out = _ask(graph, replace(context, direct_answer=False, allowed_methods="ai.process"), "Which one is yellow?")
+
+    assert out["answer"] == "Banana."
+    writer = scripted_llm.requests_for("text")[-1].text
+    earlier = writer.split("EARLIER IN THIS CONVERSATION (newest first):\n", 1)[1]
+    assert earlier.startswith(f"assistant: {FIRST_ANSWER}\nuser: {FIRST}")
+
+
+def test_a_follow_up_the_model_analyses_is_read_against_the_earlier_round(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    scripted_llm.on("text", FIRST_ANSWER, "Apple and cherry are red.")
+    _ask(graph, context, FIRST)
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT))
+    _ask(graph, context, "Which of them are red?\nJust their names.")  # two lines: the model analyses it
+
+    [analysis] = scripted_llm.requests_for("Intent")
+    assert f"assistant: {FIRST_ANSWER}\nuser: {FIRST}" in analysis.text
+
+
+def test_older_rounds_are_summarised_once_the_newest_fill_the_budget(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    bees, wasps = "Bees make honey. " * 400, "Wasps hunt insects. " * 400  # each answer shown cut to 4,000 characters
+    scripted_llm.on("text", bees, wasps, "Bees make honey, wasps hunt.")
+    offline = replace(context, allowed_methods="ai.process")
+    _ask(graph, offline, "Tell me everything about bees.")
+    _ask(graph, offline, "And everything about wasps?")
+    scripted_llm.on("ActionSelection", SELECTION)
+    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Summarise."}})
+    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "decision": "stop"})
+    _ask(graph, replace(offline, direct_answer=False), "Now both in one line.\nKeep it short.")
+
+    writer = scripted_llm.requests_for("text")[-1].text
+    earlier = writer.split("EARLIER IN THIS CONVERSATION (newest first):\n", 1)[1].split("\nTASK:", 1)[0]
+    turns = [line for line in earlier.splitlines() if line.startswith(("user: ", "assistant: "))]
+    assert turns[0].startswith("assistant: Wasps hunt insects.") and len(turns[0]) > 3000  # the newest: whole
+    assert turns[1] == "user: And everything about wasps?"
+    assert turns[2].startswith("assistant: Bees make honey.") and len(turns[2]) < 200  # older: summarised
+    assert turns[3] == "user: Tell me everything about bees."
