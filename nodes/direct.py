@@ -57,7 +57,8 @@ def fits_direct_answer(
     request: str, intent: Intent, context: Context, *, has_inputs: bool, has_own_tools: bool = False
 ) -> bool:
     """Whether one model call can deliver this request: deterministic, from the request and the intent. A graph
-    given its own tools (MCP servers, LangChain tools) may need them for what a bare model cannot know."""
+    given its own tools (MCP servers, LangChain tools) may need them for what a bare model cannot know, and so may
+    a request for news or sources, where a web action can run."""
     return (
         context.direct_answer
         and not has_own_tools
@@ -65,13 +66,21 @@ def fits_direct_answer(
         and intent.clarification is None
         and not has_inputs
         and len(request) <= MAX_REQUEST_CHARS
-        and intent.freshness is None
         and intent.expectedFormat not in FILE_FORMATS | MACHINE_READABLE_FORMATS
         and intent.dataType not in ("report", "document")
         and (intent.itemCount or 0) <= MAX_ITEMS
-        and not _NEEDS_THE_WORLD.search(request)
+        and not (_needs_the_world(request, intent) and _has_the_web(context))
         and any(e.display_name == ACTION for e in allowed_entries(context.allowed_method_names))
     )
+
+
+def _needs_the_world(request: str, intent: Intent) -> bool:
+    return intent.freshness is not None or bool(_NEEDS_THE_WORLD.search(request))
+
+
+def _has_the_web(context: Context) -> bool:
+    """Only a web action can bring what the model does not know; without one the loop would ask the same model."""
+    return any(e.display_name.startswith("web.") for e in allowed_entries(context.allowed_method_names))
 
 
 def computed_note(request: str, intent: Intent) -> str | None:

@@ -193,3 +193,18 @@ def test_items_at_the_end_of_a_sentence_are_counted() -> None:
     assert count_items("The three primary colours are red, yellow and blue.") == 3
     assert count_items("Apples, pears and plums.") == 3
     assert count_items("I like the sea.") == 0
+
+
+def test_a_request_for_the_worlds_news_goes_to_the_loop_only_where_a_web_action_can_run() -> None:
+    from graph.context import Context
+    from nodes.direct import fits_direct_answer
+    from tools.catalog import catalog
+
+    catalog()
+    request = "If today is Friday, what day will it be in two days?"
+    intent = merge_intent(read_hints(request), None, "en", request)
+    assert intent.freshness == "day"  # "today" reads as freshness …
+    offline = Context(allowed_methods="ai.process")
+    assert fits_direct_answer(request, intent, offline, has_inputs=False)  # … but no web action could help
+    with_web = Context(allowed_methods="ai.process,web.search")
+    assert not fits_direct_answer(request, intent, with_web, has_inputs=False)
