@@ -173,6 +173,10 @@ def read_hints(request: str) -> Hints:
     return hints
 
 
+#: Words a text needs before its detected language counts as sure.
+SURE_WORDS = 5
+
+
 def words_of(text: str) -> list[str]:
     """The words of a text that tell its language: letters only, two or more."""
     return _WORD.findall(text)
@@ -180,10 +184,10 @@ def words_of(text: str) -> list[str]:
 
 def detect_language(text: str, min_probability: float = 0.0) -> str | None:
     """ISO 639-1 code of a text long enough to tell, else None; with `min_probability`, only when detection is that
-    sure ("Wie viele Meter sind 3 km?" reads as Afrikaans at 0.71, so a request answered without a model's
-    analysis asks for 0.9)."""
+    sure and the text has at least SURE_WORDS words ("Wie viele Meter sind 3 km?" reads as Afrikaans at 0.71, and
+    "Is 17 a prime number?" as Albanian at 0.99: three words prove nothing)."""
     words = words_of(text)
-    if len(words) < 3:
+    if len(words) < (SURE_WORDS if min_probability else 3):
         return None
     try:
         best = detect_langs(" ".join(words))[0]

@@ -112,11 +112,16 @@ def test_an_answer_no_check_can_decide_is_delivered_unverified_and_never_learned
 def test_a_yes_no_question_about_a_prime_is_not_a_list_of_primes(
     scripted_llm: ScriptedLLM, offline: Context, checkpointer: Any, store: Any
 ) -> None:
-    scripted_llm.on("text", "Yes, 17 is a prime number.")
+    answer = (
+        "Yes, 17 is a prime number: it has no divisors other than 1 and itself. Every whole number greater than one"
+        " with exactly two divisors is called prime by mathematicians everywhere."
+    )
+    scripted_llm.on("text", answer)
     out = _run(build_graph(checkpointer=checkpointer, store=store), offline, "Is 17 a prime number?")
 
-    assert out["answer"] == "Yes, 17 is a prime number." and out["status"] == "unverified"
-    assert _roles(scripted_llm.requests[0]) == [("user", "Is 17 a prime number?")]
+    assert out["answer"] == answer and out["status"] == "unverified"
+    # one call: no list of primes to count, and no language read from three words ("Albanian, 0.99") to fail it on
+    assert [_roles(r) for r in scripted_llm.requests] == [[("user", "Is 17 a prime number?")]]
 
 
 def test_a_failed_translation_is_asked_once_more_and_never_goes_into_the_loop(
