@@ -16,6 +16,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
+from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -30,6 +31,7 @@ from nodes.act import act
 from nodes.direct import answering_directly, direct
 from nodes.failure import FAIL_NODE, endpoint_failed, fail
 from nodes.finalize import finalize
+from nodes.hints import detect_language
 from nodes.intent import intent, refuse
 from nodes.learn import learn
 from nodes.parameters import parameters
@@ -38,6 +40,7 @@ from nodes.refine import refine
 from nodes.select import select
 from nodes.validate import validate
 from server.policy import server_services
+from tools.catalog import catalog
 from tools.extra.actions import ExtraActions
 from tools.mcp.config import McpConfig
 
@@ -163,5 +166,14 @@ def build_graph(
     return compiled.with_config(CRASH_SAFE_CONFIG)
 
 
+def warm() -> None:
+    """Load at start what a first request needs (language profiles, built-in actions, the OpenAI client's first
+    creation): the first run after a server starts is then no slower than the second (it spent seconds loading)."""
+    detect_language("load the language profiles once")
+    catalog()
+    ChatOpenAI(model="warm", api_key="warm", base_url="http://127.0.0.1/v1")  # the client's first creation is slow
+
+
 builder = make_builder(server_services())
 graph = builder.compile(name="paor").with_config(recursion_limit=RECURSION_LIMIT)
+warm()
