@@ -138,6 +138,17 @@ def closing_messages(state: State, closing: Callable[[str | None], AIMessage]) -
     return [*gone, closing(draft.id if draft is not None else None)]
 
 
+def progress_message(state: State, line: str) -> list[AIMessage]:
+    """The round's interim message (what paor understood) with the step it is on below it, under the same id: a chat
+    shows one message that follows the run from step to step (a streamed tool call disappears as soon as the next
+    state arrives), and the answer replaces it at the end. None when the round shows no interim message."""
+    understood = next((m for m in round_replies(state) if str(m.id).startswith(UNDERSTOOD_PREFIX)), None)
+    if understood is None:
+        return []
+    head = str(understood.text).split("\n\n", 1)[0]
+    return [AIMessage(content=f"{head}\n\n{line}", id=understood.id)]
+
+
 def round_replies(state: State) -> list[AIMessage]:
     """The AI messages the current round wrote after its request (what was understood, a streamed draft)."""
     messages = list(state.get("messages") or [])

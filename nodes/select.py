@@ -14,6 +14,7 @@ from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.chat import progress_message
 from nodes.clarify import clarified
 from nodes.common import STEP_RESET, document_index, intent_of
 from nodes.placeholders import PLACEHOLDER_REFUSAL, is_placeholder
@@ -21,6 +22,7 @@ from nodes.shapes import selection_shape
 from nodes.strategies import pattern_of, recall
 from prompts.history import render_history
 from prompts.render import selection_messages
+from prompts.templates import clip
 from tools.catalog import CatalogEntry, allowed_entries, lookup, render_tiny_catalog
 from tools.documents import DocumentIndex
 from tools.extra.ranking import offered_entries
@@ -63,9 +65,13 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
     except (StepFailed, ModelOutputInvalid) as exc:
         failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
         update = {**STEP_RESET, "step": step, "step_error": str(exc), **history_log.record(state, runtime, failure)}
-        return {**asked, **update}
+        shown = progress_message(state, f"Step {step} of at most {context.max_steps}: no action could be chosen.")
+        return {**asked, **update, **({"messages": shown} if shown else {})}
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
-    return {**asked, **STEP_RESET, "step": step, "selection": dump(with_learned_hint(selection, own))}
+    line = f"Step {step} of at most {context.max_steps}: {selection.action} — {clip(selection.actionObjective, 120)}"
+    shown = progress_message(state, line)
+    chosen = {"step": step, "selection": dump(with_learned_hint(selection, own))}
+    return {**asked, **STEP_RESET, **chosen, **({"messages": shown} if shown else {})}
 
 
 def usable_entries(entries: list[CatalogEntry], index: DocumentIndex) -> list[CatalogEntry]:

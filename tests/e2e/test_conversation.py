@@ -77,3 +77,27 @@ def test_older_rounds_are_summarised_once_the_newest_fill_the_budget(
     assert turns[1] == "user: And everything about wasps?"
     assert turns[2].startswith("assistant: Bees make honey.") and len(turns[2]) < 200  # older: summarised
     assert turns[3] == "user: Tell me everything about bees."
+
+
+def test_a_chat_sees_the_step_it_is_on_in_one_message_that_the_answer_replaces(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    """Issue 31, item 7: the round's interim message carries "Step n of at most N: action — objective"."""
+    from tests.support.chat import ui_message
+    from tests.support.scenarios import PRIMES_PROMPT, script_primes
+
+    script_primes(scripted_llm)
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    config = {"configurable": {"thread_id": "progress"}}
+    shown = [
+        chunk["messages"][-1].text
+        for chunk in graph.stream(ui_message(PRIMES_PROMPT), config, context=context, stream_mode="values")
+        if chunk.get("messages") and chunk["messages"][-1].type == "ai"
+    ]
+    steps = list(dict.fromkeys(text.split("\n\n", 1)[1] for text in shown if "\n\nStep " in text))
+    assert steps[:2] == [
+        "Step 1 of at most 5: ai.process — Deliver the first 1000 prime numbers",
+        "Step 2 of at most 5: ai.process — Deliver the first 1000 prime numbers",
+    ]
+    human, answer = graph.get_state(config).values["messages"]
+    assert "Step " not in answer.text  # the answer took the interim message's place
