@@ -85,13 +85,13 @@ def _has_the_web(context: Context) -> bool:
 
 def computed_note(request: str, intent: Intent) -> str | None:
     """What code computed for the request (one calculation or unit conversion, the first primes), as a note a model
-    that miscounts ("12 times 11 is 13") can take its numbers from."""
+    that miscounts ("12 times 11 is 13") can take its numbers from. Stated as the answer itself: on the dev half,
+    SmolLM2 ignored "Note: 25 + 17 = 42." and took "(The answer is 42.)"."""
     expected = expected_number(request)
     if expected is not None:
-        return f"Note: {expected.how}."
+        return f"(The answer is {expected.how.rsplit(' = ', 1)[-1]}.)"
     if intent.numberProperty == "prime" and intent.itemCount and intent.itemCount <= MAX_ITEMS:
-        primes = ", ".join(map(str, first_primes(intent.itemCount)))
-        return f"Note: the first {intent.itemCount} prime numbers are {primes}."
+        return f"(The answer is {', '.join(map(str, first_primes(intent.itemCount)))}.)"
     return None
 
 

@@ -77,7 +77,7 @@ def test_a_failed_check_is_asked_once_more_with_what_code_computed_and_the_bette
 
     assert out["status"] == "completed" and out["answer"] == "12 times 11 is 132."
     assert [r.route for r in scripted_llm.requests] == ["text", "text"]
-    assert _roles(scripted_llm.requests[1]) == [("user", f"{PRODUCT}\n\nNote: 12 * 11 = 132.")]
+    assert _roles(scripted_llm.requests[1]) == [("user", f"{PRODUCT}\n\n(The answer is 132.)")]
 
 
 def test_a_retry_that_is_not_verified_better_leaves_the_first_answer_delivered_without_a_status_prefix(

@@ -141,7 +141,7 @@ def test_a_wrong_direct_answer_is_asked_once_more_with_what_code_computed(
 
     assert out["status"] == "completed" and out["answer"] == "12 times 11 is 132."
     assert [r.route for r in scripted_llm.requests] == ["text", "text"]  # no Stage 1, no Stage 2
-    assert scripted_llm.requests_for("text")[1].text == f"{PRODUCT}\n\nNote: 12 * 11 = 132."
+    assert scripted_llm.requests_for("text")[1].text == f"{PRODUCT}\n\n(The answer is 132.)"
 
 
 @needs_isolation()

@@ -286,11 +286,8 @@ def test_a_models_numbers_reading_of_a_request_without_any_number_is_dropped() -
 
 def test_a_retry_is_given_the_result_code_computed() -> None:
     plain = answer_intent()
-    assert computed_note("What's 12 times 11?", plain) == "Note: 12 * 11 = 132."
-    assert computed_note("How many metres is 3 km?", plain) == "Note: 3 km = 3000 metres."
+    assert computed_note("What's 12 times 11?", plain) == "(The answer is 132.)"
+    assert computed_note("How many metres is 3 km?", plain) == "(The answer is 3000 metres.)"
     primes = answer_intent(dataType="numbers", itemCount=5, numberProperty="prime")
-    assert (
-        computed_note("What are the first 5 prime numbers?", primes)
-        == "Note: the first 5 prime numbers are 2, 3, 5, 7, 11."
-    )
+    assert computed_note("What are the first 5 prime numbers?", primes) == "(The answer is 2, 3, 5, 7, 11.)"
     assert computed_note("Name the three primary colours.", plain) is None
