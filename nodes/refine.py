@@ -102,8 +102,7 @@ def direct_decision(state: State, context: Context, validation: ContentValidatio
     where a tool can do better than the same model asked again."""
     step = int(state.get("step") or 0)
     progress = _progress(validation)
-    answered = validation is not None and not state.get("step_error") and not validation.checksFailed
-    if answered and validation is not None:
+    if validation is not None and not state.get("step_error") and not validation.checksFailed:
         if validation.overallSuccess:
             return RefinementDecision(decision="stop", reason="all success criteria met, checked by code", progress=100)
         return RefinementDecision(decision="stop", reason=UNVERIFIED, progress=progress)

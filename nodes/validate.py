@@ -64,6 +64,7 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
             successCriteriaMet=[False] * len(intent.successCriteria),
             qualityScore=0.0,
             issues=[result.error or "the action failed"],
+            checksFailed=["action"],
             improvementSuggestions=["Choose a different action or different parameters."],
         )
         return {"observation": dump(observation), "validation": dump(validation)}

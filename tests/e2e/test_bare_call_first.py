@@ -149,3 +149,13 @@ def test_a_bare_answer_cut_at_its_bound_is_kept_until_a_complete_one_replaces_it
     out = _run(graph, bounded, "Sort: zebra, cat, lion, dog", "t2")
     assert out["answer"] == "cat, dog, lion, zebra" and out["status"] == "unverified"
     assert scripted_llm.requests[-1].messages[-1]["content"].endswith("Answer briefly.")
+
+
+def test_a_bare_call_that_fails_is_asked_once_more_and_never_ends_the_round_as_answered(
+    scripted_llm: ScriptedLLM, offline: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("text", "   ", "Blue.")  # an empty answer fails the action itself
+    out = _run(build_graph(checkpointer=checkpointer, store=store), offline, "What colour is the sky?")
+
+    assert out["answer"] == "Blue." and out["status"] == "unverified"
+    assert len(scripted_llm.requests) == 2
