@@ -99,5 +99,5 @@ def test_a_chat_sees_the_step_it_is_on_in_one_message_that_the_answer_replaces(
         "Step 1 of at most 5: ai.process — Deliver the first 1000 prime numbers",
         "Step 2 of at most 5: ai.process — Deliver the first 1000 prime numbers",
     ]
-    human, answer = graph.get_state(config).values["messages"]
+    answer = graph.get_state(config).values["messages"][-1]
     assert "Step " not in answer.text  # the answer took the interim message's place
