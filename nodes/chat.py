@@ -121,11 +121,15 @@ def draft_message(reply: AIMessage) -> AIMessage:
     return AIMessage(content=str(reply.text), id=reply.id)
 
 
+#: Where a round's AI message lists its deliverables after the answer.
+DELIVERABLES = "\n\nDeliverables:\n"
+
+
 def answer_message(answer: str, deliverables: Sequence[dict[str, Any]], *, replaces: str | None = None) -> AIMessage:
     """The round's one AI message: the answer and a link (or name) per deliverable; `replaces` is the id of the
     round's streamed draft, which it takes over (LangGraph then does not stream the answer a second time)."""
     lines = [f"- [{d['name']}]({d['url']})" if d.get("url") else f"- {d['name']}" for d in deliverables]
-    text = f"{answer}\n\nDeliverables:\n" + "\n".join(lines) if lines else answer
+    text = f"{answer}{DELIVERABLES}" + "\n".join(lines) if lines else answer
     return AIMessage(content=text, id=replaces or str(uuid.uuid4()))
 
 
@@ -171,7 +175,7 @@ def earlier_turns(state: State, before: str | None = None, budget: int | None = 
     messages = list(state.get("messages") or [])
     request = before or state.get("request_message")
     end = next((i for i, m in enumerate(messages) if m.id == request), len(messages))
-    turns = [m for m in messages[:end] if isinstance(m, HumanMessage | AIMessage) and str(m.text).strip()]
+    turns = [_spoken(m) for m in messages[:end] if isinstance(m, HumanMessage | AIMessage) and str(m.text).strip()]
     kept: list[BaseMessage] = []
     for message in reversed(turns):
         if budget is not None:
@@ -180,6 +184,14 @@ def earlier_turns(state: State, before: str | None = None, budget: int | None = 
                 break
         kept.append(message)
     return kept[::-1]
+
+
+def _spoken(message: BaseMessage) -> BaseMessage:
+    """A turn as the conversation had it: an answer without the list of deliverables paor put after it."""
+    text = str(message.text)
+    if not isinstance(message, AIMessage) or DELIVERABLES not in text:
+        return message
+    return AIMessage(content=text.split(DELIVERABLES, 1)[0], id=message.id)
 
 
 def refusal_message(reason: str) -> AIMessage:

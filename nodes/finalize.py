@@ -45,8 +45,10 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     where = _locator(services, runtime)
     answer = _answer(best, services.documents(context), where)
     deliverables = [_deliverable(ref, where) for ref in best.documents] if best else []
-    # A direct answer shown whole is its own deliverable: the message is the answer only, as the bare model's is.
-    listed = [] if state.get("direct") and best and _shown_whole(best, answer) else deliverables
+    # A direct answer shown whole is its own deliverable: the message is the answer only, as the bare model's is,
+    # unless the deliverable has a download link (a server client may want the file).
+    linked = any(d.get("url") for d in deliverables)
+    listed = [] if state.get("direct") and best and _shown_whole(best, answer) and not linked else deliverables
     shown = answer or no_answer_line(reason, _language(state))
     return {
         **history_log.output(state, runtime),

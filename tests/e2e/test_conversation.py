@@ -101,3 +101,18 @@ def test_a_chat_sees_the_step_it_is_on_in_one_message_that_the_answer_replaces(
     ]
     answer = graph.get_state(config).values["messages"][-1]
     assert "Step " not in answer.text  # the answer took the interim message's place
+
+
+def test_the_bare_call_sees_earlier_answers_without_the_list_of_deliverables_paor_put_after_them(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    scripted_llm.on("ActionSelection", SELECTION)
+    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Name three."}})
+    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "decision": "stop"})
+    scripted_llm.on("text", FIRST_ANSWER, "Banana.")
+    first = _ask(graph, replace(context, direct_answer=False, allowed_methods="ai.process"), FIRST)
+    assert "Deliverables:" in first["messages"][-1].text  # a loop round lists its deliverables
+
+    _ask(graph, replace(context, allowed_methods="ai.process"), "Which one is yellow?")
+    assert scripted_llm.requests_for("text")[-1].messages[1] == {"role": "assistant", "content": FIRST_ANSWER}
