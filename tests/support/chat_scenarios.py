@@ -54,10 +54,10 @@ _PRICE = re.compile(r"([A-Za-z][a-z]+(?: [a-z]+)?) (\d+\.\d\d) EUR")
 
 def _about(request: RecordedRequest) -> str:
     text = request.text
+    if FOLLOW_UP in text:  # first: a follow-up's calls carry the conversation before it, the product request too
+        return "follow-up"
     if PRODUCT in text:
         return "product"
-    if FOLLOW_UP in text:
-        return "follow-up"
     if PRICE_LIST in text or _SUMMARY_CONTEXT in text:
         return "summary"
     return "primes"
