@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from graph.errors import ConfigurationError, InvalidRequest, PaorError
+from graph.errors import ActionNotDeclared, ConfigurationError, InvalidRequest, PaorError
 
 if TYPE_CHECKING:  # the agent itself (LangGraph, LangChain, tools) is imported only by the commands that run it
     from langgraph.store.base import BaseStore
@@ -213,9 +213,7 @@ def run(
         if local and base_url:
             raise InvalidRequest("--local and --base-url exclude each other")
         documents = [s if "://" in s else str(Path(s).expanduser().resolve()) for s in doc or []]
-        options = {**_options(model, base_url, max_steps, mode, local), **_asking(approve, ask)}
-        if mcp_config is not None:  # saved with the thread's options: `resume` brings the same tools
-            options["mcp_config"] = str(mcp_config.expanduser().resolve())
+        options = {**_options(model, base_url, max_steps, mode, local), **_asking(approve, ask), **_mcp(mcp_config)}
         _execute(thread, InputState(prompt=request, documents=documents), options, out, as_json, db, yes=yes)
 
 
@@ -248,13 +246,26 @@ def resume(
     ] = None,
     approve: ApproveOpt = None,
     yes: YesOpt = False,
+    mcp_config: McpConfigOpt = None,
 ) -> None:
-    """Continue an interrupted thread from its last checkpoint, with the options it was started with."""
+    """Continue an interrupted thread from its last checkpoint, with the options (and the MCP servers) it was started
+    with."""
     with bad_input_exits(as_json=as_json, thread=thread):
         options = {**_options(model, base_url, max_steps, None, local), **_asking(approve, False)}
+        if mcp_config is not None:
+            options["mcp_config"] = str(mcp_config.expanduser().resolve())
         _execute(
             thread, None, options, out, as_json, db, yes=yes, answer=None if answer is None else parse_answer(answer)
         )
+
+
+def _mcp(mcp_config: Path | None) -> dict[str, Any]:
+    """The MCP config a run uses — `--mcp-config`, else the file PAOR_MCP_CONFIG names — as an absolute path: it is
+    saved with the thread's options, so `paor resume` brings the same tools in any shell."""
+    from tools.mcp.config import CONFIG_ENV
+
+    named = mcp_config or (Path(os.environ[CONFIG_ENV]) if os.environ.get(CONFIG_ENV) else None)
+    return {"mcp_config": str(named.expanduser().resolve())} if named is not None else {}
 
 
 def _asking(approve: Approve | None, ask: bool) -> dict[str, Any]:
@@ -322,12 +333,13 @@ def _execute(
     config: Any = {"configurable": {"thread_id": thread}}
     _check_folders(options, db, _out_folder(thread, out))
     with locked_persistence(thread, db) as (saver, store):
+        if payload is None:  # the options the thread was started with, its MCP config among them
+            options = _resumed_options(store, thread, options)
         graph = build_graph(checkpointer=saver, store=store, mcp_config=options.get("mcp_config"))
         snapshot = graph.get_state(config)
         if payload is None:
             if not snapshot.values:
                 raise InvalidRequest(f"unknown thread {thread!r}")
-            options = _resumed_options(store, thread, options)
             if answer is not None and not snapshot.interrupts:
                 raise InvalidRequest(f"thread {thread} is not waiting for an answer; resume it without --answer")
             if not snapshot.tasks:  # `next` omits a node whose writes were saved before the interrupt
@@ -366,6 +378,10 @@ def _execute(
         except KeyboardInterrupt:
             interrupted.report()
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except ActionNotDeclared as exc:  # resumed without a tool the thread needs: say how to bring it
+            view.stop()
+            hint = f"; resume with the config that declares it: paor resume {thread} --mcp-config FILE"
+            raise ActionNotDeclared(f"{exc}{hint}") from None
     _finish(thread, values, store_path, out, as_json)
 
 
@@ -661,8 +677,9 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
         ("code.execute", code_execution_status()),
     ]
     console = _stdout()
+    width = max(16, *(len(name) + 2 for name, _ in rows))  # a long server name never runs into its value
     for name, value in rows:
-        console.print(_text(f"{name:<16}{value}"))
+        console.print(_text(f"{name:<{width}}{value}"))
     for warning in warnings:  # the other actions still work: a warning, not a problem
         console.print(_text(f"! {clip(warning)}", style="yellow"))
     if not settings.api_keys() and not settings.is_loopback(server_host):

@@ -41,6 +41,20 @@ class ToolFailed(PaorError):
     """A tool could not produce its result; becomes a failed ActionResult, never a crash."""
 
 
+class ToolNotCalled(PaorError):
+    """paor could not call the tool: its configuration, the arguments paor built, its registration or the
+    connection to it failed. The step fails, but learning holds it against no strategy: the tool never ran."""
+
+
+class ActionUnavailable(ToolNotCalled):
+    """The selected action cannot run here now: its server is declared but withdrawn or did not start."""
+
+
+class ActionNotDeclared(ActionUnavailable, ConfigurationError, ValueError):
+    """The thread selected an action this graph does not have (resumed with other tools): the run stops, naming
+    it. A ValueError for the same reason as `InputRefused`: the LangGraph server then shows the reason."""
+
+
 class InvalidRequest(PaorError):
     """The request itself cannot be worked on (empty, too long)."""
 

@@ -51,6 +51,8 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
             records.vouch(thread, state, context_of(runtime))
         with get_usage_metadata_callback() as usage, extended_by(actions):
             update = fn(state, runtime, services)
+        if name == "intent":  # a round starts: the thread remembers the tools it runs with (a resume names them)
+            update = {**update, "tools": actions.record() if actions is not None else {}}
         if records is not None and thread:
             records.record(thread, update, context_of(runtime))
         if actions is not None and (name == "finalize" or update.get("refused")):

@@ -208,6 +208,9 @@ class ActionResult(Protocol):
     summary: str = ""
     notes: list[str] = Field(default_factory=list)
     error: str | None = None
+    #: False when paor could not call the tool (configuration, registration, connection, arguments refused before
+    #: it ran): a failure of paor's, which learning holds against no strategy.
+    called: bool = True
 
 
 class Preview(Protocol):

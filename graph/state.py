@@ -86,3 +86,4 @@ class State(InputState, OutputState, total=False):
     refused: str | None  # why this round's chat request cannot start
     failure: str | None  # why this server round stopped on the model endpoint (nodes/failure.py)
     direct: bool  # this round's request is answered in one call first (nodes/direct.py)
+    tools: Json  # the brought tools the round runs with: MCP server names, where their config came from, tool names

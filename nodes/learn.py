@@ -46,8 +46,10 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         "failed": f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip(),
     }[outcome]
     # A success counts only where every criterion was decided (by code, or by the judge of a loop step): an answer
-    # nobody could check teaches nothing, or learning would report a strategy as working for wrong answers.
+    # nobody could check teaches nothing, or learning would report a strategy as working for wrong answers. A tool
+    # paor could not call (its configuration, registration, connection, refused arguments) did not fail at its job.
     learns = (outcome == "failed" or validation.verified) and repeated is None and not placeholder_approach(arguments)
+    learns = learns and result.called
     if context.learning and runtime.store is not None and outcome != "progress" and learns:
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
     entry = HistoryEntry(

@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.errors import ModelOutputInvalid, StepFailed
+from graph.errors import ActionNotDeclared, ActionUnavailable, ModelOutputInvalid, StepFailed
 from graph.instrument import context_of
 from graph.llm import ask_json
 from graph.schemas import ActionSelection, HistoryEntry, ParametersAnswer
@@ -18,16 +18,19 @@ from nodes.arguments import prepare_arguments, stage2_fields
 from nodes.common import fingerprint, intent_of
 from nodes.shapes import parameters_shape
 from prompts.render import parameters_messages
-from tools.catalog import lookup
+from tools.catalog import require
 
 
 def parameters(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """The prompt carries only selectedAction, actionObjective, parametersContext and parametersSchema."""
     context = context_of(runtime)
     selection = ActionSelection.model_validate(state["selection"])
-    entry = lookup(selection.action)
-    if entry is None:  # select validated it; the catalog changed between checkpoint and resume
-        return _failed(state, runtime, selection, f"action {selection.action} is no longer registered")
+    try:  # select validated it; the catalog changed between checkpoint and resume
+        entry = require(selection.action, state.get("tools"))
+    except ActionNotDeclared:  # resumed with other tools: the run stops, naming the action
+        raise
+    except ActionUnavailable as exc:  # withdrawn since: the step fails, like any broken backend's
+        return _failed(state, runtime, selection, str(exc))
     intent = intent_of(state)
     failed = failed_attempts(state, runtime)
     fields = stage2_fields(selection, entry)

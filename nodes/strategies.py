@@ -8,6 +8,7 @@ summary of those attempts: recomputed after each attempt, and recomputed from th
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 from uuid import uuid4
@@ -22,6 +23,9 @@ ATTEMPTS = ("paor", "attempts")
 KEY = "strategy"
 MAX_AVOID = 5
 MAX_ATTEMPTS = 1000  # a strategy summarises at most this many attempts of its pattern
+#: Failures of paor's own that earlier versions stored as a tool's (an action missing at resume, `null` sent for an
+#: optional argument the server then refused): they say nothing about the tool and are left out of every summary.
+_PAOR_FAILURE = re.compile(r"LookupError: action \S+ is not registered|-32602|Input validation error|input_value=None")
 
 
 def pattern_of(intent: Intent) -> str:
@@ -67,7 +71,8 @@ def record(store: BaseStore, intent: Intent, action: str, approach: str, success
 
 def summarize(pattern: str, attempts: list[dict[str, Any]]) -> Strategy:
     """The strategy a pattern's attempts add up to: latest success, recent distinct failures, success rate."""
-    ordered = sorted(attempts, key=lambda a: str(a.get("at", "")))
+    kept = [a for a in attempts if a.get("success") or not _PAOR_FAILURE.search(str(a.get("issue", "")))]
+    ordered = sorted(kept, key=lambda a: str(a.get("at", "")))
     successes = [a for a in ordered if a.get("success") and not _placeholder(str(a.get("approach", "")))]
     avoid: list[str] = []
     for failure in (a for a in ordered if not a.get("success")):

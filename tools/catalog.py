@@ -16,17 +16,17 @@ from __future__ import annotations
 import importlib
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
-from graph.errors import ConfigurationError
+from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError
 from tools.base import ToolDeps
 
 log = logging.getLogger(__name__)
@@ -146,6 +146,24 @@ def lookup(name: str) -> CatalogEntry | None:
     if name in entries:
         return entries[name]
     return next((e for e in entries.values() if e.tool_name == name), None)
+
+
+def require(name: str, ran_with: Mapping[str, Any] | None = None) -> CatalogEntry:
+    """The entry of an action a thread selected. `ActionUnavailable` when it is withdrawn here (its server is
+    declared but failed: the step fails, as for any broken backend); `ActionNotDeclared` when this graph does not
+    have it at all — a thread resumed with other tools — naming the tools the thread ran with (`ran_with`, see
+    tools.extra.actions.ExtraActions.record)."""
+    entry = lookup(name)
+    if entry is not None:
+        return entry
+    reason = next((why for pattern, why in unavailable().items() if fnmatchcase(name, pattern)), None)
+    if reason is not None:
+        raise ActionUnavailable(f"{name} is unavailable: {reason}")
+    server = name.split(".")[1] if name.startswith("mcp.") and name.count(".") >= 2 else None
+    missing = f"no MCP server {server!r} is declared" if server else "no such action is registered"
+    servers, config = list((ran_with or {}).get("servers") or []), (ran_with or {}).get("config")
+    earlier = f"; the thread ran with the MCP servers {', '.join(servers)} from {config}" if servers else ""
+    raise ActionNotDeclared(f"the thread's next action {name} cannot run here: {missing}{earlier}")
 
 
 def allowed_entries(allowed: Iterable[str] = ()) -> list[CatalogEntry]:

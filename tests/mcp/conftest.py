@@ -1,5 +1,6 @@
-"""MCP servers from the registries (PyPI: mcp-server-time, mcp-server-git; npm: server-everything via
-tests/mcp/setup.sh) and small servers built with the `mcp` SDK here, declared as a user declares them."""
+"""MCP servers from the registries (PyPI: mcp-server-time, mcp-server-git; npm: server-everything and
+server-filesystem via tests/mcp/setup.sh) and small servers built with the `mcp` SDK here, declared as a user
+declares them."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from tools.extra.actions import ExtraActions
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
 EVERYTHING = HERE / "servers" / "node_modules" / ".bin" / "mcp-server-everything"
+FILESYSTEM = HERE / "servers" / "node_modules" / ".bin" / "mcp-server-filesystem"
 FAULTY = HERE / "faulty_server.py"
+ORDERS = HERE / "orders_server.py"
 
 Declare = Callable[..., Path]
 
@@ -41,9 +44,26 @@ def git_server() -> dict[str, Any]:
 
 @pytest.fixture
 def everything_server() -> dict[str, Any]:
-    if not EVERYTHING.exists() or shutil.which("node") is None:
-        pytest.skip("@modelcontextprotocol/server-everything is not installed: bash tests/mcp/setup.sh")
-    return {"command": "node", "args": [str(EVERYTHING), "stdio"]}
+    return {"command": "node", "args": [str(_npm(EVERYTHING)), "stdio"]}
+
+
+def _npm(server: Path) -> Path:
+    if not server.exists() or shutil.which("node") is None:
+        pytest.skip(f"{server.name} is not installed: bash tests/mcp/setup.sh")
+    return server
+
+
+@pytest.fixture
+def filesystem_server(tmp_path: Path) -> dict[str, Any]:
+    """@modelcontextprotocol/server-filesystem, allowed to read tmp_path/files only."""
+    folder = tmp_path / "files"
+    folder.mkdir()
+    return {"command": "node", "args": [str(_npm(FILESYSTEM)), str(folder)]}
+
+
+def orders_server() -> dict[str, Any]:
+    """tests/mcp/orders_server.py over stdio: tools with optional parameters."""
+    return {"command": sys.executable, "args": [str(ORDERS)]}
 
 
 def faulty_server(*behaviour: str, env: dict[str, str] | None = None) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 Arguments choose the behaviour: `crash-at-start` (exits 3 after a line on stderr), `hang-at-start` (never answers
 `initialize`), `flood-stderr` (5 MB on stderr before serving). Its tools: `echo` (read-only), `write_note` (not
-read-only), `pid`, `die` (the process exits), `block` (blocks the whole server: pings go unanswered), `slow`
-(awaits 30 s; the server stays responsive), `flood` (answers 3 MB of text) and `picture` (a PNG and a JSON text).
-When PAOR_TEST_STARTS names a file, each start appends its pid there.
+read-only), `pid`, `die` (the process exits), `block` (blocks the whole server: pings go unanswered), `hang`
+(blocks it for good, until it is killed), `slow` (awaits 30 s; the server stays responsive), `flood` (answers
+3 MB of text) and `picture` (a PNG and a JSON text). When PAOR_TEST_STARTS names a file, each start appends its
+pid there; when PAOR_TEST_CALLS does, `hang` writes its pid there as it begins.
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ def block() -> str:
     """Block the whole server (its event loop) for a minute."""
     time.sleep(60)
     return "late"
+
+
+@server.tool()
+def hang() -> str:
+    """Block the whole server until it is killed (a stuck call)."""
+    calls = os.environ.get("PAOR_TEST_CALLS")
+    if calls:
+        with open(calls, "w", encoding="utf-8") as out:
+            out.write(f"{os.getpid()}\n")
+    while True:
+        time.sleep(60)
 
 
 @server.tool()

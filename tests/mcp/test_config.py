@@ -74,18 +74,58 @@ def test_a_broken_entry_makes_only_that_server_unavailable() -> None:
             "mcpServers": {
                 "good": {"command": "srv"},
                 "no-endpoint": {"args": ["x"]},
-                "bad name!": {"command": "srv"},
+                "go.od": {"command": "srv"},
+                "go od": {"command": "srv"},
                 "slow": {"command": "srv", "timeout": -1},
                 "odd": {"type": "carrier-pigeon", "url": "x"},
             }
         }
     )
 
-    assert [s.name for s in servers.specs] == ["good"]
+    assert [(s.name, s.declared) for s in servers.specs] == [("good", "good"), ("go_od", "go.od")]
+    assert servers.broken["no-endpoint"].startswith("has an invalid entry in the MCP config: ")
     assert "needs `url`" in servers.broken["no-endpoint"]
-    assert "letters, digits" in servers.broken["bad name!"]
+    assert servers.broken["go od"] == "is named 'go_od' in action names, as 'go.od' is; rename one of them"
     assert "timeout" in servers.broken["slow"]
     assert "unknown type 'carrier-pigeon'" in servers.broken["odd"]
+
+
+def test_a_multiserver_mcp_client_connections_dict_is_read_as_it_is() -> None:
+    auth = object()  # an httpx.Auth in real use: passed on to the transport untouched
+    connections = {
+        "math": {"command": "python", "args": ["math_server.py"], "transport": "stdio"},
+        "weather": {"url": "http://127.0.0.1:8000/mcp", "transport": "streamable_http", "timeout": 12, "auth": auth},
+        "legacy": {"url": "http://127.0.0.1:8000/sse", "transport": "sse", "sse_read_timeout": 600},
+        "live": {"url": "ws://127.0.0.1:8001/ws", "transport": "websocket"},
+        "acme.orders": {"command": "orders-server", "args": [], "transport": "stdio", "env": None},
+    }
+
+    servers = load_servers(connections)
+
+    found = {s.name: s for s in servers.specs}
+    assert servers.broken == {}
+    assert sorted(found) == ["acme_orders", "legacy", "live", "math", "weather"]
+    assert found["math"].transport == "stdio" and found["math"].args == ["math_server.py"]
+    assert found["weather"].transport == "streamable_http"
+    assert found["weather"].options == {"timeout": 12, "auth": auth}  # the HTTP timeout, not paor's per-call one
+    assert found["weather"].timeout == 60
+    assert found["legacy"].options == {"sse_read_timeout": 600}
+    assert found["live"].transport == "websocket" and found["live"].options == {}
+    assert found["acme_orders"].declared == "acme.orders" and found["acme_orders"].env == {}
+    assert load_servers({"mcpServers": {"w": {"url": "wss://tools.example/ws"}}}).specs[0].transport == "websocket"
+
+
+def test_what_a_thread_remembers_of_its_servers_names_them_and_their_file_but_holds_no_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "mcp.json"
+    entries = {"api": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer s3cret"}}, "bad": {"args": []}}
+    path.write_text(json.dumps({"mcpServers": entries}))
+    monkeypatch.setenv(CONFIG_ENV, str(path))
+
+    assert load_servers(path).record() == {"servers": ["api", "bad"], "config": str(path)}
+    assert load_servers(None).record() == {"servers": ["api", "bad"], "config": CONFIG_ENV}
+    assert "s3cret" not in json.dumps(load_servers(path).record())
 
 
 @pytest.mark.parametrize(

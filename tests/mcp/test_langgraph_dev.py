@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from tests.mcp.conftest import faulty_server
-from tests.mcp.scenarios import TIME_ACTION, TIME_PROMPT, script_time
+from tests.mcp.scenarios import TIME_ACTION, TIME_PROMPT, script_time, script_tool_run
+from tests.mcp.test_servers import alive
 from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scripted_llm import ScriptedLLM
@@ -48,3 +49,21 @@ def test_a_server_run_chooses_the_operators_mcp_tool_and_a_client_cannot_add_a_s
     offered = llm.requests_for("ActionSelection")[0].text
     assert f"- {TIME_ACTION}(timezone)" in offered and "mcp.mine" not in offered
     assert not marker.exists()
+
+
+def test_a_server_shut_down_mid_call_leaves_no_mcp_server_process(tmp_path: Path) -> None:
+    starts, calls = tmp_path / "starts.txt", tmp_path / "calls.txt"
+    config = tmp_path / "mcp.json"
+    stuck = faulty_server(env={"PAOR_TEST_STARTS": str(starts), "PAOR_TEST_CALLS": str(calls)})
+    config.write_text(json.dumps({"mcpServers": {"stuck": stuck}}))
+    with ScriptedLLM() as llm:
+        script_tool_run(llm, "mcp.stuck.hang", {})
+        env = scripted_env(llm.base_url, tmp_path / "paor-home", PAOR_MCP_CONFIG=str(config))
+        with langgraph_dev(tmp_path, env) as url:
+            client = langgraph_sdk.get_sync_client(url=url, timeout=deadlines.HTTP_S)
+            client.runs.create(client.threads.create()["thread_id"], "paor", input={"prompt": "Hang"})
+            assert deadlines.wait_until(calls.exists), "the call never began"
+            [server] = [int(pid) for pid in starts.read_text().split()]
+        # the server is stopped here (SIGTERM to its process group, SIGKILL after a grace period)
+
+    assert deadlines.wait_until(lambda: not alive(server)), f"the MCP server {server} outlived the LangGraph server"

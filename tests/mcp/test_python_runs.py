@@ -12,10 +12,13 @@ import pytest
 from langchain_core.tools import StructuredTool, tool
 from langgraph.types import Command
 
-from graph.builder import build_graph
+from graph.builder import build_graph, make_builder
 from graph.context import Context
+from graph.errors import ActionNotDeclared
+from graph.llm import Models
 from graph.schemas import DocumentRef, HistoryEntry
-from tests.mcp.conftest import Declare, faulty_server
+from graph.services import Services
+from tests.mcp.conftest import Declare, faulty_server, orders_server
 from tests.mcp.scenarios import REFUSED, TIME_ACTION, TIME_PROMPT, offered_actions, script_time, script_tool_run
 from tests.support.scenarios import PRIMES_PROMPT, pending_questions, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -206,3 +209,95 @@ def test_with_many_brought_tools_stage_one_is_offered_the_relevant_few_and_every
     brought = [name for name in offered if "_" in name and not name.startswith(("ai.", "web.", "document.", "code."))]
     assert "exchange_rates" in brought and len(brought) <= 8
     assert "ai.process" in offered  # paor's own actions are always offered
+
+
+def test_an_optional_argument_left_out_stays_out_so_the_mcp_tools_own_default_applies(
+    scripted_llm: ScriptedLLM, context: Context, declare: Declare, graphs: list[Any]
+) -> None:
+    script_tool_run(scripted_llm, "mcp.shop.lookup_order", {"order_id": "A-1"})
+
+    out = run(build_graph(mcp_config=declare(shop=orders_server())), context, "Where is my order A-1?")
+
+    assert out["status"] == "completed", out["history"]
+    assert delivered_text(out, context) == "order A-1 is shipped (without items)"  # include_items: its own False
+    [step] = [HistoryEntry.model_validate(h) for h in out["history"]]
+    assert step.parameters == {"order_id": "A-1"}
+
+
+def test_an_optional_argument_left_out_stays_out_so_a_langchain_tools_own_default_applies(
+    scripted_llm: ScriptedLLM, context: Context, graphs: list[Any]
+) -> None:
+    def search(query: str, limit: int = 5) -> str:
+        return f"{query}: the first {limit} hits"
+
+    notes = StructuredTool.from_function(search, name="search_notes", description="Search my notes.")
+    notes.args_schema = {  # a dict schema, as an MCP adapter or a user writes it
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+        "required": ["query"],
+    }
+    script_tool_run(scripted_llm, "search_notes", {"query": "coffee"})
+
+    out = run(build_graph(tools=[notes]), context, "Search my notes for coffee")
+
+    assert delivered_text(out, context) == "coffee: the first 5 hits"  # limit: its own 5, not None
+
+
+def test_a_thread_resumed_without_the_tool_it_waits_for_stops_naming_it_in_python_and_on_the_server(
+    scripted_llm: ScriptedLLM,
+    context: Context,
+    checkpointer: Any,
+    store: Any,
+    declare: Declare,
+    graphs: list[Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("PAOR_MCP_CONFIG", raising=False)
+    asking = replace(context, approve="side_effects")
+    script_tool_run(scripted_llm, "mcp.orders.create_ticket", {"order_id": "A-1", "subject": "late"})
+    config_file = declare(orders=orders_server())
+    config = {"configurable": {"thread_id": "ticket"}}
+    build_graph(checkpointer=checkpointer, store=store, mcp_config=config_file).invoke(
+        {"prompt": "Open a ticket: order A-1 is late"}, config, context=asking
+    )
+    approve = Command(resume={"decision": "approve"})
+    expected = (
+        "the thread's next action mcp.orders.create_ticket cannot run here: no MCP server 'orders' is declared; "
+        f"the thread ran with the MCP servers orders from {config_file}"
+    )
+
+    # Python: a graph built without the thread's servers. The thread stays resumable once they are back.
+    with pytest.raises(ActionNotDeclared) as raised:
+        build_graph(checkpointer=checkpointer, store=store).invoke(approve, config, context=asking)
+    assert str(raised.value) == expected
+    done = build_graph(checkpointer=checkpointer, store=store, mcp_config=config_file).invoke(
+        approve, config, context=asking
+    )
+    assert delivered_text(done, context) == "ticket opened for order A-1 (normal priority): late"
+
+    # The server: another worker whose operator declared no such server; its error handler lets every error but
+    # the model endpoint's through unchanged, and a ValueError's message reaches the client.
+    other = {"configurable": {"thread_id": "ticket-2"}}
+    build_graph(checkpointer=checkpointer, store=store, mcp_config=config_file).invoke(
+        {"prompt": "Open a ticket: order A-1 is late"}, other, context=asking
+    )
+    worker = Services(Models(injected=scripted_llm.model()), failure_messages=True)
+    with pytest.raises(ActionNotDeclared, match=r"mcp\.orders\.create_ticket cannot run here") as raised:
+        make_builder(worker).compile(checkpointer=checkpointer, store=store).invoke(approve, other, context=asking)
+    assert isinstance(raised.value, ValueError)
+
+
+def test_a_multiserver_mcp_client_connections_dict_with_a_dotted_name_serves_as_it_is(
+    scripted_llm: ScriptedLLM, context: Context, graphs: list[Any]
+) -> None:
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    client = MultiServerMCPClient({"acme.orders": {**orders_server(), "transport": "stdio"}})
+    script_tool_run(scripted_llm, "mcp.acme_orders.lookup_order", {"order_id": "A-1", "include_items": True})
+
+    out = run(build_graph(mcp_config=client.connections), context, "What is in order A-1?")
+
+    assert out["status"] == "completed"
+    assert delivered_text(out, context) == "order A-1 is shipped: 2 × coffee beans, 1 × grinder"
+    [selection] = scripted_llm.requests_for("ActionSelection")
+    assert "- mcp.acme_orders.lookup_order(order_id,include_items)" in selection.text

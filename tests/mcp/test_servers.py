@@ -16,12 +16,13 @@ import uvicorn
 from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
+from graph.errors import ToolNotCalled
 from graph.processes import free_port
 from tests.mcp.conftest import faulty_server
 from tests.support import deadlines
 from tools.catalog import extended_by, unavailable_notes
 from tools.extra.actions import ExtraActions
-from tools.extra.output import tool_output
+from tools.extra.output import ToolReportedError, tool_output
 from tools.mcp.config import load_servers
 from tools.mcp.servers import McpCallFailed
 
@@ -194,6 +195,23 @@ def test_sessions_are_reused_by_every_call_and_close_with_their_processes(extra_
     assert len(starts.read_text().split()) == 2
 
 
+@contextlib.contextmanager
+def serving(app: Any, **config: Any) -> Iterator[int]:
+    """An ASGI app on a free loopback port, for as long as the block runs."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error", **config))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + deadlines.SERVER_START_S
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
 @pytest.fixture
 def http_server() -> Iterator[str]:
     """A streamable-HTTP MCP server built with the SDK, on loopback, that wants a bearer token."""
@@ -214,16 +232,8 @@ def http_server() -> Iterator[str]:
             return
         await inner(scope, receive, send)
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(guarded, host="127.0.0.1", port=port, log_level="error", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + deadlines.SERVER_START_S
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(10)
+    with serving(guarded, lifespan="on") as port:
+        yield f"http://127.0.0.1:{port}/mcp"
 
 
 def test_a_streamable_http_server_is_reached_with_its_declared_headers(
@@ -242,3 +252,90 @@ def test_a_streamable_http_server_is_reached_with_its_declared_headers(
     assert "mcp.locked.*" in actions.unavailable()  # no token: refused, and only that server is affected
     assert actions.mcp is not None
     assert "HELLO" in str(actions.mcp.call("notes", "shout", {"text": "hello"}).content)
+
+
+def run_entry(actions: ExtraActions, action: str, arguments: dict[str, Any]) -> bytes:
+    """Call an action as `act` does — through its catalog entry's tool, arguments as Stage 2 left them — and
+    return its first document."""
+    entry = actions.entries()[action]
+    reply = entry.factory(None).invoke(  # type: ignore[arg-type]  # brought tools use no ToolDeps
+        {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": "1"}
+    )
+    return bytes(reply.artifact.documents[0].data)
+
+
+def test_optional_arguments_left_out_reach_real_servers_left_out_and_their_own_defaults_apply(
+    extra_actions: Build, tmp_path: Path, git_server: dict[str, Any], filesystem_server: dict[str, Any]
+) -> None:
+    repo = tmp_path / "repo"
+    git = ["git", "-C", str(repo), "-c", "user.name=T", "-c", "user.email=t@example.org"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "the only commit"], check=True)
+    notes = tmp_path / "files" / "notes.txt"
+    notes.write_text("first\nsecond\nthird\n")
+    with serving(orders_app(), lifespan="on") as port:
+        actions = actions_for(
+            extra_actions,
+            tmp_path,
+            git=git_server,  # PyPI: git_log(repo_path, max_count=10, start_timestamp=None, …)
+            files=filesystem_server,  # npm: read_text_file(path, head?, tail?)
+            orders={"url": f"http://127.0.0.1:{port}/mcp"},  # FastMCP over HTTP: lookup_order(order_id, False)
+        )
+
+        log = run_entry(actions, "mcp.git.git_log", {"repo_path": str(repo)})
+        text = run_entry(actions, "mcp.files.read_text_file", {"path": str(notes)})
+        order = run_entry(actions, "mcp.orders.lookup_order", {"order_id": "A-1"})
+
+    assert b"the only commit" in log
+    assert text == b"first\nsecond\nthird\n"
+    assert order == b"order A-1 is shipped (without items)"
+
+
+def orders_app() -> Any:
+    from tests.mcp.orders_server import server
+
+    return server.streamable_http_app()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the SDK deprecates websockets; users still declare them
+def test_a_websocket_server_is_reached_as_declared_in_a_connections_dict(extra_actions: Build, tmp_path: Path) -> None:
+    from mcp.server.websocket import websocket_server
+
+    from tests.mcp.orders_server import server
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        async with websocket_server(scope, receive, send) as (read, write):
+            await server._mcp_server.run(read, write, server._mcp_server.create_initialization_options())
+
+    with serving(app, lifespan="off", ws="websockets-sansio") as port:
+        connections = {"live.orders": {"transport": "websocket", "url": f"ws://127.0.0.1:{port}/"}}
+        actions = extra_actions(servers=load_servers(connections), log_dir=tmp_path / "logs")
+
+        order = run_entry(actions, "mcp.live_orders.lookup_order", {"order_id": "B-7", "include_items": True})
+
+    assert order.startswith(b"order B-7 is shipped: 2")
+
+
+def test_arguments_a_real_server_refuses_are_told_from_a_tool_failing_at_its_job(
+    extra_actions: Build, tmp_path: Path, git_server: dict[str, Any], filesystem_server: dict[str, Any]
+) -> None:
+    actions = actions_for(extra_actions, tmp_path, git=git_server, files=filesystem_server)
+    assert actions.mcp is not None
+    call = actions.mcp.call
+    notes = tmp_path / "files" / "notes.txt"
+    notes.write_text("hello\n")
+
+    def raised(server: str, tool: str, arguments: dict[str, Any]) -> Exception:
+        with pytest.raises(ToolReportedError) as failure:
+            tool_output(tool, call(server, tool, arguments), 10**6)
+        return failure.value
+
+    refused_by_node = raised("files", "read_text_file", {"path": str(notes), "tail": None})  # MCP error -32602
+    refused_by_python = raised("git", "git_log", {"repo_path": str(tmp_path), "max_count": None})
+    failed = raised("files", "read_text_file", {"path": "/etc/hostname"})  # outside the allowed folder
+
+    assert isinstance(refused_by_node, ToolNotCalled) and "-32602" in str(refused_by_node)
+    assert isinstance(refused_by_python, ToolNotCalled) and "Input validation error" in str(refused_by_python)
+    assert not isinstance(failed, ToolNotCalled) and "denied" in str(failed)
+    with pytest.raises(ToolNotCalled):  # no such tool: refused, never run
+        call("files", "no_such_tool", {})

@@ -2,8 +2,9 @@
 
 `ExtraActions` is the catalog's `ActionSource` for one compiled graph. The MCP sessions open when a run first
 needs the catalog and are reused by every step; they close when the last run that held them ends (its `finalize`,
-see graph/instrument.py), when `close()` is called, or at interpreter exit — so no server process outlives paor.
-The next run starts them afresh, which also retries a server that failed before.
+see graph/instrument.py), when `close()` is called, or at interpreter exit — and a paor that is killed has its
+servers ended by their launcher (tools/mcp/launcher.py): no server process outlives paor. The next run starts
+them afresh, which also retries a server that failed before.
 """
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ class ExtraActions:
         self._built, self._unusable = built, unusable
         return entries
 
+    def record(self) -> dict[str, Any]:
+        """What a thread remembers of the tools it ran with: server names, where their config came from, the
+        LangChain tools' names; never an entry (its env and headers may hold secrets)."""
+        return {**self.servers.record(), "tools": sorted(self._own)}
+
     def unavailable(self) -> dict[str, str]:
         failures = dict(self.servers.broken)
         if self.mcp is not None:
@@ -110,7 +116,8 @@ class ExtraActions:
                 state = (
                     f"{len(tools[spec.name])} tools" if spec.name in tools else f"unavailable: {failures[spec.name]}"
                 )
-                rows.append((spec.name, clip(f"{state} ({spec.transport}: {spec.endpoint})", 300)))
+                declared = f", declared as {spec.declared!r}" if spec.declared not in ("", spec.name) else ""
+                rows.append((spec.name, clip(f"{state} ({spec.transport}: {spec.endpoint}{declared})", 300)))
         return rows
 
     def _spec(self, server: str) -> ServerSpec:

@@ -56,7 +56,10 @@ def foreign_entry(tool: BaseTool, display_name: str, invoke: Invoke, cap: int, *
 
     def factory(deps: ToolDeps) -> BaseTool:
         def run(**arguments: Any) -> tuple[str, ToolOutput]:
-            output = tool_output(tool.name, invoke(arguments), cap)
+            # LangChain fills every optional field of the argument model with its default (None): an argument left
+            # out must stay out, so the tool applies its own default (a server refuses `"tail": null`).
+            given = {name: value for name, value in arguments.items() if value is not None}
+            output = tool_output(tool.name, invoke(given), cap)
             return output.summary, output
 
         return artifact_tool(run, name=tool_name, description=tool.description or display_name, args_schema=model)

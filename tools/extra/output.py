@@ -12,26 +12,36 @@ import base64
 import binascii
 import json
 import mimetypes
+import re
 from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from graph.errors import ToolFailed
+from graph.errors import ToolFailed, ToolNotCalled
 from prompts.templates import clip
 from tools.base import NewDocument, ToolOutput
 from tools.documents import safe_file_name
 
 SUMMARY_CHARS = 600
+#: How MCP SDKs word a call refused before the tool ran: JSON-RPC "invalid params" (-32602), the Python SDK's input
+#: check against the tool's schema, FastMCP's argument model.
+_REFUSED_ARGUMENTS = re.compile(r"-32602|^Input validation error|validation errors? for \w+Arguments\b")
 
 
 class ToolReportedError(ToolFailed):
     """The tool ran and answered with an error (MCP `isError`, a ToolMessage with status "error")."""
 
 
+class ArgumentsRefused(ToolReportedError, ToolNotCalled):
+    """The server refused the arguments before its tool ran: paor's call was wrong, not the tool."""
+
+
 def tool_output(name: str, message: ToolMessage, cap: int) -> ToolOutput:
     """The documents of one answer; a reported error raises `ToolReportedError` with the tool's own words."""
     if message.status == "error":
-        raise ToolReportedError(f"{name} reported an error: {clip(_text_of(message.content), 1000)}")
+        text = _text_of(message.content).strip()
+        refused = ArgumentsRefused if _REFUSED_ARGUMENTS.search(text) else ToolReportedError
+        raise refused(f"{name} reported an error: {clip(text, 1000)}")
     if isinstance(message.artifact, ToolOutput):  # a paor-aware tool made its documents itself
         return message.artifact
     return _Collector(safe_file_name(name), cap).collect(message.content, message.artifact)

@@ -7,6 +7,10 @@ annotations). The sessions are reused by every call until `close()`, which ends 
 recorded with the reason; one that dies, stops answering or fails at the transport level during a call is
 withdrawn for the rest of the session with the reason. `open()` after `close()` starts them afresh.
 
+A stdio server is started through tools/mcp/launcher.py, which ends it with its process group when paor ends in
+any way (SIGTERM, SIGHUP, a crashed worker), within a second or two: `close()` and atexit cannot run in a killed
+process, and a server stuck in a call never reads the end of its stdin.
+
 Why a loop of its own: paor's nodes are synchronous and run in worker threads, and an MCP session (anyio task
 groups) must be entered and left in one task of one loop. Each server's session lives in its own task here;
 calls are submitted to the loop and waited for with the server's `timeout`.
@@ -17,6 +21,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import sys
 import threading
 from collections.abc import AsyncIterator, Coroutine
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -26,14 +32,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 from uuid import uuid4
 
+import httpx
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_mcp_adapters.sessions import create_session
 from langchain_mcp_adapters.tools import load_mcp_tools
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, McpError, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 
-from graph.errors import ToolFailed
+from graph.errors import ActionUnavailable, ToolFailed, ToolNotCalled
 from tools.mcp.config import ServerSpec
 from tools.mcp.stderr import StderrLog
 
@@ -45,12 +53,21 @@ PING_TIMEOUT_S = 5.0
 CLOSE_TIMEOUT_S = 15.0
 STDERR_DRAIN_S = 2.0
 _GRACE_S = 5.0  # beyond a server's own timeouts, before the waiting thread gives up on the loop itself
+LAUNCHER = Path(__file__).with_name("launcher.py")
 
 T = TypeVar("T")
 
 
 class McpCallFailed(ToolFailed):
     """An MCP call that produced no result: timeout, transport failure, or a server withdrawn earlier."""
+
+
+class McpServerUnavailable(McpCallFailed, ActionUnavailable):
+    """The call was not made: the server is not declared, withdrawn, or the sessions are closed."""
+
+
+class McpCallRefused(McpCallFailed, ToolNotCalled):
+    """The server refused the call itself (unknown tool, invalid params) or could not be connected to."""
 
 
 @dataclass
@@ -143,9 +160,9 @@ class McpServers:
         with self._lock:
             link = self._links.get(server)
         if link is None:
-            raise McpCallFailed(f"no MCP server {server!r} is declared")
+            raise McpServerUnavailable(f"no MCP server {server!r} is declared")
         if link.failure is not None:
-            raise McpCallFailed(f"the MCP server {server} is unavailable: {link.failure}")
+            raise McpServerUnavailable(f"the MCP server {server} is unavailable: it {link.failure}")
         return self._run(self._call(link, tool, arguments), link.spec.timeout + PING_TIMEOUT_S + _GRACE_S)
 
     # -- inside the loop ---------------------------------------------------------------------------------------
@@ -154,7 +171,7 @@ class McpServers:
         loop = self._loop
         if loop is None:
             coroutine.close()
-            raise McpCallFailed("the MCP sessions are closed")
+            raise McpServerUnavailable("the MCP sessions are closed")
         future = asyncio.run_coroutine_threadsafe(coroutine, loop)
         try:
             return future.result(timeout)
@@ -197,7 +214,7 @@ class McpServers:
             if not ready.done():
                 ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
             elif link.failure is None:
-                link.failure = f"the session ended ({_describe(exc)}){link.last_words()}"
+                link.failure = f"lost its session ({_describe(exc)}){link.last_words()}"
         finally:
             link.session = None
 
@@ -205,16 +222,18 @@ class McpServers:
     async def _session(self, link: _Link) -> AsyncIterator[ClientSession]:
         spec = link.spec
         if spec.transport != "stdio":
-            connection: dict[str, Any] = {"transport": spec.transport, "url": spec.url, "headers": spec.headers}
-            connection["timeout"] = spec.startupTimeout
-            async with create_session(connection) as session:  # type: ignore[arg-type]
+            connection: dict[str, Any] = {"transport": spec.transport, "url": spec.url}
+            if spec.transport != "websocket":  # a websocket connection takes nothing else
+                connection.update(headers=spec.headers, timeout=spec.startupTimeout)
+            async with create_session({**connection, **spec.options}) as session:  # type: ignore[arg-type]
                 await session.initialize()
                 yield session
             return
         assert link.stderr is not None
-        params = StdioServerParameters(
-            command=spec.command or "", args=spec.args, env=spec.env or None, cwd=spec.cwd or None
-        )
+        command, args = spec.command or "", spec.args
+        if os.name == "posix":  # its process group ends with paor, however paor ends
+            command, args = sys.executable, ["-I", "-S", str(LAUNCHER), str(os.getpid()), command, *args]
+        params = StdioServerParameters(command=command, args=args, env=spec.env or None, cwd=spec.cwd or None)
         try:
             async with stdio_client(params, errlog=link.stderr.writer) as (read, write):
                 link.stderr.close_writer()
@@ -228,7 +247,7 @@ class McpServers:
     async def _call(self, link: _Link, tool: str, arguments: dict[str, Any]) -> ToolMessage:
         found = link.tools.get(tool)
         if found is None:
-            raise McpCallFailed(f"the MCP server {link.spec.name} has no tool {tool!r}")
+            raise McpCallRefused(f"the MCP server {link.spec.name} has no tool {tool!r}")
         call = {"type": "tool_call", "name": tool, "args": arguments, "id": f"paor-{uuid4().hex[:12]}"}
         try:
             answer = await asyncio.wait_for(found.ainvoke(call), link.spec.timeout)
@@ -241,7 +260,7 @@ class McpServers:
         except Exception as exc:
             reason = f"{tool} failed: {_describe(exc)}"
             await self._check_alive(link, reason)
-            raise McpCallFailed(reason) from exc
+            raise (McpCallRefused if _refused(exc) else McpCallFailed)(reason) from exc
         if not isinstance(answer, ToolMessage):
             raise McpCallFailed(f"{tool} gave no tool message ({type(answer).__name__})")
         return answer
@@ -277,6 +296,15 @@ class McpServers:
                 await asyncio.wait_for(task, CLOSE_TIMEOUT_S)
         except BaseException as exc:  # the task recorded it already
             log.debug("MCP server %s ended: %s", link.spec.name, exc)
+
+
+def _refused(exc: BaseException) -> bool:
+    """The server refused the call before its tool ran (unknown tool, invalid params), or was not reached."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, McpError):
+        return exc.error.code in (INVALID_PARAMS, METHOD_NOT_FOUND)
+    return isinstance(exc, ConnectionRefusedError | httpx.ConnectError)
 
 
 def _describe(exc: BaseException) -> str:

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+import tools.catalog as catalog_module
 from graph.context import Context
+from graph.errors import ActionNotDeclared
 from graph.schemas import ActionResult, dump
 from graph.services import Services
 from nodes.act import act
@@ -69,6 +71,7 @@ def test_tool_exception_becomes_a_failed_result_with_the_reason(
     assert not result.success and result.documents == []
     assert result.error is not None and "ToolFailed" in result.error and "the disk is on fire" in result.error
     assert result.resultLabel == "round1_task1_action1_echo"
+    assert result.called  # the tool ran and failed at its job: learning may hold it against the approach
 
 
 def test_model_error_inside_a_tool_is_a_failed_result_not_a_crash(
@@ -80,15 +83,38 @@ def test_model_error_inside_a_tool_is_a_failed_result_not_a_crash(
     assert result.error and "no response scripted" in result.error
 
 
-def test_unregistered_action_is_a_failed_result(services: Services, context: Context) -> None:
-    chosen = selection(action="web.teleport", parametersSchema={"fields": []})
+def test_an_action_the_graph_does_not_have_stops_the_run_naming_it(services: Services, context: Context) -> None:
+    chosen = selection(action="mcp.orders.create_ticket", parametersSchema={"fields": []})
+    ran_with = {"servers": ["orders"], "config": "/srv/mcp.json", "tools": []}
+
+    with pytest.raises(ActionNotDeclared) as raised:
+        _act(services, context, selection=dump(chosen), parameters={}, tools=ran_with)
+
+    assert str(raised.value) == (
+        "the thread's next action mcp.orders.create_ticket cannot run here: no MCP server 'orders' is declared; "
+        "the thread ran with the MCP servers orders from /srv/mcp.json"
+    )
+    assert isinstance(raised.value, ValueError)  # the LangGraph server shows a ValueError's message to the client
+
+
+def test_an_action_withdrawn_here_is_a_failed_result_paor_could_not_call(
+    services: Services, context: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(catalog_module._UNAVAILABLE, "mcp.orders.*", "the MCP server orders could not start")
+    chosen = selection(action="mcp.orders.create_ticket", parametersSchema={"fields": []})
+
     result = _act(services, context, selection=dump(chosen), parameters={})
-    assert not result.success and "web.teleport is not registered" in (result.error or "")
+
+    assert not result.success and not result.called
+    assert result.error == (
+        "ActionUnavailable: mcp.orders.create_ticket is unavailable: the MCP server orders could not start"
+    )
 
 
-def test_invalid_arguments_are_a_failed_result(services: Services, context: Context) -> None:
+def test_invalid_arguments_are_a_failed_result_paor_could_not_call(services: Services, context: Context) -> None:
     result = _act(services, context, parameters={"aiPrompt": ""})
     assert not result.success and "aiPrompt" in (result.error or "")
+    assert not result.called  # the tool's own schema refused paor's arguments: the tool never ran
 
 
 @pytest.mark.usefixtures("test_actions")

@@ -185,3 +185,54 @@ def test_a_result_identical_to_an_earlier_steps_is_a_failure_that_teaches_stage_
     assert recorded.outcome == "failed", "so its action+parameters are never run again"
     assert "byte-identical to step 1's (ai.process): repeating it changes nothing" in recorded.learnings[-1]
     assert store.search(NAMESPACE) == [], "a repeat says nothing about the approach for other runs"
+
+
+def test_a_tool_paor_could_not_call_lowers_no_strategy_and_one_that_failed_at_its_job_does(
+    services: Services, context: Context
+) -> None:
+    store = InMemoryStore()
+    not_called = _step_state(False)
+    error = "ArgumentsRefused: read_text_file reported an error: MCP error -32602: Input validation error"
+    not_called["result"] = dump(ActionResult(success=False, resultLabel=LABEL, error=error, called=False))
+
+    update = learn(not_called, runtime(context, store), services)
+
+    assert HistoryEntry.model_validate(update["history"][0]).outcome == "failed"  # never repeated this round
+    assert store.search(NAMESPACE) == [], "paor's own failure says nothing about the tool"
+    failed_at_its_job = _step_state(False)
+    failed_at_its_job["result"] = dump(ActionResult(success=False, resultLabel=LABEL, error="ToolFailed: boom"))
+    learn(failed_at_its_job, runtime(context, store), services)
+    assert (_strategy(store).attempts, _strategy(store).successes) == (1, 0)
+
+
+def test_failures_of_paors_own_stored_by_earlier_versions_are_left_out_of_a_strategy() -> None:
+    store = InMemoryStore()
+    intent = primes_intent()
+    record(
+        store,
+        intent,
+        "mcp.orders.create_ticket",
+        "default parameters",
+        False,
+        "LookupError: action mcp.orders.create_ticket is not registered",
+    )
+    record(
+        store,
+        intent,
+        "mcp.fs.read_text_file",
+        'path "/a"',
+        False,
+        "MCP error -32602: expected number, received null at tail",
+    )
+    record(
+        store,
+        intent,
+        "mcp.shop.lookup_order",
+        'order_id "A-1"',
+        False,
+        "include_items Input should be a valid boolean [input_value=None]",
+    )
+    learned = record(store, intent, "mcp.shop.lookup_order", 'order_id "A-2"', False, "order A-2 does not exist")
+
+    assert learned.avoid == ['mcp.shop.lookup_order: order_id "A-2" → order A-2 does not exist']
+    assert learned.attempts == 1

@@ -8,8 +8,10 @@ import pytest
 from langgraph.runtime import ExecutionInfo, Runtime
 from langgraph.store.memory import InMemoryStore
 
+import tools.catalog as catalog_module
 from graph.builder import after_parameters
 from graph.context import Context
+from graph.errors import ActionNotDeclared
 from graph.schemas import HistoryEntry, Intent, Strategy, dump
 from graph.services import Services
 from nodes.arguments import prepare_arguments
@@ -259,12 +261,22 @@ def test_a_failure_older_than_the_state_window_is_still_never_repeated(
     assert "already failed" in update["step_error"]
 
 
-def test_an_action_no_longer_in_the_catalog_fails_the_step_without_asking_the_model(
-    scripted_llm: ScriptedLLM, services: Services, context: Context
+def test_an_action_withdrawn_since_it_was_selected_fails_the_step_without_asking_the_model(
+    scripted_llm: ScriptedLLM, services: Services, context: Context, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setitem(catalog_module._UNAVAILABLE, "gone.*", "its backend is down")
     gone = selection().model_copy(update={"action": "gone.away", "learnings": ["it worked last week"]})
     update = _parameters(services, context, chosen=gone)
-    assert update["step_error"] == "action gone.away is no longer registered"
+    assert update["step_error"] == "gone.away is unavailable: its backend is down"
     [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
     assert failure.action == "gone.away" and failure.learnings == ["it worked last week"]
+    assert not _stage2(scripted_llm)
+
+
+def test_an_action_the_graph_does_not_have_stops_the_run_without_asking_the_model(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    gone = selection().model_copy(update={"action": "gone.away"})
+    with pytest.raises(ActionNotDeclared, match=r"the thread's next action gone\.away cannot run here"):
+        _parameters(services, context, chosen=gone)
     assert not _stage2(scripted_llm)
