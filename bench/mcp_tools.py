@@ -113,7 +113,7 @@ def stage1(request: str, needed: str, entries: Sequence[CatalogEntry]) -> tuple[
         llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {}})
         services = Services(Models(injected=llm.model()), actions=_Listed(entries) if entries else None)
         graph = make_builder(services).compile(store=InMemoryStore())
-        context = Context(max_steps=1, learning=False, store_dir=store_dir)
+        context = Context(max_steps=1, learning=False, store_dir=store_dir, direct_answer=False)  # Stage 1 is measured
         graph.invoke({"prompt": request}, {"recursion_limit": RECURSION_LIMIT}, context=context)
         [asked] = llm.requests_for("ActionSelection")[:1]
         return count_tokens(asked.text), offered_actions(asked)
