@@ -1,17 +1,22 @@
 """paor's own routes on the LangGraph server (`langgraph.json` `http.app`): uploads in, deliverables out.
 
 - `POST /paor/documents?name=FILE` (raw body) stores a document and answers 201 with its `reference` for a run's
-  `documents` input; bodies over `max_document_mb` are 413, unreadable types 415.
+  `documents` input; bodies over `max_document_mb` are 413, unreadable types 415, and an upload that would take the
+  client's documents over its quota (PAOR_SERVER_MAX_DOCUMENTS_MB) is 413.
+- `GET /paor/documents` lists the client's uploads and how much of its quota its documents take;
+  `DELETE /paor/documents/{reference}` deletes one of its uploads.
 - `GET /paor/threads/{thread_id}/deliverables` lists the thread's deliverables, each with its download `url`.
 - `GET /paor/threads/{thread_id}/documents/{label}/{name}` sends one document the thread produced or received.
-  Links in answers carry `?expires=…&signature=…` while auth is on (server/urls.py): such a link opens its one
-  document without a key (a click sends none); a key holder's request with a bad signature is 403.
+  Links in answers carry `?owner=…&expires=…&signature=…` while auth is on (server/urls.py): such a link opens its
+  one document without a key (a click sends none) while the thread exists; a key holder's request with a bad
+  signature is 403. `HEAD` answers every download route like `GET`, without the body.
 
 Thread state is read through the server's own API with the caller's key, so the server's auth decides what the
 caller may see (another owner's thread is 404 there and here). Documents are served from the server's own record
-of what each thread produced or received (server/records.py), never from a reference in the thread's state, which
-a client can write; they are read by their hash: nothing in a URL ever becomes a file path. While
-PAOR_SERVER_API_KEY is set, `KeyGate` (server/gate.py) puts every route of the server process behind the key.
+of what each owner's thread produced or received (server/records.py), never from a reference in the thread's state,
+which a client can write; they are read by their hash: nothing in a URL ever becomes a file path. While
+PAOR_SERVER_API_KEY is set, `KeyGate` (server/gate.py) puts every route of the server process behind the key, and
+`Traffic` (server/traffic.py) bounds request bodies and forgets a deleted thread's records.
 """
 
 from __future__ import annotations
@@ -31,15 +36,26 @@ from starlette.routing import Route
 from graph.context import Context
 from graph.errors import DocumentRejected
 from graph.schemas import DocumentRef, dump
+from server import inprocess, quotas, upstream
 from server.gate import KeyGate
+from server.keys import HEADER, owner_of
 from server.records import ThreadRecords
-from server.settings import api_keys
-from server.uploads import store_upload
-from server.urls import DELIVERABLES_PATH, DOCUMENT_PATH, SIGNATURE, UPLOAD_PATH, document_url, signed_document
+from server.settings import api_keys, limit, server_store
+from server.traffic import Traffic
+from server.uploads import delete_upload, owner_uploads, store_upload
+from server.urls import (
+    DELIVERABLES_PATH,
+    DOCUMENT_PATH,
+    SIGNATURE,
+    UPLOAD_PATH,
+    UPLOADED_PATH,
+    document_url,
+    signed_document,
+)
 from tools.documents import DocumentStore
 
 #: Headers that carry the caller's credentials into the server's own API.
-_FORWARDED = ("x-api-key",)
+_FORWARDED = (HEADER,)
 #: A downloaded document is data, never a page of this origin: no sniffing, no scripts, saved rather than shown.
 _DOWNLOAD_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox"}
 
@@ -58,23 +74,47 @@ async def upload(request: Request) -> Response:
     if not name:
         return _error(400, f"name the document: POST {UPLOAD_PATH}?name=FILE with the bytes as the body")
     context = _operator_context()
-    limit = int(context.max_document_mb * 1024 * 1024)
+    most = int(context.max_document_mb * 1024 * 1024)
     too_large = _error(413, f"the document is larger than {context.max_document_mb:g} MB (max_document_mb)")
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
+    if declared.isdigit() and int(declared) > most:
         return too_large
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > limit:
+        if len(body) > most:
             return too_large
     if not body:
         return _error(400, "the body is empty: send the document's bytes")
+    owner = _owner(request)
+    if refused := await quotas.documents_refusal(owner, len(body)):
+        return _error(413, refused)
     try:
-        stored = await asyncio.to_thread(store_upload, bytes(body), name, DocumentStore(context.store_path))
+        stored = await asyncio.to_thread(store_upload, bytes(body), name, DocumentStore(server_store()), owner)
     except DocumentRejected as exc:
         return _error(415, str(exc))
     return JSONResponse(stored.as_json(), status_code=201)
+
+
+async def uploads(request: Request) -> Response:
+    """The client's uploads, and how much of its document quota its documents take."""
+    owner = _owner(request)
+    listed = await asyncio.to_thread(owner_uploads, server_store(), owner)
+    used = await asyncio.to_thread(quotas.document_bytes, owner)
+    return JSONResponse(
+        {
+            "uploads": [{"reference": reference, **dump(ref)} for reference, ref in listed],
+            "documents_bytes": used,
+            "documents_quota_bytes": int(limit("documents_mb") * 1024 * 1024),
+        }
+    )
+
+
+async def forget_upload(request: Request) -> Response:
+    reference = request.path_params["reference"]
+    if not await asyncio.to_thread(delete_upload, reference, server_store(), _owner(request)):
+        return _error(404, f"no upload {reference} of this client")
+    return Response(status_code=204)
 
 
 async def deliverables(request: Request) -> Response:
@@ -82,31 +122,36 @@ async def deliverables(request: Request) -> Response:
     values = await _thread_values(request, thread_id)
     if values is None:
         return _error(404, f"no thread {thread_id} for this client")
-    records = _records()
+    records, owner = _records(), _owner(request)
     refs = [DocumentRef.model_validate(item) for item in values.get("deliverables") or []]
     base = str(request.base_url)
-    listed = [
-        {**dump(ref), "url": document_url(thread_id, ref, base=base)} for ref in refs if records.holds(thread_id, ref)
-    ]
-    return JSONResponse({"thread_id": thread_id, "status": values.get("status"), "deliverables": listed})
+
+    def listed() -> list[dict[str, Any]]:
+        held = [ref for ref in refs if records.holds(owner, thread_id, ref)]
+        return [{**dump(ref), "url": document_url(thread_id, ref, base=base, owner=owner)} for ref in held]
+
+    found = await asyncio.to_thread(listed)
+    return JSONResponse({"thread_id": thread_id, "status": values.get("status"), "deliverables": found})
 
 
 async def document(request: Request) -> Response:
     thread_id, label, name = (request.path_params[key] for key in ("thread_id", "label", "name"))
     if api_keys() and SIGNATURE in request.query_params:  # a clicked link: its signature vouches, not a key
-        if not signed_document(thread_id, label, name, request.query_params):
+        owner = await asyncio.to_thread(signed_document, thread_id, label, name, request.query_params)
+        if owner is None or thread_id not in await inprocess.existing_threads(owner, [thread_id]):
             return _error(
                 403,
-                "this link has expired or is not a link to this document; list the thread's "
-                f"deliverables ({DELIVERABLES_PATH}) for fresh links",
+                "this link has expired, its thread was deleted, or it is not a link to this document; list the "
+                f"thread's deliverables ({DELIVERABLES_PATH}) for fresh links",
             )
-        ref = _records().find(thread_id, label, name)
     else:
-        values = await _thread_values(request, thread_id)
-        ref = _records().find(thread_id, label, name) if values is not None else None
+        owner = _owner(request)
+        if await _thread_values(request, thread_id) is None:
+            return _error(404, f"thread {thread_id} has no document {label}/{name} for this client")
+    ref = await asyncio.to_thread(_records().find, owner, thread_id, label, name)
     if ref is None:
         return _error(404, f"thread {thread_id} has no document {label}/{name} for this client")
-    path = DocumentStore(_operator_context().store_path).path_of(ref)
+    path = DocumentStore(server_store()).path_of(ref)
     if not await asyncio.to_thread(path.is_file):
         return _error(404, f"{ref.name} is no longer in the document store")
     return FileResponse(path, media_type=ref.mime, filename=ref.name, headers=_DOWNLOAD_HEADERS)
@@ -114,7 +159,15 @@ async def document(request: Request) -> Response:
 
 def _records() -> ThreadRecords:
     """What the server itself recorded of each thread's documents: the only ones it serves (server/records.py)."""
-    return ThreadRecords(_operator_context().store_path)
+    return ThreadRecords(server_store())
+
+
+def _owner(request: Request) -> str:
+    """The client a keyed request comes from (the key gate let only valid keys through), ANONYMOUS without keys."""
+    owner = owner_of(request.headers.get(HEADER))
+    if owner is None:  # unreachable behind the gate; never serve anything to nobody
+        raise PermissionError("a request without a valid key reached a route")
+    return owner
 
 
 async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | None:
@@ -141,11 +194,16 @@ async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | N
     return values if isinstance(values, dict) else {}
 
 
+upstream.apply()  # LangGraph's in-memory runtime removed the wrong thread under concurrent deletions
+
 app = Starlette(
     routes=[
         Route(UPLOAD_PATH, upload, methods=["POST"]),
+        Route(UPLOAD_PATH, uploads, methods=["GET"]),  # GET routes answer HEAD alike (Starlette)
+        Route(UPLOADED_PATH, forget_upload, methods=["DELETE"]),
         Route(DELIVERABLES_PATH, deliverables, methods=["GET"]),
         Route(DOCUMENT_PATH, document, methods=["GET"]),
     ],
-    middleware=[Middleware(KeyGate)],  # langgraph-api wraps the whole server process in it, not just these routes
+    # langgraph-api wraps the whole server process in these, not just these routes: the key first, then the limits
+    middleware=[Middleware(KeyGate), Middleware(Traffic)],
 )

@@ -3,10 +3,13 @@
 PAOR_SERVER_API_KEY unset: the server is open, as `langgraph dev` is by default (keep it on loopback). Set — one
 key, or several separated by commas, one per client — every protected route (runs, threads, assistants, the store
 API, `/mcp` and paor's own routes, see `http.enable_custom_route_auth`) needs `x-api-key`; anything else is 401.
-Each key is its own owner: threads, runs and crons are stamped with it and filtered by it, so a client sees only
-its own threads (another's is 404, as if it did not exist). Assistants are shared for reading (paor's own has no
-owner); one a client creates can be changed or deleted by that client only. The store API is confined to
-namespaces that start with the client's identity: paor's own learning memory is the graph's, not the clients'.
+Each key is its own owner: threads, runs, assistants and crons are stamped with it and filtered by it, so a client
+sees only its own (another's is 404, as if it did not exist) and the operator's assistants (langgraph.json: paor),
+which no client can change, delete or name again; so `/mcp` and A2A, which list and run assistants as the caller,
+list each client its own and the operator's. The store API is confined to namespaces that start with the client's
+identity: paor's own learning memory is the graph's, not the clients'. Every client is held to the operator's
+quotas (server/quotas.py): threads, runs in flight, assistants, crons, store items and bytes, document bytes, and
+the size of what a resource keeps as metadata, configuration or context.
 A thread's state is written by its runs: direct state writes, and run commands that update the fields carrying
 documents, are refused. Identities are derived from the key by hashing (server/keys.py), so no key is ever stored
 in metadata or logs. The routes LangGraph does not protect (its meta and development routes) are behind the same
@@ -15,17 +18,19 @@ key through server/gate.py.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from langgraph_sdk import Auth
 
-from server.keys import HEADER, REFUSAL, client_of
+from server import inprocess, quotas
+from server.keys import ANONYMOUS, HEADER, REFUSAL, client_of
 from server.records import DOCUMENT_FIELDS, touches_documents
 from server.settings import api_keys
 from server.urls import signed_link
 
-ANONYMOUS = "anonymous"
+__all__ = ["ANONYMOUS", "LINK", "auth"]
 #: Who presents a signed deliverable link: it opens that one document (server/urls.py) and no other route.
 LINK = "signed-link"
 
@@ -41,7 +46,7 @@ async def authenticate(
     identity = client_of(headers.get(HEADER.encode()))
     if identity is not None:
         return {"identity": identity}
-    if method == "GET" and signed_link(path, query_params) is not None:  # a clicked deliverable link: that document
+    if method in ("GET", "HEAD") and signed_link(path, query_params) is not None:  # a clicked link: that document
         return {"identity": LINK, "permissions": []}
     raise Auth.exceptions.HTTPException(status_code=401, detail=REFUSAL)
 
@@ -51,16 +56,29 @@ def _owner_only(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterTyp
     if not api_keys():
         return None
     if ctx.action in ("create", "create_run", "update") and isinstance(value, dict):
-        metadata = value.get("metadata")
-        if isinstance(metadata, dict):
-            metadata["owner"] = ctx.user.identity  # in place: the server keeps its own reference to this dict
-        else:
-            value["metadata"] = {"owner": ctx.user.identity}
+        _stamp(value, owner=ctx.user.identity)
     return {"owner": ctx.user.identity}
+
+
+def _stamp(value: dict[str, Any], **marks: str) -> None:
+    metadata = value.get("metadata")
+    if isinstance(metadata, dict):
+        metadata.update(marks)  # in place: the server keeps its own reference to this dict
+    else:
+        value["metadata"] = dict(marks)
 
 
 @auth.on.threads
 async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    return _owner_only(ctx, value)
+
+
+@auth.on.threads.create
+async def create_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """A new thread (or a copy) within the client's thread quota, with metadata of bounded size."""
+    if api_keys() and isinstance(value, dict):
+        quotas.check_size("the thread's metadata", value.get("metadata"))
+        await quotas.check_count(ctx.user.identity, "threads")
     return _owner_only(ctx, value)
 
 
@@ -79,15 +97,33 @@ async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
     state could name any stored document by its hash (server/records.py keeps the graph from reading those)."""
     if api_keys() and isinstance(value, dict) and not value.keys() - {"thread_id"}:
         raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
+    if api_keys() and isinstance(value, dict) and isinstance(value.get("metadata"), dict) and value["metadata"]:
+        thread = value.get("thread_id")  # none when LangGraph itself updates threads (an assistant's deletion)
+        current = await inprocess.thread_metadata(ctx.user.identity, str(thread)) if thread else None
+        quotas.check_size("the thread's metadata", {**(current or {}), **value["metadata"]})
     return _owner_only(ctx, value)
 
 
 @auth.on.threads.create_run
 async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
-    """A run's `command` may resume an interrupt, never write the fields that carry documents."""
-    command = (value.get("kwargs") or {}).get("command") if isinstance(value, dict) else None
+    """A run's `command` may resume an interrupt, never write the fields that carry documents; a client has at most
+    its quota of runs in flight, and a run that creates its thread counts against the thread quota."""
+    kwargs = (value.get("kwargs") or {}) if isinstance(value, dict) else {}
+    command = kwargs.get("command")
     if api_keys() and isinstance(command, dict) and touches_documents(command.get("update")):
         raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
+    if api_keys() and isinstance(value, dict):
+        owner = ctx.user.identity
+        quotas.check_size("the run's metadata", value.get("metadata"))
+        thread = value.get("thread_id")
+        if thread is None:  # a stateless run: its thread stays unless it is temporary (`on_completion: keep`)
+            creates = not kwargs.get("temporary")
+        else:
+            creates = value.get("if_not_exists") == "create"
+            creates = creates and not await inprocess.existing_threads(owner, [str(thread)])
+        if creates:
+            await quotas.check_count(owner, "threads")
+        await quotas.check_runs(owner, str(value.get("run_id") or "") or None)  # last: it reserves a place
     return _owner_only(ctx, value)
 
 
@@ -96,24 +132,109 @@ async def own_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Filte
     return _owner_only(ctx, value)
 
 
+@auth.on.crons.create
+async def create_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """A cron within the client's quota, its payload of bounded size, on one of the client's own threads."""
+    if api_keys() and isinstance(value, dict):
+        quotas.check_size("the cron's payload", value.get("payload"))
+        await quotas.check_count(ctx.user.identity, "crons")
+        thread = value.get("thread_id")
+        if thread is not None and not await inprocess.existing_threads(ctx.user.identity, [str(thread)]):
+            raise Auth.exceptions.HTTPException(status_code=404, detail=f"Thread with ID {thread} not found")
+    return _owner_only(ctx, value)
+
+
+@auth.on.crons.update
+async def update_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    if api_keys() and isinstance(value, dict):
+        quotas.check_size("the cron's payload", value.get("payload"))
+    return _owner_only(ctx, value)
+
+
+#: What the server's own assistants (the graphs of langgraph.json) carry, set by LangGraph, never by a client.
+SYSTEM = {"created_by": "system"}
+
+
+def _own_or_operators(ctx: Auth.types.AuthContext) -> Auth.types.FilterType | None:
+    if not api_keys():
+        return None
+    either: Any = {"$or": [{"owner": ctx.user.identity}, SYSTEM]}  # LangGraph's filters take $or; its types do not
+    return cast(Auth.types.FilterType, either)
+
+
 @auth.on.assistants.read
-async def read_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
-    """The graphs of langgraph.json (paor) belong to everyone who may use the server."""
+async def read_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """A client reads (and runs) its own assistants and the operator's: the graphs of langgraph.json (paor)."""
+    return _own_or_operators(ctx)
 
 
 @auth.on.assistants.search
-async def search_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
-    """Listing them too: Studio and MCP's tools/list start here."""
+async def search_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """Listing them too: Studio, MCP's tools/list and tools/call and A2A start here, so each client's MCP tools are
+    its own assistants and the operator's, never another client's."""
+    return _own_or_operators(ctx)
+
+
+@auth.on.assistants.create
+async def create_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """An assistant a client creates is its own, within its quota, and never takes an operator's name."""
+    if api_keys() and isinstance(value, dict):
+        await _check_assistant(ctx, value)
+        await quotas.check_count(ctx.user.identity, "assistants")
+    return _owner_only(ctx, value)
+
+
+@auth.on.assistants.update
+async def update_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    """Only the client's own assistants change (the operator's carry no owner: 404), and never to an operator's
+    name."""
+    if api_keys() and isinstance(value, dict):
+        await _check_assistant(ctx, value)
+    return _owner_only(ctx, value)
 
 
 @auth.on.assistants
 async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
-    """Assistants a client creates are theirs; the server's own (no owner) cannot be changed or deleted."""
+    """Deleting too: the client's own assistants only."""
     return _owner_only(ctx, value)
+
+
+async def _check_assistant(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
+    for field in ("metadata", "config", "context"):
+        quotas.check_size(f"the assistant's {field}", value.get(field))
+    quotas.check_size("the assistant's description", value.get("description"))
+    name = value.get("name")
+    if isinstance(name, str) and _tool_name(name) in {_tool_name(own) for own in await _operator_names()}:
+        raise Auth.exceptions.HTTPException(
+            status_code=409,
+            detail=f"the assistant name {name!r} is the operator's (an MCP tool of every client); choose another",
+        )
+    _stamp(value, owner=ctx.user.identity, created_by=ctx.user.identity)  # never "system": that is the operator's
+
+
+_OPERATOR_NAMES: list[str] = []
+
+
+async def _operator_names() -> list[str]:
+    """The names of the operator's assistants (fixed when the server starts)."""
+    if not _OPERATOR_NAMES:
+
+        async def search(client: Any) -> list[dict[str, Any]]:
+            found: list[dict[str, Any]] = await client.assistants.search(metadata=SYSTEM, limit=1000)
+            return found
+
+        _OPERATOR_NAMES.extend(str(assistant.get("name") or "") for assistant in await inprocess.ask(search))
+    return _OPERATOR_NAMES
+
+
+def _tool_name(name: str) -> str:
+    """An assistant's name as MCP lists it (langgraph_api's normalisation), case folded."""
+    return re.sub(r"[^a-zA-Z0-9_\-.]", "", re.sub(r"\s+", "_", name.strip()))[:128].casefold()
 
 
 @auth.on.store()
 async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> bool | None:
+    """A client's namespaces start with its identity; what it puts there is held to its store quotas."""
     if not api_keys():
         return None
     namespace = tuple(value.get("namespace") or ())
@@ -121,6 +242,13 @@ async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> bool | None
         raise Auth.exceptions.HTTPException(
             status_code=403, detail=f"store namespaces of this client start with {ctx.user.identity!r}"
         )
+    if ctx.action == "put":
+        if value.get("value") is None:  # a put of None deletes the item
+            await quotas.STORE.forget(ctx.user.identity, namespace, str(value.get("key")))
+        else:
+            await quotas.STORE.admit(ctx.user.identity, namespace, str(value.get("key")), value.get("value"))
+    elif ctx.action == "delete":
+        await quotas.STORE.forget(ctx.user.identity, namespace, str(value.get("key")))
     return None
 
 

@@ -9,7 +9,7 @@ sits on paor's `http.app`; langgraph-api puts a custom app's middleware outside 
 before any route, LangGraph's own CORS handling included. Without a valid key the answer is 401; the development
 routes are 403 whatever the key, because each acts on every client's data or on the operator's account.
 
-Let through: `/ok` (liveness), a GET of a document whose signed link fits it (server/urls.py: a clicked link
+Let through: `/ok` (liveness), a GET or HEAD of a document whose signed link fits it (server/urls.py: a clicked link
 carries no key), CORS preflights (LangGraph's CORS middleware answers them itself and never passes one to a route;
 browsers send them without credentials), and LangGraph's in-process loopback requests (ASGI
 `root_path` "/noauth", which no HTTP request can set).
@@ -63,7 +63,7 @@ def _exempt(scope: Scope) -> bool:
         return True
     if scope["type"] == "http" and scope["path"] in OPEN_PATHS:
         return True
-    if scope["type"] == "http" and scope.get("method") == "GET" and _signed(scope):
+    if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD") and _signed(scope):
         return True
     headers = dict(scope.get("headers") or [])
     # A preflight only as CORS answers it (with an Origin): one without would pass CORS on to the route.

@@ -13,6 +13,8 @@ from server.settings import API_KEY_ENV, api_keys
 
 HEADER = "x-api-key"
 REFUSAL = f"missing or wrong {HEADER} ({API_KEY_ENV} is set)"
+#: The one owner of everything while no key is set (an open server: every client is the same one).
+ANONYMOUS = "anonymous"
 
 
 def identity_of(key: str) -> str:
@@ -29,3 +31,9 @@ def client_of(presented: str | bytes | None) -> str | None:
         if hmac.compare_digest(given, key.encode("utf-8")) and given:
             found = identity_of(key)
     return found
+
+
+def owner_of(presented: str | bytes | None) -> str | None:
+    """Who owns what a request creates: the client of the presented key, ANONYMOUS while no key is set, None for
+    a missing or wrong key while keys are set."""
+    return client_of(presented) if api_keys() else ANONYMOUS

@@ -22,7 +22,7 @@ from graph.errors import DocumentRejected, InputRefused
 from graph.schemas import DocumentRef
 from graph.services import Services
 from server.records import RecordedDocuments
-from server.settings import DOCUMENTS_DIR_ENV, documents_dir
+from server.settings import DOCUMENTS_DIR_ENV, documents_dir, server_store
 from server.uploads import UPLOAD_PREFIX, find_upload
 from server.urls import UPLOAD_PATH, base_url, document_url
 from tools.document.paths import resolve_in_documents_dir
@@ -77,18 +77,18 @@ CAPPED_LIMITS = (
 def operator_context(context: Context) -> Context:
     """A server run's Context: the client's, within what the operator decides.
 
-    Where tools read files (the operator's folder), where documents are stored, what may be fetched beyond the
-    public internet and which endpoint gets the server's OPENAI_API_KEY are the operator's settings, whatever the
-    client sent (a client-chosen `base_url` would receive the key). Every resource limit is capped by the
-    operator's value; the actions a client may allow are a subset of the operator's, and a client may switch
-    learning off but not on."""
+    Where tools read files (the operator's folder), where documents are stored (the server's own folder of the
+    operator's store), what may be fetched beyond the public internet and which endpoint gets the server's
+    OPENAI_API_KEY are the operator's settings, whatever the client sent (a client-chosen `base_url` would receive
+    the key). Every resource limit is capped by the operator's value; the actions a client may allow are a subset
+    of the operator's, and a client may switch learning off but not on."""
     operator = Context()
     folder = documents_dir()
     capped: dict[str, Any] = {name: _capped(getattr(context, name), getattr(operator, name)) for name in CAPPED_LIMITS}
     return replace(
         context,
         documents_dir=str(folder) if folder else "",
-        store_dir=operator.store_dir,
+        store_dir=str(server_store()),  # the server's own folder of the operator's store (server/settings.py)
         fetch_allowlist=operator.fetch_allowlist,
         base_url=operator.base_url,
         allowed_methods=_narrowed(context.allowed_methods, operator.allowed_methods),

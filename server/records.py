@@ -2,35 +2,52 @@
 
 A thread's state is no evidence: a client writes it (`POST /threads/{id}/state`, a new thread's `supersteps`, a
 run's `command.update`), and a `DocumentRef` names any stored document by its hash — another client's upload
-included. So the server graph keeps a record beside the bytes, in the document store's folder, where no request
-writes: `threads/<thread>/<label and name>.json`, the refs recorded under that label and name, newest last. A node's
-update is recorded as the node returns it (the inputs `intent` admitted, the result `act` stored, the history
-entries and deliverables that carry them on), and before every node the state it reads is vouched for: a document
-this thread has no record of stops the run (`UnrecordedDocuments`) before any node can read it. The download routes
-serve and list recorded documents only.
+included. So the server graph keeps a record beside the bytes, in the server's document store (server/settings.py
+`server_store`), where no request writes: `owners/<owner>/threads/<thread>/<label and name>.json`, the refs
+recorded under that label and name, newest last. A node's update is recorded as the node returns it (the inputs
+`intent` admitted, the result `act` stored, the history entries and deliverables that carry them on), and before
+every node the state it reads is vouched for: a document this thread has no record of stops the run
+(`UnrecordedDocuments`) before any node can read it. The download routes serve and list recorded documents only.
+
+Records are keyed by owner and thread: a thread id another client (or the same one) creates again after a deletion
+starts with no documents. Each thread's records carry a random generation that signed links are bound to
+(server/urls.py), so deleting the records revokes every link to them. Deleting a thread forgets its records
+(`forget`), and each stored file goes with the last record or upload that named it: every record and upload leaves
+a marker under `refs/<hash>/`, and a file without markers is deleted. Writes are serialised by one lock file, so
+concurrent recorders (parallel uploads, parallel nodes, another worker process) lose nothing.
 
 Without a thread (a graph invoked without a checkpointer) there is nothing to record, and nothing to download.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import secrets
+import shutil
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from langgraph.config import get_config
 from langgraph.types import Overwrite
 
 from graph.context import Context
-from graph.errors import InputRefused
+from graph.errors import DocumentRejected, InputRefused
 from graph.schemas import DocumentRef, dump
+from server.keys import ANONYMOUS
+from server.settings import api_keys
 
 #: State keys that carry DocumentRefs: lists of them, a step's result, and history entries.
 DOCUMENT_FIELDS = ("input_documents", "deliverables", "result", "history")
-_FOLDER = "threads"
+_OWNERS = "owners"
+_REFS = "refs"
+_LOCK = ".lock"
+_THREAD = "thread.json"
 
 
 class UnrecordedDocuments(InputRefused):
@@ -71,46 +88,175 @@ def _refs(items: Any) -> list[DocumentRef]:
     return [DocumentRef.model_validate(item) for item in items or []]
 
 
+def run_owner() -> str:
+    """The client a server run belongs to: the identity LangGraph's auth gave the request that started it (the
+    server writes it into the run's configuration after the client's own, so no client can name another), or
+    ANONYMOUS while no key is set and outside a server run."""
+    if not api_keys():
+        return ANONYMOUS
+    try:
+        configurable = get_config().get("configurable") or {}
+    except RuntimeError:  # outside a run
+        return ANONYMOUS
+    owner = configurable.get("langgraph_auth_user_id")
+    return owner if isinstance(owner, str) and owner else ANONYMOUS
+
+
+def hashed(text: str) -> str:
+    """A folder or file name for an owner, a thread or a document: neither ever becomes part of a path itself."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+@contextlib.contextmanager
+def locked(root: Path) -> Iterator[None]:
+    """One writer at a time in this store, across threads and processes (an advisory lock on `root/.lock`)."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / _LOCK, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 class ThreadRecords:
-    """The documents of each thread, kept in the document store's folder (`store_root`)."""
+    """The documents of each owner's threads, kept in the server's document store (`store_root`)."""
 
     def __init__(self, store_root: Path) -> None:
-        self.root = Path(store_root) / _FOLDER
+        self.store_root = Path(store_root)
 
-    def record(self, thread_id: str, refs: Iterable[DocumentRef]) -> None:
-        for ref in refs:
-            known = self.recorded(thread_id, ref.label, ref.name)
-            if ref not in known:
-                _write(self._file(thread_id, ref.label, ref.name), [*known, ref])
+    def record(self, owner: str, thread_id: str, refs: Iterable[DocumentRef]) -> None:
+        refs = list(refs)
+        if not refs:
+            return
+        with locked(self.store_root):
+            self._ensure_thread(owner, thread_id)
+            marker = _thread_marker(owner, thread_id)
+            for ref in refs:
+                known = self.recorded(owner, thread_id, ref.label, ref.name)
+                if ref in known:
+                    continue
+                if not self.bytes_path(ref.sha256).is_file():  # deleted with another thread while the node ran
+                    raise DocumentRejected(
+                        f"{ref.name} was removed from the document store while this step ran (another thread holding "
+                        "the same content was deleted); run the step again"
+                    )
+                add_reference(self.store_root, ref.sha256, marker)
+                write_json(self._file(owner, thread_id, ref.label, ref.name), [dump(r) for r in [*known, ref]])
 
-    def recorded(self, thread_id: str, label: str, name: str) -> list[DocumentRef]:
-        """What this thread produced or received under this label and name, oldest first."""
-        path = self._file(thread_id, label, name)
-        try:
-            return [DocumentRef.model_validate(item) for item in json.loads(path.read_text(encoding="utf-8"))]
-        except FileNotFoundError:
-            return []
+    def recorded(self, owner: str, thread_id: str, label: str, name: str) -> list[DocumentRef]:
+        """What this owner's thread produced or received under this label and name, oldest first."""
+        return _read_refs(self._file(owner, thread_id, label, name))
 
-    def holds(self, thread_id: str, ref: DocumentRef) -> bool:
-        return ref in self.recorded(thread_id, ref.label, ref.name)
+    def holds(self, owner: str, thread_id: str, ref: DocumentRef) -> bool:
+        return ref in self.recorded(owner, thread_id, ref.label, ref.name)
 
-    def find(self, thread_id: str, label: str, name: str) -> DocumentRef | None:
+    def find(self, owner: str, thread_id: str, label: str, name: str) -> DocumentRef | None:
         """The newest document recorded under this label and name (a re-run step may have replaced it)."""
-        known = self.recorded(thread_id, label, name)
+        known = self.recorded(owner, thread_id, label, name)
         return known[-1] if known else None
 
-    def _file(self, thread_id: str, label: str, name: str) -> Path:
-        """Named by hashes: neither a thread id nor a document name ever becomes part of a path."""
-        thread = hashlib.sha256(thread_id.encode("utf-8")).hexdigest()[:32]
-        document = hashlib.sha256(f"{label}\x00{name}".encode()).hexdigest()[:32]
-        return self.root / thread / f"{document}.json"
+    def generation(self, owner: str, thread_id: str, *, create: bool = False) -> str | None:
+        """The random id of this owner's records of the thread; a new one after they were forgotten."""
+        found = _read_thread(self._thread_dir(owner, thread_id))
+        if found is None and create:
+            with locked(self.store_root):
+                return self._ensure_thread(owner, thread_id)
+        return found["generation"] if found else None
+
+    def threads(self, owner: str) -> list[str]:
+        """The ids of the threads this owner has records of."""
+        base = self.store_root / _OWNERS / hashed(owner) / "threads"
+        found = [_read_thread(folder) for folder in sorted(base.iterdir())] if base.is_dir() else []
+        return [item["thread_id"] for item in found if item]
+
+    def documents(self, owner: str, thread_id: str) -> list[DocumentRef]:
+        """Every document recorded for this owner's thread."""
+        folder = self._thread_dir(owner, thread_id)
+        files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+        return [ref for path in files if path.name != _THREAD for ref in _read_refs(path)]
+
+    def forget(self, owner: str, thread_id: str) -> int:
+        """Delete this owner's records of the thread, and every stored file no other record or upload names;
+        the number of files deleted. Links to its documents stop opening (their generation is gone)."""
+        folder = self._thread_dir(owner, thread_id)
+        if not folder.is_dir():
+            return 0
+        with locked(self.store_root):
+            digests = {ref.sha256 for ref in self.documents(owner, thread_id)}
+            shutil.rmtree(folder, ignore_errors=True)
+            marker = _thread_marker(owner, thread_id)
+            return sum(drop_reference(self.store_root, digest, marker) for digest in sorted(digests))
+
+    def bytes_path(self, digest: str) -> Path:
+        """Where the content-addressed store (tools/documents.py) keeps a document's bytes."""
+        return self.store_root / digest[:2] / digest[2:4] / digest
+
+    def _ensure_thread(self, owner: str, thread_id: str) -> str:
+        """The generation of the thread's records, created with them (call it holding the lock)."""
+        folder = self._thread_dir(owner, thread_id)
+        found = _read_thread(folder)
+        if found:
+            return str(found["generation"])
+        generation = secrets.token_hex(16)
+        write_json(folder / _THREAD, {"thread_id": thread_id, "owner": owner, "generation": generation})
+        return generation
+
+    def _thread_dir(self, owner: str, thread_id: str) -> Path:
+        return self.store_root / _OWNERS / hashed(owner) / "threads" / hashed(thread_id)
+
+    def _file(self, owner: str, thread_id: str, label: str, name: str) -> Path:
+        return self._thread_dir(owner, thread_id) / (hashed(label + "\x00" + name) + ".json")
 
 
-def _write(path: Path, refs: list[DocumentRef]) -> None:
+def _thread_marker(owner: str, thread_id: str) -> str:
+    return f"t-{hashed(owner)}-{hashed(thread_id)}"
+
+
+def add_reference(store_root: Path, digest: str, marker: str) -> None:
+    """Note that `marker` (a thread's records, an upload) names the stored file `digest` (hold the lock)."""
+    folder = store_root / _REFS / digest[:2] / digest
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / marker).touch()
+
+
+def drop_reference(store_root: Path, digest: str, marker: str) -> int:
+    """Drop one marker; delete the stored file when none is left (hold the lock). 1 if the file was deleted."""
+    folder = store_root / _REFS / digest[:2] / digest
+    with contextlib.suppress(FileNotFoundError):
+        (folder / marker).unlink()
+    if folder.is_dir() and any(folder.iterdir()):
+        return 0
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+    path = store_root / digest[:2] / digest[2:4] / digest
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return 0
+    return 1
+
+
+def _read_refs(path: Path) -> list[DocumentRef]:
+    try:
+        return [DocumentRef.model_validate(item) for item in json.loads(path.read_text(encoding="utf-8"))]
+    except FileNotFoundError:
+        return []
+
+
+def _read_thread(folder: Path) -> dict[str, Any] | None:
+    try:
+        found = json.loads((folder / _THREAD).read_text(encoding="utf-8"))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return found if isinstance(found, dict) and found.get("generation") else None
+
+
+def write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump([dump(ref) for ref in refs], handle)
+        json.dump(value, handle)
     os.replace(tmp, path)
 
 
@@ -118,13 +264,13 @@ class RecordedDocuments:
     """The server graph's `Services.records`: vouch for a node's state, record its update (graph/instrument.py)."""
 
     def vouch(self, thread_id: str, state: Mapping[str, Any], context: Context) -> None:
-        records = ThreadRecords(context.store_path)
+        records, owner = ThreadRecords(context.store_path), run_owner()
         known: dict[tuple[str, str], list[DocumentRef]] = {}
         unknown = set()
         for ref in documents_in(state):
             key = (ref.label, ref.name)
             if key not in known:
-                known[key] = records.recorded(thread_id, *key)
+                known[key] = records.recorded(owner, thread_id, *key)
             if ref not in known[key]:
                 unknown.add(f"{ref.label}/{ref.name}")
         if unknown:
@@ -135,4 +281,4 @@ class RecordedDocuments:
             )
 
     def record(self, thread_id: str, update: Mapping[str, Any], context: Context) -> None:
-        ThreadRecords(context.store_path).record(thread_id, documents_in(update))
+        ThreadRecords(context.store_path).record(run_owner(), thread_id, documents_in(update))

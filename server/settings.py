@@ -52,3 +52,46 @@ def link_ttl_s() -> int:
     """How long a signed download link opens its document (seconds, at least one)."""
     raw = os.environ.get(LINK_TTL_ENV, "").strip()
     return max(1, int(raw)) if raw.isdigit() else DEFAULT_LINK_TTL_S
+
+
+SERVER_FOLDER = "server"
+
+
+def server_store() -> Path:
+    """Where a server keeps its documents, uploads and records: its own folder of the operator's document store
+    (`$PAOR_STORE_DIR/server`, by default `$PAOR_HOME/documents/server`), so deleting a server thread's documents
+    never deletes a file a CLI or Python run on the same machine holds."""
+    from graph.context import Context  # the CLI's doctor reads this module: it stays light until a store is asked
+
+    return Context().store_path / SERVER_FOLDER
+
+
+# --- the operator's limits per request and per client (docs/shared-server.md#limits) -----------------------------
+
+#: (environment variable, default): every limit a shared server applies, by name.
+LIMITS: dict[str, tuple[str, float]] = {
+    "body_mb": ("PAOR_SERVER_MAX_BODY_MB", 10),
+    "threads": ("PAOR_SERVER_MAX_THREADS", 500),
+    "runs": ("PAOR_SERVER_MAX_RUNS", 4),
+    "assistants": ("PAOR_SERVER_MAX_ASSISTANTS", 50),
+    "crons": ("PAOR_SERVER_MAX_CRONS", 10),
+    "store_items": ("PAOR_SERVER_MAX_STORE_ITEMS", 10_000),
+    "store_mb": ("PAOR_SERVER_MAX_STORE_MB", 50),
+    "documents_mb": ("PAOR_SERVER_MAX_DOCUMENTS_MB", 1024),
+    "metadata_kb": ("PAOR_SERVER_MAX_METADATA_KB", 64),
+    "requests": ("PAOR_SERVER_MAX_REQUESTS", 32),
+    "requests_per_s": ("PAOR_SERVER_MAX_REQUESTS_PER_S", 10),
+    "body_mb_per_s": ("PAOR_SERVER_MAX_BODY_MB_PER_S", 10),
+}
+
+
+def limit(name: str) -> float:
+    """The operator's value of one limit (its environment variable, else the default); a value that is not a
+    positive number counts as the default."""
+    env, default = LIMITS[name]
+    raw = os.environ.get(env, "").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        return default
+    return value if value > 0 and value == value and value != float("inf") else default

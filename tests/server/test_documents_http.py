@@ -47,7 +47,7 @@ class Server:
 
     @property
     def store(self) -> DocumentStore:
-        return DocumentStore(self.home / "documents")
+        return DocumentStore(self.home / "documents" / "server")  # the server's own folder of the store
 
     def stored(self, data: bytes) -> bool:
         digest = hashlib.sha256(data).hexdigest()

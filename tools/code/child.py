@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Any
 
-from tools.code import gate, namespaces, privileges
+from tools.code import gate, namespaces, privileges, scratch
 from tools.code.limits import Limits, apply
 
 EXIT_GATE = 3
@@ -43,6 +43,8 @@ def main() -> None:
     except gate.GateRefused as exc:
         print(f"import gate: {exc}", file=sys.stderr)
         sys.exit(EXIT_GATE)
+    if spec.get("scratch"):  # the isolations: the writable folders on one bounded tmpfs, outputs copied back out
+        scratch.enter(spec["scratch"], spec.get("user"))
     apply(Limits(**spec["limits"]))
     privileges.drop(spec.get("user"))  # root outside a user namespace becomes nobody, so NPROC holds
     sys.stdout.flush()

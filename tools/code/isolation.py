@@ -187,7 +187,9 @@ def _bwrap(steps: list[Step]) -> list[str]:
     ]
     if sandbox_user() is None:
         args.append("--unshare-user")
-    args += ["--proc", "/proc", "--dev", "/dev"]
+    # The launcher mounts the run's tmpfs (tools/code/scratch.py) with the capabilities of its namespaces, as under
+    # `unshare`, and drops them all before the program runs (tools/code/privileges.py).
+    args += ["--cap-add", "ALL", "--proc", "/proc", "--dev", "/dev"]
     made: set[str] = {"/dev"}
     flags = {"ro": "--ro-bind", "ro-file": "--ro-bind", "rw": "--bind", "symlink": "--symlink"}
     for operation, source, target in steps:

@@ -21,9 +21,10 @@ class Limits:
     wall_s: float = 30.0
     memory_mb: int = 1024
     file_mb: int = 64
-    folder_mb: int = 256  # watched by the runner: rlimits cannot bound the number of files
+    folder_mb: int = 256  # the working folder, /tmp and /dev/shm together: one tmpfs of this size (tools/code/scratch)
     open_files: int = 64
     processes: int = 8
+    files: int = 10_000  # files and folders in them together (the tmpfs's nr_inodes): rlimits cannot bound them
 
     def as_dict(self) -> dict[str, float]:
         return asdict(self)

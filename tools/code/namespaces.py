@@ -21,7 +21,8 @@ from typing import NoReturn
 from tools.code import syscalls
 
 #: One entry of a view: (operation, source, target). Operations: "ro" and "rw" bind a folder read-only or
-#: writable, "ro-file" binds a file read-only, "symlink" makes `target` a link to `source`.
+#: writable, "ro-file" binds a file read-only, "symlink" makes `target` a link to `source`, "tmpfs" mounts a new
+#: tmpfs at `target` with the mount options `source` (its size and number of files: `size=…,nr_inodes=…`).
 Step = tuple[str, str, str]
 
 _DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -55,6 +56,20 @@ def enter(mount_point: str, steps: Sequence[Step], home: str, new_user: bool) ->
     _wait_for(os.fork())  # PID 1: reaps what the program leaves behind, ends with it
 
 
+def isolate(mount_point: str, steps: Sequence[Step], new_user: bool) -> None:
+    """Move this process into new mount, network, IPC and UTS namespaces (and a user namespace when `new_user`)
+    with only the view's paths visible — no PID namespace and no fork: for a process that starts nothing (a parse
+    child, whose process limit forbids it). /proc is not mounted (that needs a PID namespace of its own): open
+    what you need of it before."""
+    uid, gid = os.getuid(), os.getgid()
+    syscalls.unshare(_NAMESPACES & ~syscalls.CLONE_NEWPID | (syscalls.CLONE_NEWUSER if new_user else 0))
+    if new_user:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    _build_root(mount_point, steps, proc=False)
+
+
 def _wait_for(child: int) -> None:
     """In the parent: reap children until `child` ends, then exit with its status. In the child: return."""
     if child == 0:
@@ -67,26 +82,30 @@ def _wait_for(child: int) -> None:
         except ChildProcessError:
             os._exit(1)
         if pid == child:
-            _exit_like(status)
+            exit_like(status)
 
 
-def _exit_like(status: int) -> NoReturn:
+def exit_like(status: int) -> NoReturn:
     """Exit as the program did: its exit code, or 128 + the signal that killed it (as a shell reports it)."""
     os._exit(128 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status))
 
 
-def _build_root(root: str, steps: Sequence[Step]) -> None:
+def _build_root(root: str, steps: Sequence[Step], *, proc: bool = True) -> None:
     os.umask(0o022)  # folders made for the view are world-readable, whatever hides them on the host (/root 0700)
     syscalls.mount(None, "/", None, syscalls.MS_REC | syscalls.MS_PRIVATE)
     syscalls.mount("tmpfs", root, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "mode=0755,size=1m")
-    os.mkdir(f"{root}/proc")
-    syscalls.mount("proc", f"{root}/proc", "proc", syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC)
+    if proc:
+        os.mkdir(f"{root}/proc")
+        syscalls.mount("proc", f"{root}/proc", "proc", syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC)
     _build_dev(f"{root}/dev")
     for operation, source, target in steps:
         path = root + target
-        os.makedirs(path if operation in ("ro", "rw") else os.path.dirname(path), exist_ok=True)
+        os.makedirs(path if operation in ("ro", "rw", "tmpfs") else os.path.dirname(path), exist_ok=True)
         if operation == "symlink":
             os.symlink(source, path)
+            continue
+        if operation == "tmpfs":  # `source`: the mount options (size, nr_inodes, mode)
+            syscalls.mount("tmpfs", path, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, source)
             continue
         if operation == "ro-file":
             with open(path, "x"):
@@ -132,13 +151,13 @@ def _mounts_under(target: str) -> list[str]:
     found = []
     with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as table:
         for line in table:
-            point = _unescape(line.split()[4])
+            point = unescape(line.split()[4])
             if point == target or point.startswith(target.rstrip("/") + "/"):
                 found.append(point)
     return sorted(set(found), key=len)
 
 
-def _unescape(field: str) -> str:
+def unescape(field: str) -> str:
     """mountinfo writes space, tab, newline and backslash as octal escapes."""
     for code in ("040", "011", "012", "134"):
         field = field.replace("\\" + code, chr(int(code, 8)))

@@ -1,10 +1,12 @@
 """One sandboxed run: program in, stdout, stderr, written files and — when it failed — the reason out.
 
-The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found. The runner
-watches the wall time and the size of the folders the program may write — its working folder, /tmp and /dev/shm
-(rlimits bound each file, not how many there are);
-past either, the sandbox is killed, and with it, through the PID namespace, everything the program started.
-stdout and stderr go to files the file-size limit also bounds.
+The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found. Inside an isolation,
+the program's working folder, /tmp and /dev/shm are one tmpfs of the run's size and number of files
+(tools/code/scratch.py): a write past either fails with "No space left on device", the launcher copies the
+program's outputs back to the host folder when it ends, and the tmpfs goes with the namespace, so cleaning up takes
+no time whatever the program made. The runner watches the wall time (and, for a run without isolation, the size of
+those folders); past it, the sandbox is killed, and with it, through the PID namespace, everything the program
+started. stdout and stderr go to files the file-size limit also bounds.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import BinaryIO
 from tools.code import environment, isolation
 from tools.code.child import BOOT, EXIT_GATE
 from tools.code.limits import MB, Limits
+from tools.code.scratch import EXIT_SCRATCH
 
 STDERR_CHARS = 4000
 REAP_TIMEOUT_S = 10.0
@@ -58,12 +61,29 @@ def run_program(
     owner = isolation.sandbox_user()
     with environment.workspace(inputs, owner) as space:
         where = isolation.Space(space.folder, space.tmp, space.shm, space.mount_point)
+        namespaced = kind != "none"
+        max_bytes = limits.file_mb * MB
+        notes_read, notes_write = os.pipe()  # the launcher's notes on outputs it left in the tmpfs
         spec = {"gate": gate, "limits": limits.as_dict(), "user": owner, "namespace": _namespace(kind, where)}
+        if namespaced:
+            spec["scratch"] = {
+                "size_mb": limits.folder_mb,
+                "files": limits.files,
+                "max_files": environment.MAX_OUTPUT_FILES,
+                "max_bytes": max_bytes,
+                "notes_fd": notes_write,
+            }
         python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
         out_path, err_path = space.logs / "stdout", space.logs / "stderr"
         info_read, info_write = os.pipe()  # bubblewrap's only: no other sandbox hands the program this pipe
         info_fd = info_write if kind == "bubblewrap" else None
-        with out_path.open("wb") as out, err_path.open("wb") as err, open(info_read, "rb") as info:
+        passed = tuple(fd for fd in (info_fd, notes_write if namespaced else None) if fd is not None)
+        with (
+            out_path.open("wb") as out,
+            err_path.open("wb") as err,
+            open(info_read, "rb") as info,
+            open(notes_read, "rb") as launcher_notes,
+        ):
             try:
                 process = subprocess.Popen(
                     isolation.command(kind, where, python_args, info_fd=info_fd),
@@ -73,18 +93,30 @@ def run_program(
                     stdout=out,
                     stderr=err,
                     start_new_session=True,
-                    pass_fds=(info_fd,) if info_fd is not None else (),
+                    pass_fds=passed,
                 )
             finally:
                 os.close(info_write)
-            killed = _feed_and_wait(process, source, limits, space.writable, namespaced=kind != "none")
+                os.close(notes_write)
+            watched = () if namespaced else space.writable  # the tmpfs bounds an isolated run's folders itself
+            killed = _feed_and_wait(process, source, limits, watched, namespaced=namespaced)
             _await_namespace_end(info)
-        max_bytes = limits.file_mb * MB
+            left_out = _read_notes(launcher_notes)
         stdout = environment.read_capped(out_path, max_bytes)
         stderr = environment.read_capped(err_path, max_bytes).decode("utf-8", errors="replace")[-STDERR_CHARS:]
         files, notes = environment.collect_outputs(space, max_bytes)
     code = process.returncode
-    return RunResult(code, stdout, stderr, files, notes, killed or _reason(code, stderr, limits))
+    return RunResult(code, stdout, stderr, files, left_out + notes, killed or _reason(code, stderr, limits))
+
+
+def _read_notes(pipe: BinaryIO) -> list[str]:
+    """What the launcher left out of the outputs (nothing when it was killed before it could say)."""
+    os.set_blocking(pipe.fileno(), False)
+    try:
+        notes = json.loads(pipe.read(64 * 1024) or b"[]")
+    except (OSError, ValueError, TypeError):
+        return []
+    return [str(note) for note in notes][:50] if isinstance(notes, list) else []
 
 
 def _namespace(kind: isolation.Kind, where: isolation.Space) -> dict[str, object] | None:
@@ -165,8 +197,13 @@ def _reason(code: int, stderr: str, limits: Limits) -> str | None:
     last = next((line.strip() for line in reversed(stderr.splitlines()) if line.strip()), "")
     if code == 0:
         return None
-    if code == EXIT_GATE:
+    if code in (EXIT_GATE, EXIT_SCRATCH):
         return last
+    if "No space left on device" in stderr:
+        return (
+            f"disk limit: the program wrote more than {limits.folder_mb} MB or {limits.files} files into its folder, "
+            "/tmp and /dev/shm"
+        )
     signalled = -code if code < 0 else code - 128 if code > 128 else 0
     if signalled == signal.SIGXCPU:
         return f"CPU-time limit: the program used more than {limits.cpu_s}s of CPU and was killed"

@@ -2,9 +2,11 @@
 to its limits, so a hostile document costs a child, never the process that asked.
 
 `parsing` (the asking side) starts it with one end of a control socket. A request is a JSON header on that socket
-with the document's own socket passed alongside. For each, the server forks a child that sets `no_new_privs`,
-lowers its address space (the server's own plus the request's budget) and CPU time, reads the document from its
-socket, extracts it and writes the result back as JSON — never pickle: the asking side must not trust what a
+with the document's own socket passed alongside. For each, the server forks a child that confines itself
+(tools/document/confine.py: code.execute's namespaces and a read-only view where the machine has them, so no
+network and none of paor's files; `no_new_privs`; rlimits on its address space — the server's own plus the
+request's budget — CPU time, file size, open files and processes), reads the document from its socket, extracts
+it and writes the result back as JSON — never pickle: the asking side must not trust what a
 parser that read hostile bytes sends. The server kills the child when its wall time is up or the asking side
 cancels, reaps it, and then writes how it ended on the same socket: the asking side's read ends only once the
 child is gone. When the asking side goes, the control socket closes; the server kills its children and exits.
@@ -21,18 +23,19 @@ import importlib
 import json
 import math
 import os
-import resource
 import selectors
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from graph.errors import DocumentRejected
 from tools.code import syscalls
-from tools.document import limits, readers
+from tools.document import confine, limits, readers
 from tools.document.detect import Kind
 from tools.document.frames import decode, encode, read_frame, send_frame
 
@@ -81,6 +84,7 @@ def load_reader(kind: Kind | None, loaded: set[str]) -> None:
 class Server:
     def __init__(self, control: socket.socket) -> None:
         self.control = control
+        self.mount_point, self.view = _prepare_view()
         self.jobs: dict[int, Job] = {}  # by child PID
         self.loaded: set[str] = set()  # kinds whose reader this process holds
         self.wake_read, wake_write = os.pipe()
@@ -112,6 +116,8 @@ class Server:
             message, fds = b"", []
         if not message:  # the asking side is gone
             self._stop_all()
+            if self.mount_point is not None:
+                shutil.rmtree(self.mount_point, ignore_errors=True)
             os._exit(0)
         request = json.loads(message)
         if request["op"] == "cancel":
@@ -137,12 +143,10 @@ class Server:
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != server:  # the server died before the line above: nobody would stop this child
                 os._exit(1)
-            syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
+            _STATUS.append(os.open("/proc/self/status", os.O_RDONLY))  # the view has no /proc: read it through this
             ceiling = _address_space() + int(request["memory_mb"]) * MB
-            resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
             cpu = max(1, math.ceil(float(request["cpu_s"])))
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            confine.confine(ceiling, cpu, self.mount_point, self.view)  # namespaces, view, rlimits, no privileges
             send_frame(document, encode(_extract(document, ceiling)))
         except BaseException:  # whatever happened, the server reports how this process ended
             pass
@@ -229,12 +233,29 @@ def _peak_address_space() -> int:
     return _status_kb("VmPeak") * 1024
 
 
+#: A child's own /proc/self/status, opened before its view hid /proc.
+_STATUS: list[int] = []
+
+
 def _status_kb(field_name: str) -> int:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith(field_name + ":"):
-                return int(line.split()[1])
+    if _STATUS:
+        text = os.pread(_STATUS[0], 64 * 1024, 0).decode("ascii", errors="replace")
+    else:
+        with open("/proc/self/status", encoding="ascii") as status:
+            text = status.read()
+    for line in text.splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1])
     return 0
+
+
+def _prepare_view() -> tuple[str | None, list[Any] | None]:
+    """An empty folder the children build their view on, and the view (tools/document/confine.py); (None, None)
+    when it cannot be made: the children then keep their rlimits only."""
+    try:
+        return tempfile.mkdtemp(prefix="paor-parse-root-"), confine.view()
+    except Exception:  # a library of the view missing: confine without namespaces rather than not at all
+        return None, None
 
 
 if __name__ == "__main__":  # pragma: no cover - started by `parsing`

@@ -8,7 +8,10 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from graph.schemas import DocumentRef
+from server.keys import identity_of
 from server.policy import run_links
+from server.records import ThreadRecords
+from server.settings import server_store
 from server.urls import base_url, document_url, signed_document
 
 THREAD = "0b0c3a52-6a54-4a3e-8f4e-1d2c3b4a5f60"
@@ -40,7 +43,7 @@ def test_without_auth_a_link_is_absolute_and_unsigned(monkeypatch: pytest.Monkey
 def test_a_signed_link_opens_its_document_until_it_expires() -> None:
     url = document_url(THREAD, REF, base="http://127.0.0.1:8123", now=NOW)
     _, query = _parts(url)
-    assert set(query) == {"expires", "signature"} and int(query["expires"]) == NOW + 24 * 3600
+    assert set(query) == {"owner", "expires", "signature"} and int(query["expires"]) == NOW + 24 * 3600
     assert signed_document(THREAD, REF.label, REF.name, query, now=NOW)
     assert signed_document(THREAD, REF.label, REF.name, query, now=NOW + 24 * 3600)
     assert not signed_document(THREAD, REF.label, REF.name, query, now=NOW + 24 * 3600 + 1), "expired"
@@ -57,12 +60,40 @@ def test_a_signed_link_opens_its_document_until_it_expires() -> None:
         (THREAD, REF.label, REF.name, {"signature": ""}),
         (THREAD, REF.label, REF.name, {"signature": "0" * 64}),
         (THREAD, REF.label, REF.name, {"expires": "soon"}),
+        (THREAD, REF.label, REF.name, {"owner": identity_of("key-two")}),
+        (THREAD, REF.label, REF.name, {"owner": ""}),
     ],
-    ids=["other-name", "other-thread", "other-label", "later-expiry", "no-signature", "forged", "bad-expiry"],
+    ids=[
+        "other-name",
+        "other-thread",
+        "other-label",
+        "later-expiry",
+        "no-signature",
+        "forged",
+        "bad-expiry",
+        "other-owner",
+        "no-owner",
+    ],
 )
 def test_a_link_opens_nothing_else(thread: str, label: str, name: str, change: dict[str, str]) -> None:
     _, query = _parts(document_url(THREAD, REF, now=NOW))
     assert not signed_document(thread, label, name, {**query, **change}, now=NOW)
+
+
+@pytest.mark.usefixtures("auth")
+def test_forgetting_the_threads_records_revokes_its_links_and_a_new_generation_opens_none_of_them() -> None:
+    """Deleting a thread forgets its records (server/traffic.py): its links stop opening; the same thread id made
+    again, by the same client, gets records of a new generation, which the old links were not signed for."""
+    owner = identity_of("key-one")
+    _, query = _parts(document_url(THREAD, REF, now=NOW, owner=owner))
+    assert signed_document(THREAD, REF.label, REF.name, query, now=NOW) == owner
+    records = ThreadRecords(server_store())
+    records.forget(owner, THREAD)
+    assert records.generation(owner, THREAD) is None
+    assert signed_document(THREAD, REF.label, REF.name, query, now=NOW) is None, "revoked with the records"
+    _, fresh = _parts(document_url(THREAD, REF, now=NOW, owner=owner))
+    assert signed_document(THREAD, REF.label, REF.name, fresh, now=NOW) == owner
+    assert signed_document(THREAD, REF.label, REF.name, query, now=NOW) is None, "the old link stays revoked"
 
 
 def test_new_keys_retire_every_link_unless_the_operator_set_a_link_secret(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -49,7 +49,7 @@ def test_context_fields_that_open_files_or_addresses_keep_the_operators_values(
 
     [effective] = seen
     assert (effective.documents_dir, effective.fetch_allowlist) == (str(tmp_path / "operator-folder"), "")
-    assert effective.store_dir == str(tmp_path / "operator-store")
+    assert effective.store_dir == str(tmp_path / "operator-store" / "server"), "the server's folder of the store"
     assert effective.base_url == "http://127.0.0.1:8080/v1", "the server's model key goes to its own endpoint only"
     assert (effective.model, effective.max_steps) == ("caller-model", 3), "the rest is the caller's to choose"
 

@@ -1,0 +1,249 @@
+"""Per-client quotas of a shared server: threads, runs in flight, assistants, crons, store items and bytes, and
+document bytes (server/settings.py `LIMITS`, docs/shared-server.md#limits).
+
+The auth handler (server/auth.py) asks these before LangGraph creates anything; the upload route asks
+`documents_refusal`. Counts come from the server's own API, asked in-process for the owner's resources
+(server/inprocess.py), so they hold whatever created them (a run, a copy, MCP); the store's bytes are kept in a
+ledger per client, loaded once from the store and updated on every write through the API. A refusal is an
+`Auth.exceptions.HTTPException` a person can read: 429 for a count (with `Retry-After` where waiting helps: runs in
+flight end), 413 for bytes. Quotas apply while keys are set: without them the server has one client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import time
+from typing import Any
+
+import orjson
+from langgraph_sdk import Auth
+
+from server import inprocess
+from server.records import ThreadRecords
+from server.settings import LIMITS, api_keys, limit, server_store
+from server.uploads import owner_uploads
+
+MB = 1024 * 1024
+#: Seconds a client at its runs-in-flight quota is asked to wait before trying again.
+RETRY_RUNS_S = 5
+#: Seconds between rescans of a client's store items when a write is refused (items may have expired since).
+RESCAN_S = 30.0
+
+_NOUNS = {"threads": "threads", "assistants": "assistants", "crons": "crons"}
+_HOW_TO_FREE = {
+    "threads": "delete threads you no longer need (DELETE /threads/{thread_id})",
+    "assistants": "delete assistants you no longer need (DELETE /assistants/{assistant_id})",
+    "crons": "delete crons you no longer need (DELETE /runs/crons/{cron_id})",
+}
+
+
+def size_of(value: Any) -> int:
+    """Bytes of `value` as JSON: what the server keeps of it (orjson, LangGraph's own: a 10 MB value takes
+    milliseconds, not the event loop's next tenth of a second)."""
+    try:
+        return len(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
+    except TypeError:  # an integer beyond 64 bits: the standard library's way
+        return len(json.dumps(value, separators=(",", ":"), default=str).encode("utf-8"))
+
+
+def _setting(name: str) -> str:
+    return LIMITS[name][0]
+
+
+def refuse(status: int, detail: str, retry_after: int | None = None) -> Auth.exceptions.HTTPException:
+    headers = {"Retry-After": str(retry_after)} if retry_after else None
+    return Auth.exceptions.HTTPException(status_code=status, detail=detail, headers=headers)
+
+
+async def check_count(owner: str, resource: str) -> None:
+    """Refuse creating one more thread, assistant or cron above the client's quota."""
+    if not api_keys():
+        return
+    most = int(limit(resource))
+    have = await inprocess.count(owner, resource)
+    if have >= most:
+        raise refuse(
+            429,
+            f"this client has {have} {_NOUNS[resource]}, the most this server keeps for one client "
+            f"({_setting(resource)}={most}); {_HOW_TO_FREE[resource]}",
+        )
+
+
+#: Seconds a run that passed the check counts as in flight until LangGraph lists it (it inserts it right after),
+#: when no request holds its place (a cron's run); a request's runs count until the request ends.
+RESERVE_S = 3.0
+_RUN_LOCKS: dict[str, asyncio.Lock] = {}
+_RESERVED: dict[str, dict[str, float]] = {}
+#: The places the current request reserved, released when it ends (server/traffic.py).
+REQUEST_RESERVATIONS: contextvars.ContextVar[list[tuple[str, str]] | None] = contextvars.ContextVar(
+    "paor_run_reservations", default=None
+)
+
+
+def release(reservations: list[tuple[str, str]]) -> None:
+    """The request that reserved these places ended: its runs are in LangGraph's lists, or were never made."""
+    for owner, run in reservations:
+        _RESERVED.get(owner, {}).pop(run, None)
+
+
+async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = True) -> None:
+    """Refuse a run while the client has its quota of runs queued or running, or its documents fill their quota.
+    Checks of one client take turns, and a run that passed counts until LangGraph lists it, so runs sent at once
+    cannot all pass on the same count (`reserve=False`: a look ahead, by a request that starts its run later)."""
+    if not api_keys():
+        return
+    most = int(limit("runs"))
+    async with _RUN_LOCKS.setdefault(owner, asyncio.Lock()):
+        now = time.monotonic()
+        reserved = _RESERVED.setdefault(owner, {})  # changed in place: a request that ends meanwhile releases its own
+        for run in [run for run, until in reserved.items() if until <= now]:
+            del reserved[run]
+        listed = await inprocess.runs_in_flight(owner, most + len(reserved))
+        for run in [run for run in reserved if run in listed]:  # LangGraph counts it now
+            del reserved[run]
+        have = len(listed | set(reserved))
+        if have >= most:
+            raise refuse(
+                429,
+                f"this client has {have} runs queued or running, the most this server runs at once for one client "
+                f"({_setting('runs')}={most}); wait for one to end, or cancel one",
+                retry_after=RETRY_RUNS_S,
+            )
+        if refused := await documents_refusal(owner, 0, starting_run=True):
+            raise refuse(429, refused)
+        if reserve:
+            run = str(run_id or f"unnamed-{now}")
+            held = REQUEST_RESERVATIONS.get()
+            reserved[run] = now + (3600.0 if held is not None else RESERVE_S)
+            if held is not None:
+                held.append((owner, run))
+
+
+def check_size(what: str, value: Any) -> None:
+    """Refuse metadata, configuration or context larger than the operator allows for one resource."""
+    most = int(limit("metadata_kb") * 1024)
+    size = size_of(value)
+    if value is not None and size > most:
+        raise refuse(
+            413,
+            f"{what} takes {size / 1024:.1f} KB; this server keeps at most {most // 1024} KB of it "
+            f"({_setting('metadata_kb')}); keep large data in documents (POST /paor/documents)",
+        )
+
+
+# --- document bytes ------------------------------------------------------------------------------------------------
+
+
+def document_bytes(owner: str) -> int:
+    """Bytes of the distinct documents the client holds: its uploads and what its threads produced or received."""
+    root = server_store()
+    records = ThreadRecords(root)
+    sizes: dict[str, int] = {}
+    for thread in records.threads(owner):
+        sizes.update((ref.sha256, ref.size) for ref in records.documents(owner, thread))
+    sizes.update((ref.sha256, ref.size) for _, ref in owner_uploads(root, owner))
+    return sum(sizes.values())
+
+
+async def sweep(owner: str) -> int:
+    """Forget the records of the client's threads that no longer exist (a stateless run's thread, threads deleted
+    with their assistant): LangGraph deletes those without a request this server sees. The number forgotten."""
+    records = ThreadRecords(server_store())
+    known = await asyncio.to_thread(records.threads, owner)
+    if not known:
+        return 0
+    alive = await inprocess.existing_threads(owner, known)
+    gone = [thread for thread in known if thread not in alive]
+    for thread in gone:
+        await asyncio.to_thread(records.forget, owner, thread)
+    return len(gone)
+
+
+async def documents_refusal(owner: str, adding: int, *, starting_run: bool = False) -> str | None:
+    """Why `adding` more bytes of documents would take the client over its quota; None if they fit."""
+    if not api_keys():
+        return None
+    quota = limit("documents_mb") * MB
+    used = await asyncio.to_thread(document_bytes, owner)
+    if (used + adding > quota or (starting_run and used >= quota)) and await sweep(owner):
+        used = await asyncio.to_thread(document_bytes, owner)
+    if used + adding <= quota and not (starting_run and used >= quota):
+        return None
+    doing = "a run would add more" if starting_run else f"this one adds {adding / MB:.1f} MB"
+    return (
+        f"this client's documents take {used / MB:.1f} MB of the {quota / MB:g} MB this server keeps for one client "
+        f"({_setting('documents_mb')}) and {doing}; delete threads (DELETE /threads/{{thread_id}}) or uploads "
+        "(DELETE /paor/documents/{reference}) you no longer need"
+    )
+
+
+# --- store items and bytes -----------------------------------------------------------------------------------------
+
+
+class StoreLedger:
+    """The size of each store item of each client, as written through the API (one process: `langgraph dev`)."""
+
+    def __init__(self) -> None:
+        self._sizes: dict[str, dict[tuple[tuple[str, ...], str], int]] = {}
+        self._scanned: dict[str, float] = {}
+        self._lock = asyncio.Lock()
+
+    async def admit(self, owner: str, namespace: tuple[str, ...], key: str, value: Any) -> None:
+        """Refuse a put that takes the client over its items or bytes; otherwise count it."""
+        if not api_keys():
+            return
+        size = size_of(value) + size_of(list(namespace)) + size_of(key)  # a 9 MB key is kept too
+        most_bytes, most_items = int(limit("store_mb") * MB), int(limit("store_items"))
+        async with self._lock:
+            for attempt in range(2):
+                sizes = await self._load(owner, fresh=attempt == 1)
+                item = (tuple(namespace), key)
+                items = len(sizes) + (item not in sizes)
+                used = sum(sizes.values()) - sizes.get(item, 0) + size
+                if items <= most_items and used <= most_bytes:
+                    sizes[item] = size
+                    return
+                if time.monotonic() - self._scanned.get(owner, 0.0) < RESCAN_S:
+                    break
+        if items > most_items:
+            raise refuse(
+                429,
+                f"this client has {items - 1} store items, the most this server keeps for one client "
+                f"({_setting('store_items')}={most_items}); delete items you no longer need (DELETE /store/items)",
+            )
+        raise refuse(
+            413,
+            f"this client's store items would take {used / MB:.1f} MB; this server keeps at most "
+            f"{limit('store_mb'):g} MB for one client ({_setting('store_mb')}); delete items you no longer need "
+            "(DELETE /store/items)",
+        )
+
+    async def forget(self, owner: str, namespace: tuple[str, ...], key: str) -> None:
+        async with self._lock:
+            self._sizes.get(owner, {}).pop((tuple(namespace), key), None)
+
+    async def _load(self, owner: str, *, fresh: bool) -> dict[tuple[tuple[str, ...], str], int]:
+        if owner in self._sizes and not fresh:
+            return self._sizes[owner]
+        sizes: dict[tuple[tuple[str, ...], str], int] = {}
+
+        async def scan(client: Any) -> None:
+            offset = 0
+            while True:
+                page = await client.store.search_items([owner], limit=1000, offset=offset)
+                for item in page["items"]:
+                    namespace, key = tuple(item["namespace"]), item["key"]
+                    sizes[(namespace, key)] = size_of(item["value"]) + size_of(list(namespace)) + size_of(key)
+                if len(page["items"]) < 1000:
+                    return
+                offset += 1000
+
+        await inprocess.ask(scan)
+        self._sizes[owner] = sizes
+        self._scanned[owner] = time.monotonic()
+        return sizes
+
+
+STORE = StoreLedger()

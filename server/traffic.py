@@ -1,0 +1,352 @@
+"""Traffic: the request-body limit on every route, a fair share of the server per client, and what a deletion through
+LangGraph's API means for paor.
+
+Like the key gate (server/gate.py) it sits on paor's `http.app`, which langgraph-api puts around every route of the
+process, so it sees LangGraph's own routes too (LangGraph's in-process requests, root path `/noauth`, are the
+server's own and pass):
+
+- A request body above PAOR_SERVER_MAX_BODY_MB (default 10 MB) is refused with 413 before LangGraph reads it: by its
+  declared `content-length`, or once that many bytes came in. Uploads (`POST /paor/documents`) keep their own limit,
+  `max_document_mb`.
+- While keys are set, each client gets a share, not the server: at most PAOR_SERVER_MAX_REQUESTS requests open at
+  once (default 32), PAOR_SERVER_MAX_REQUESTS_PER_S requests a second (default 10, bursts of twice that) and
+  PAOR_SERVER_MAX_BODY_MB_PER_S of request bodies a second (default 10 MB). A client above its rate waits (its
+  request starts later, its body is read slower); one that would wait longer than `MAX_WAIT_S`, or has too many
+  requests open, gets 429 with `Retry-After`. Refusals to a client that floods (429 here, 413 for a body declared
+  too large) are answered after `TARPIT_S`, so a client that retries at once is slowed down, not served faster.
+- After LangGraph deleted a thread for a client (`DELETE /threads/{id}`, `POST /threads/prune`, or
+  `DELETE /assistants/{id}` with `delete_threads`), the client's records of it are forgotten and every stored file no
+  other record or upload names is deleted (server/records.py), before the client hears of the deletion; its signed
+  links stop opening.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph_sdk import Auth
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server import inprocess, quotas
+from server.keys import HEADER, owner_of
+from server.records import ThreadRecords
+from server.settings import api_keys, limit, server_store
+from server.urls import UPLOAD_PATH
+
+_LOOPBACK_ROOT = "/noauth"
+_THREAD = re.compile(r"^/threads/([0-9a-fA-F-]{36})/?$")
+_ASSISTANT = re.compile(r"^/assistants/([^/]+)/?$")
+_WITH_BODY = ("POST", "PUT", "PATCH", "DELETE")
+#: The longest a request waits for its client's rate; longer, and it is refused with 429.
+MAX_WAIT_S = 5.0
+#: How long a refusal to a flooding client is held before it is answered.
+TARPIT_S = 1.0
+#: Refusals held at once per client; past them a refusal is answered at once (each held one is a connection).
+MAX_TARPITTED = 64
+MB = 1024 * 1024
+
+
+class Bucket:
+    """A token bucket: `rate` a second, at most `burst` saved up. `reserve` takes tokens now and says how long to
+    wait until they would have been there (a debt the next callers wait behind)."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.at = burst, time.monotonic()
+
+    def wait_for(self, amount: float) -> float:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        return max(0.0, (amount - self.tokens) / self.rate)
+
+    def reserve(self, amount: float) -> float:
+        wait = self.wait_for(amount)
+        self.tokens -= amount
+        return wait
+
+
+@dataclass
+class Share:
+    """One client's share of the server."""
+
+    requests: Bucket
+    body: Bucket
+    open: int = 0
+    tarpitted: int = 0
+
+
+class Traffic:
+    """ASGI middleware: body limit, each client's share, and forgetting deleted threads' records."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.shares: dict[str, Share] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and not _loopback(scope):
+            await self._websocket(scope, receive, send)
+            return
+        if scope["type"] != "http" or _loopback(scope):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        owner = owner_of(headers.get(HEADER.encode()))
+        if owner is None:  # the key gate answers it
+            await self.app(scope, receive, send)
+            return
+        if not api_keys():  # one client: the body limit only
+            await self._handle(scope, receive, send, owner, headers, None)
+            return
+        share = self._share(owner)
+        if share.open >= int(limit("requests")):
+            await self._refuse(share, send, 429, _too_many(), RETRY_S)
+            return
+        share.open += 1
+        reservations: list[tuple[str, str]] = []
+        held = quotas.REQUEST_RESERVATIONS.set(reservations)  # runs this request starts hold their place until it ends
+        try:
+            wait = share.requests.wait_for(1)
+            if wait > MAX_WAIT_S:
+                await self._refuse(share, send, 429, _too_fast(), math.ceil(wait))
+                return
+            share.requests.reserve(1)
+            if wait:
+                await asyncio.sleep(wait)
+            await self._handle(scope, _paced(receive, share.body), send, owner, headers, share)
+        finally:
+            share.open -= 1
+            quotas.release(reservations)
+            quotas.REQUEST_RESERVATIONS.reset(held)
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A WebSocket stream counts as one of its client's open requests while it lasts."""
+        owner = owner_of(dict(scope.get("headers") or []).get(HEADER.encode()))
+        if owner is None or not api_keys():
+            await self.app(scope, receive, send)
+            return
+        share = self._share(owner)
+        if share.open >= int(limit("requests")) or share.requests.wait_for(1) > MAX_WAIT_S:
+            await receive()  # websocket.connect: the handshake is refused after it
+            await send({"type": "websocket.close", "code": 1013})  # try again later
+            return
+        share.requests.reserve(1)
+        share.open += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            share.open -= 1
+
+    def _share(self, owner: str) -> Share:
+        share = self.shares.get(owner)
+        if share is None:
+            per_s = limit("requests_per_s")
+            body = limit("body_mb_per_s") * MB
+            share = self.shares[owner] = Share(Bucket(per_s, 2 * per_s), Bucket(body, max(body, limit("body_mb") * MB)))
+        return share
+
+    async def _refuse(
+        self, share: Share | None, send: Send, status: int, detail: str, retry_after: int | None = None
+    ) -> None:
+        """A refusal, held `TARPIT_S` first for a client that floods (a few held at once, the rest answered)."""
+        if share is not None and share.tarpitted < MAX_TARPITTED:
+            share.tarpitted += 1
+            try:
+                await asyncio.sleep(TARPIT_S)
+            finally:
+                share.tarpitted -= 1
+        extra = {"retry-after": str(retry_after)} if retry_after else {}
+        await _send_json(send, status, {**extra, "connection": "close"}, {"detail": detail})
+
+    async def _handle(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        owner: str,
+        headers: dict[bytes, bytes],
+        share: Share | None,
+    ) -> None:
+        method, path = scope.get("method", "GET"), scope["path"]
+        body: bytes | None = None
+        if method in _WITH_BODY and not (method == "POST" and path == UPLOAD_PATH):
+            most = int(limit("body_mb") * 1024 * 1024)
+            declared = headers.get(b"content-length", b"")
+            if declared.isdigit() and int(declared) > most:
+                await self._refuse(share, send, 413, _too_large(most))
+                return
+            body = await _read(receive, most)
+            if body is None:
+                await self._refuse(share, send, 413, _too_large(most))
+                return
+            receive = _replay(body, receive)
+        if method == "POST" and path.rstrip("/") == "/mcp" and (refused := await _mcp_refusal(body, owner)):
+            await _send_json(send, refused.status_code, refused.headers, refused.body)
+            return
+        deleted = await self._deleting(method, path, scope, body, owner)
+        if not deleted:
+            await self.app(scope, receive, send)
+            return
+
+        async def forgetting(message: Message) -> None:
+            """Forget the deleted threads' records before the client hears of the deletion: once it has, none of
+            their links opens and no recreated thread id finds them."""
+            if message["type"] == "http.response.start" and 200 <= int(message["status"]) < 300:
+                await _forget(owner, deleted)
+            await send(message)
+
+        await self.app(scope, receive, forgetting)
+
+    async def _deleting(self, method: str, path: str, scope: Scope, body: bytes | None, owner: str) -> list[str]:
+        """The threads this request asks LangGraph to delete (found before it does, for an assistant's)."""
+        if method == "DELETE" and (match := _THREAD.match(path)):
+            return [match.group(1)]
+        if method == "POST" and path.rstrip("/") == "/threads/prune":
+            try:
+                ids = json.loads(body or b"{}").get("thread_ids") or []
+            except (ValueError, AttributeError):
+                return []
+            return [str(item) for item in ids if isinstance(item, str)]
+        query = (scope.get("query_string") or b"").decode("latin-1").lower()
+        if method == "DELETE" and (match := _ASSISTANT.match(path)) and "delete_threads=true" in query:
+            return await _threads_of_assistant(owner, match.group(1))
+        return []
+
+
+def _loopback(scope: Scope) -> bool:
+    root = scope.get("root_path") or ""
+    return root == _LOOPBACK_ROOT or root.startswith(_LOOPBACK_ROOT + "/")
+
+
+def _paced(receive: Receive, bucket: Bucket) -> Receive:
+    """The request's body read no faster than the client's body rate: each chunk waits for its bytes."""
+
+    async def paced() -> Message:
+        message = await receive()
+        size = len(message.get("body", b"")) if message["type"] == "http.request" else 0
+        if size and (wait := bucket.reserve(size)):
+            await asyncio.sleep(wait)
+        return message
+
+    return paced
+
+
+async def _read(receive: Receive, most: int) -> bytes | None:
+    """The whole request body; None once it grows past `most` bytes (the rest is never read)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > most:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)
+
+
+def _replay(body: bytes, then: Receive) -> Receive:
+    """The body read once, then the connection's own messages (its disconnect, which streams wait for)."""
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await then()
+
+    return receive
+
+
+async def _threads_of_assistant(owner: str, assistant_id: str) -> list[str]:
+    async def search(client: Any) -> list[str]:
+        found: list[str] = []
+        while True:  # LangGraph answers at most 1000 a page
+            page = await client.threads.search(
+                metadata={**inprocess.owned(owner), "assistant_id": assistant_id},
+                limit=1000,
+                offset=len(found),
+                select=["thread_id"],
+            )
+            found += [str(thread["thread_id"]) for thread in page]
+            if len(page) < 1000:
+                return found
+
+    return await inprocess.ask(search)
+
+
+async def _forget(owner: str, threads: list[str]) -> None:
+    """Forget the records of those threads LangGraph no longer has for this client."""
+    alive = await inprocess.existing_threads(owner, threads)
+    records = ThreadRecords(server_store())
+    for thread in threads:
+        if thread not in alive:
+            await asyncio.to_thread(records.forget, owner, thread)
+
+
+@dataclass(frozen=True)
+class _Refused:
+    status_code: int
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+async def _mcp_refusal(body: bytes | None, owner: str) -> _Refused | None:
+    """An MCP `tools/call` starts a run: refused like any run above the client's quota, as a JSON-RPC error (LangGraph's
+    MCP endpoint would turn the refused run into a bare 500)."""
+    try:
+        message = json.loads(body or b"{}")
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("method") != "tools/call":
+        return None
+    try:
+        await quotas.check_runs(owner, reserve=False)
+    except Auth.exceptions.HTTPException as refused:
+        error = {"code": -32000, "message": refused.detail}
+        reply = {"jsonrpc": "2.0", "id": message.get("id"), "error": error, "detail": refused.detail}
+        return _Refused(refused.status_code, dict(refused.headers or {}), reply)
+    return None
+
+
+async def _send_json(send: Send, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode()
+    extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
+    start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
+    await send({"type": "http.response.start", "status": status, "headers": start_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _too_large(most: int) -> str:
+    return (
+        f"the request body is larger than {most / 1024 / 1024:g} MB, the most this server reads "
+        f"(PAOR_SERVER_MAX_BODY_MB); send documents with POST {UPLOAD_PATH} and refer to them"
+    )
+
+
+RETRY_S = 1
+
+
+def _too_many() -> str:
+    return (
+        f"this client has {int(limit('requests'))} requests open, the most this server serves at once for one "
+        "client (PAOR_SERVER_MAX_REQUESTS); wait for one to end"
+    )
+
+
+def _too_fast() -> str:
+    return (
+        f"this client sends more than {limit('requests_per_s'):g} requests a second, the most this server takes from "
+        "one client (PAOR_SERVER_MAX_REQUESTS_PER_S); slow down"
+    )
