@@ -24,7 +24,7 @@ from nodes.approval import ask_approval, needs_approval
 from nodes.chat import draft_message, earlier_turns, show_result, show_step
 from nodes.common import document_index, intent_of, result_label
 from nodes.direct import answering_directly, bare_call
-from nodes.parameters import failed_attempts
+from nodes.parameters import earlier_attempts
 from prompts.render import render_conversation
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
@@ -51,8 +51,8 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     except ActionUnavailable:  # withdrawn here: the step fails below, like any broken backend's
         entry = None
     if entry is not None and needs_approval(entry, context):  # first: a resumed node must repeat nothing before it
-        failed = failed_attempts(state, runtime)
-        verdict = ask_approval(entry, selection, arguments, intent_of(state), context, failed)
+        earlier = earlier_attempts(state, runtime)
+        verdict = ask_approval(entry, selection, arguments, intent_of(state), context, earlier)
         if verdict.rejected is not None:
             error = f"rejected by the user: {verdict.rejected}"
             show_result(label, entry.tool_name, error, failed=True)

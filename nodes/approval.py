@@ -11,7 +11,7 @@ again exactly as Stage 2's) or `{"decision": "reject", "reason": "..."}`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from graph.context import Context
 from graph.errors import ParametersInvalid
 from graph.llm import explain
-from graph.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, Intent
+from graph.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, HistoryEntry, Intent
 from nodes.arguments import prepare_arguments
 from tools.catalog import CatalogEntry
 
@@ -54,7 +54,7 @@ def ask_approval(
     arguments: dict[str, Any],
     intent: Intent,
     context: Context,
-    failed: Collection[str],
+    earlier: Mapping[str, HistoryEntry],
 ) -> Verdict:
     """Interrupt until the answer is usable; an invalid edit or answer is asked again with the reason."""
     error: str | None = None
@@ -80,7 +80,7 @@ def ask_approval(
             return Verdict(arguments, rejected=answer.reason.strip() or "no reason given")
         try:
             proposed = {**shown, **answer.parameters}
-            arguments = prepare_arguments(entry, proposed, selection, intent, context, failed)
+            arguments = prepare_arguments(entry, proposed, selection, intent, context, earlier)
         except ParametersInvalid as exc:
             error = f"the edited parameters are invalid: {exc}"
             continue

@@ -6,7 +6,7 @@ code-level defaults, joined with the Stage-1 document references, and validated 
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,6 +18,7 @@ from graph.schemas import (
     FORBIDDEN_PARAMETER_KEYS,
     MACHINE_READABLE_FORMATS,
     ActionSelection,
+    HistoryEntry,
     Intent,
     ParameterField,
 )
@@ -64,7 +65,7 @@ def prepare_arguments(
     selection: ActionSelection,
     intent: Intent,
     context: Context,
-    failed: Collection[str] = (),
+    earlier: Mapping[str, HistoryEntry] | None = None,
 ) -> dict[str, Any]:
     """Validated tool arguments, or `ParametersInvalid` with a reason Stage 2 can fix."""
     forbidden = sorted(set(proposed) & FORBIDDEN_PARAMETER_KEYS)
@@ -93,11 +94,20 @@ def prepare_arguments(
     except ValidationError as exc:
         raise ParametersInvalid(explain(exc)) from exc
     result = validated.model_dump(mode="json", exclude_none=True)
-    if fingerprint(entry.display_name, result) in failed:
-        raise ParametersInvalid(
-            "exactly this action with these parameters already failed in this round; change the approach"
-        )
+    repeated = (earlier or {}).get(fingerprint(entry.display_name, result))
+    if repeated is not None:
+        raise ParametersInvalid(_repeat_refusal(repeated))
     return result
+
+
+def _repeat_refusal(repeated: HistoryEntry) -> str:
+    if repeated.outcome == "failed":
+        return "exactly this action with these parameters already failed in this round; change the approach"
+    delivered = ", ".join(ref.item_reference for ref in repeated.documents) or "its result"
+    return (
+        f"exactly this action with these parameters already ran in this round (step {repeated.step}, {delivered}); "
+        "use that result or change the parameters"
+    )
 
 
 def _narrative_unless_asked(arguments: dict[str, Any], intent: Intent) -> None:

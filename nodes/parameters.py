@@ -15,9 +15,11 @@ from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.arguments import prepare_arguments, stage2_fields
+from nodes.chat import progress_message
 from nodes.common import fingerprint, intent_of
 from nodes.shapes import parameters_shape
 from prompts.render import parameters_messages
+from prompts.templates import clip
 from tools.catalog import require
 
 
@@ -32,7 +34,7 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     except ActionUnavailable as exc:  # withdrawn since: the step fails, like any broken backend's
         return _failed(state, runtime, selection, str(exc))
     intent = intent_of(state)
-    failed = failed_attempts(state, runtime)
+    earlier = earlier_attempts(state, runtime)
     fields = stage2_fields(selection, entry)
     messages = parameters_messages(
         action=selection.action,
@@ -46,7 +48,7 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
             messages,
             parameters_shape(entry, fields),
             lambda payload: prepare_arguments(
-                entry, ParametersAnswer.model_validate(payload).parameters, selection, intent, context, failed
+                entry, ParametersAnswer.model_validate(payload).parameters, selection, intent, context, earlier
             ),
             what="Stage 2 parameters",
         )
@@ -55,23 +57,29 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     return {"parameters": arguments}
 
 
-def failed_attempts(state: State, runtime: Runtime[Context]) -> set[str]:
-    """Fingerprints of this round's failed action+parameters (rejected ones included): never tried again."""
-    return {
-        fingerprint(e.action, e.parameters)
-        for e in history_log.current_round(state, runtime)
-        if e.action and e.outcome == "failed"
-    }
+def earlier_attempts(state: State, runtime: Runtime[Context]) -> dict[str, HistoryEntry]:
+    """This round's action+parameters by fingerprint (failed, rejected and delivered alike): none runs twice in a
+    round. Its inputs are named by label, and a label never changes its bytes, so the same fingerprint means the
+    same inputs; a deterministic tool would only repeat itself (a forced report once ran three times)."""
+    return {fingerprint(e.action, e.parameters): e for e in history_log.current_round(state, runtime) if e.action}
 
 
 def _failed(state: State, runtime: Runtime[Context], selection: ActionSelection, reason: str) -> dict[str, Any]:
+    """The step fails with `reason`, recorded for the next Stage 1, and the chat's progress line says so (a step
+    refused here once showed only "Working on it" until the next one)."""
+    step = int(state.get("step") or 1)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),
-        step=int(state.get("step") or 1),
+        step=step,
         action=selection.action,
         actionObjective=selection.actionObjective,
         summary=f"parameters failed: {reason}",
         findings=[reason],
         learnings=list(selection.learnings),
     )
-    return {"step_error": reason, **history_log.record(state, runtime, entry)}
+    line = (
+        f"Step {step} of at most {context_of(runtime).max_steps}: {selection.action} — its parameters were refused "
+        f"({clip(reason, 120)}); choosing again."
+    )
+    shown = progress_message(state, line)
+    return {"step_error": reason, **history_log.record(state, runtime, entry), **({"messages": shown} if shown else {})}

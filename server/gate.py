@@ -24,6 +24,7 @@ from starlette.datastructures import QueryParams
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.keys import HEADER, REFUSAL, client_of
+from server.refusals import refuse
 from server.settings import api_keys
 from server.urls import signed_link
 
@@ -77,15 +78,14 @@ def _signed(scope: Scope) -> bool:
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, detail: str) -> None:
+    if scope["type"] == "http":
+        await refuse(scope, receive, send, status, {"detail": detail}, {})
+        return
     body = json.dumps({"detail": detail}).encode()
     start: dict[str, Any] = {
         "status": status,
         "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
     }
-    if scope["type"] == "http":
-        await send({"type": "http.response.start", **start})
-        await send({"type": "http.response.body", "body": body})
-        return
     await receive()  # websocket.connect: the handshake is answered after it
     if "websocket.http.response" in (scope.get("extensions") or {}):
         await send({"type": "websocket.http.response.start", **start})

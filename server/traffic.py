@@ -36,6 +36,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from server import inprocess, quotas
 from server.keys import HEADER, owner_of
 from server.records import ThreadRecords
+from server.refusals import refuse
 from server.settings import api_keys, limit, server_store
 from server.urls import UPLOAD_PATH
 
@@ -106,7 +107,7 @@ class Traffic:
             return
         share = self._share(owner)
         if share.open >= int(limit("requests")):
-            await self._refuse(share, send, 429, _too_many(), RETRY_S)
+            await self._refuse(share, scope, receive, send, 429, _too_many(), RETRY_S)
             return
         share.open += 1
         reservations: list[tuple[str, str]] = []
@@ -114,7 +115,7 @@ class Traffic:
         try:
             wait = share.requests.wait_for(1)
             if wait > MAX_WAIT_S:
-                await self._refuse(share, send, 429, _too_fast(), math.ceil(wait))
+                await self._refuse(share, scope, receive, send, 429, _too_fast(), math.ceil(wait))
                 return
             share.requests.reserve(1)
             if wait:
@@ -152,7 +153,14 @@ class Traffic:
         return share
 
     async def _refuse(
-        self, share: Share | None, send: Send, status: int, detail: str, retry_after: int | None = None
+        self,
+        share: Share | None,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        status: int,
+        detail: str,
+        retry_after: int | None = None,
     ) -> None:
         """A refusal, held `TARPIT_S` first for a client that floods (a few held at once, the rest answered)."""
         if share is not None and share.tarpitted < MAX_TARPITTED:
@@ -162,7 +170,7 @@ class Traffic:
             finally:
                 share.tarpitted -= 1
         extra = {"retry-after": str(retry_after)} if retry_after else {}
-        await _send_json(send, status, {**extra, "connection": "close"}, {"detail": detail})
+        await refuse(scope, receive, send, status, {"detail": detail}, {**extra, "connection": "close"})
 
     async def _handle(
         self,
@@ -179,15 +187,15 @@ class Traffic:
             most = int(limit("body_mb") * 1024 * 1024)
             declared = headers.get(b"content-length", b"")
             if declared.isdigit() and int(declared) > most:
-                await self._refuse(share, send, 413, _too_large(most))
+                await self._refuse(share, scope, receive, send, 413, _too_large(most))
                 return
             body = await _read(receive, most)
             if body is None:
-                await self._refuse(share, send, 413, _too_large(most))
+                await self._refuse(share, scope, receive, send, 413, _too_large(most))
                 return
             receive = _replay(body, receive)
         if method == "POST" and path.rstrip("/") == "/mcp" and (refused := await _mcp_refusal(body, owner)):
-            await _send_json(send, refused.status_code, refused.headers, refused.body)
+            await refuse(scope, receive, send, refused.status_code, refused.body, refused.headers)
             return
         deleted = await self._deleting(method, path, scope, body, owner)
         if not deleted:
@@ -318,14 +326,6 @@ async def _mcp_refusal(body: bytes | None, owner: str) -> _Refused | None:
         reply = {"jsonrpc": "2.0", "id": message.get("id"), "error": error, "detail": refused.detail}
         return _Refused(refused.status_code, dict(refused.headers or {}), reply)
     return None
-
-
-async def _send_json(send: Send, status: int, headers: dict[str, str], payload: dict[str, Any]) -> None:
-    body = json.dumps(payload).encode()
-    extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
-    start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
-    await send({"type": "http.response.start", "status": status, "headers": start_headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 def _too_large(most: int) -> str:

@@ -103,6 +103,32 @@ def test_a_chat_sees_the_step_it_is_on_in_one_message_that_the_answer_replaces(
     assert "Step " not in answer.text  # the answer took the interim message's place
 
 
+def test_a_step_refused_at_the_parameter_stage_shows_why_in_the_progress_line(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    """Issue 31, item 7: a step whose parameters are refused twice once showed only "Working on it"."""
+    from tests.support.chat import ui_message
+
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("ActionSelection", SELECTION)
+    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "x", "nope": 1}})
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    offline = replace(context, direct_answer=False, allowed_methods="ai.process", max_steps=1)
+    shown = [
+        chunk["messages"][-1].text
+        for chunk in graph.stream(
+            ui_message("Which fruit is yellow?\nOne word."),
+            {"configurable": {"thread_id": "p"}},
+            context=offline,
+            stream_mode="values",
+        )
+        if chunk.get("messages") and chunk["messages"][-1].type == "ai"
+    ]
+    refused = [text for text in shown if "its parameters were refused" in text]
+    assert refused and refused[0].split("\n\n", 1)[1].startswith(
+        "Step 1 of at most 1: ai.process — its parameters were refused (Stage 2 parameters failed twice"
+    ), shown
+
+
 def test_the_bare_call_sees_earlier_answers_without_the_list_of_deliverables_paor_put_after_them(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:

@@ -505,7 +505,7 @@ def test_a_flooding_client_is_slowed_and_refused_while_another_is_served(server:
     limits = httpx.Limits(max_connections=128, max_keepalive_connections=128)
     with (
         httpx.Client(
-            base_url=server.url, headers={"x-api-key": KEY_M}, timeout=deadlines.HTTP_S, limits=limits
+            base_url=server.url, headers={"x-api-key": KEY_M, **BROWSER}, timeout=deadlines.HTTP_S, limits=limits
         ) as mallory,
         ThreadPoolExecutor(max_workers=100) as pool,
     ):
@@ -517,3 +517,36 @@ def test_a_flooding_client_is_slowed_and_refused_while_another_is_served(server:
     assert set(statuses) == {200, 429} and statuses.count(200) >= 20, statuses
     refused = next(answer for answer in answers if answer.status_code == 429)
     assert refused.headers["retry-after"] and "PAOR_SERVER_MAX_REQUESTS" in refused.json()["detail"]
+    assert refused.headers["access-control-allow-origin"] == "*", "a browser reads why (issue 31)"
+
+
+# --- issue 31: refusals a browser can read ---------------------------------------------------------------------
+
+BROWSER = {"origin": "http://localhost:3000"}
+
+
+def _cors(answer: httpx.Response) -> dict[str, str]:
+    return {name: value for name, value in answer.headers.items() if name.startswith("access-control-")}
+
+
+def test_every_refusal_carries_the_cors_headers_of_a_success_and_a_message(server: Server) -> None:
+    """Agent Chat UI showed only "Failed to connect" for a wrong key: the 401 had no CORS headers, so the browser
+    hid it. Each refusal of paor's gate and limits now reaches the page with the headers a 200 has."""
+    bomb = json.dumps({"metadata": {"pad": "x" * (2 * BODY_MB * MB)}}).encode()
+    with server.http() as anonymous, server.http(KEY_A) as alice:
+        served = alice.post("/threads/search", json={}, headers=BROWSER)
+        assert served.status_code == 200 and _cors(served)["access-control-allow-origin"] == "*"
+        refusals = {
+            "no key": anonymous.post("/threads/search", json={}, headers=BROWSER),
+            "wrong key": anonymous.post("/threads/search", json={}, headers={**BROWSER, "x-api-key": "guess"}),
+            "development route": alice.post("/internal/truncate", json={}, headers=BROWSER),
+            "another's thread": alice.get(f"/threads/{uuid.uuid4()}", headers=BROWSER),
+            "body too large": alice.post(
+                "/threads", content=bomb, headers={**BROWSER, "content-type": "application/json"}
+            ),
+        }
+    statuses = {case: answer.status_code for case, answer in refusals.items()}
+    assert list(statuses.values()) == [401, 401, 403, 404, 413], statuses
+    for case, answer in refusals.items():
+        assert _cors(answer) == _cors(served), case
+        assert answer.json()["detail"], case

@@ -237,12 +237,28 @@ def test_failure_in_an_earlier_round_does_not_block_the_same_parameters(
     assert len(_stage2(scripted_llm)) == 1
 
 
-def test_parameters_of_an_intermediate_step_may_be_used_again(
+def test_action_and_parameters_that_already_ran_this_round_are_asked_again_naming_the_result(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    """Issue 31: a forced report ran three times with the same parameters; the second time is refused and Stage 2
+    is told which step already delivered it."""
+    scripted_llm.on(
+        "ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT), parameters_answer(aiPrompt=DATA_PROMPT)
+    )
+    done = ref(label="round1_task1_action1_process", name="primes.md")
+    ran = {**_failed_attempt(context, round_=1), "outcome": "progress", "documents": [dump(done)]}
+    update = _parameters(services, context, history=[ran])
+    assert update["parameters"]["aiPrompt"] == DATA_PROMPT
+    told = _stage2(scripted_llm)[1].last_user
+    assert "already ran in this round (step 1, docItem:round1_task1_action1_process/primes.md)" in told
+
+
+def test_parameters_that_ran_in_an_earlier_round_may_run_again(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
     scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=CODE_PROMPT))
-    progress = {**_failed_attempt(context, round_=1), "outcome": "progress"}
-    update = _parameters(services, context, history=[progress])
+    ran = {**_failed_attempt(context, round_=1), "outcome": "progress"}
+    update = _parameters(services, context, round=2, history=[ran])
     assert update["parameters"]["aiPrompt"] == CODE_PROMPT
 
 
