@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import tempfile
 import threading
@@ -105,6 +106,10 @@ def _probe(listening: int) -> dict[str, str]:
         report: dict[str, str] = {}
         try:
             os.close(read)
+            # A parse child is a fresh process with few descriptors; this fork holds every one the test session
+            # opened, and past OPEN_FILES of them no new one could be opened at all.
+            os.closerange(3, write)
+            os.closerange(write + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
             done = confine.confine(2048 * 1024 * 1024, 10, mount_point, steps)
             report["isolated"] = str(done.isolated)
             report["network"] = _attempt(lambda: socket.create_connection(("127.0.0.1", listening), timeout=2))
