@@ -10,23 +10,25 @@ and store.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
-from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from graph.context import MAX_STEPS_LIMIT, Context
+from graph.errors import ConfigurationError
 from graph.instrument import instrumented
-from graph.llm import Models
+from graph.llm import Models, chat_openai
 from graph.services import Services
 from graph.state import InputState, OutputState, State
+from graph.tokens import count_tokens
 from nodes.act import act
 from nodes.direct import answering_directly, direct
 from nodes.failure import FAIL_NODE, endpoint_failed, fail
@@ -167,11 +169,14 @@ def build_graph(
 
 
 def warm() -> None:
-    """Load at start what a first request needs (language profiles, built-in actions, the OpenAI client's first
-    creation): the first run after a server starts is then no slower than the second (it spent seconds loading)."""
+    """Load at start what a first request needs (language profiles, built-in actions, the token encoding, the
+    configured endpoint's HTTP clients): the first run after a server starts is then no slower than the second (it
+    spent seconds loading; the HTTP clients alone load the CA bundle twice, cached per endpoint and timeout)."""
     detect_language("load the language profiles once")
     catalog()
-    ChatOpenAI(model="warm", api_key="warm", base_url="http://127.0.0.1/v1")  # the client's first creation is slow
+    count_tokens("load the token encoding once")
+    with contextlib.suppress(ConfigurationError):  # no endpoint configured yet: the first run says so
+        chat_openai(Context())
 
 
 builder = make_builder(server_services())

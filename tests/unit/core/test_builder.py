@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_openai import ChatOpenAI
+from langchain_openai.chat_models import _client_utils
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graph.builder import (
@@ -21,8 +22,10 @@ from graph.builder import (
     build_graph,
     make_builder,
     next_planned,
+    warm,
 )
 from graph.context import MAX_STEPS_LIMIT, Context
+from graph.llm import chat_openai
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -100,3 +103,16 @@ def test_build_graph_runs_on_the_model_it_is_given(scripted_llm: ScriptedLLM, tm
     graph = build_graph(llm=given, checkpointer=InMemorySaver())
     out = graph.invoke({"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": "given"}}, context=unreachable)
     assert out["status"] == "completed" and scripted_llm.requests_for("Intent")
+
+
+def test_warm_loads_the_configured_endpoints_http_clients_so_the_first_run_does_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 31, item 8: the first run after a server started spent seconds loading; creating the endpoint's HTTP
+    clients alone loads the CA bundle twice."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1-warm-test")
+    built = _client_utils._cached_sync_httpx_client.cache_info().misses
+    warm()
+    assert _client_utils._cached_sync_httpx_client.cache_info().misses == built + 1
+    chat_openai(Context())  # what the first run builds
+    assert _client_utils._cached_sync_httpx_client.cache_info().misses == built + 1, "the first run built none"
