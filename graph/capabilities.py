@@ -6,6 +6,9 @@ each `paor run`, each worker, the server — starts with what the first run agai
 server that refuses `json_schema` (llama.cpp) costs those refusals once, not on every run. A process-wide cache
 in front of the store keeps the lookups off the hot path; one transient error counts one strike, and a success
 clears the strikes, so a hiccup never downgrades an endpoint for good.
+
+The same record keeps whether the endpoint accepts image input (`images`): asked once (nodes/attachments.py),
+then remembered, so an image attached on any later run costs no probe.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ METHODS: tuple[Method, ...] = (
     "json_mode",
     "text",
 )
+#: Status codes with which endpoints say "I do not support this request shape" (llama.cpp answers 500), not "try
+#: again later"; the same set as graph.llm's.
+REFUSED_STATUS = frozenset({400, 404, 405, 415, 422, 500, 501})
 NAMESPACE = ("paor", "endpoints")
 STRIKES_TO_SKIP = 2
 
@@ -78,6 +84,17 @@ class Capabilities:
             record["lastRefusal"] = {"method": method, "status": status}
             if record.get("accepted") == method:
                 record["accepted"] = None
+        self._save(key, record)
+
+    def images(self, key: str) -> bool | None:
+        """Whether the endpoint accepts image input; None until it was asked."""
+        seen = self._record(key).get("images")
+        return seen if isinstance(seen, bool) else None
+
+    def remember_images(self, key: str, accepted: bool) -> None:
+        with _lock:
+            record = self._load(key)
+            record["images"] = accepted
         self._save(key, record)
 
     def _record(self, key: str) -> dict[str, Any]:

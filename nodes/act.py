@@ -13,6 +13,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
+from graph.capacity import blocking_threads
 from graph.context import Context
 from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ToolNotCalled
 from graph.instrument import context_of
@@ -125,9 +126,10 @@ def _run(
     return {"result": dump(result), **({"messages": [draft_message(deps.streamed[-1])]} if deps.streamed else {})}
 
 
-# Started once: a new thread per call cost ~3 ms per action. A tool that overruns and is abandoned keeps its
+# Started once: a new thread per call cost ~3 ms per action. Sized for every run the process works on at once
+# (graph/capacity.py: a tool call mostly waits on the network). A tool that overruns and is abandoned keeps its
 # worker busy; with all workers stuck, new calls queue and time out rather than hang.
-_TOOL_THREADS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="paor-tool")
+_TOOL_THREADS = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-tool")
 
 
 def run_with_timeout(call: Callable[[], Any], timeout_s: float) -> Any:

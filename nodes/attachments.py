@@ -9,22 +9,37 @@ Shapes in use (each has a test with the block as its client sends it, tests/unit
   `{"type": "image_url", "image_url": {"url": "data:…"}}`; Anthropic's `document`/`image` sources too.
 langchain-core's `content_blocks` translates the last three families into the standard shape; this module reads
 the standard and the camelCase shapes. A block is text, an `Attachment` (bytes, still base64), a `Linked` http(s)
-URL (fetched later through the guard), or `Unreadable` with the reason — never dropped without a word.
+URL (fetched later through the guard), or `Unreadable` with the reason — never dropped without a word. An `Image`
+is unreadable to paor's readers but not to a model that accepts images: `read_attachments` asks the endpoint once
+(remembered in graph.capabilities) and passes it on as an input document, or leaves it out saying why. A round
+reads every attachment it can and goes on without the others, naming each in its notes (`LEFT_OUT`).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_to_bytes, urlsplit
 
+import openai
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
+from langchain_openai import ChatOpenAI
+from langgraph.store.base import BaseStore
 
+from graph.capabilities import REFUSED_STATUS, Capabilities, endpoint_key
 from graph.errors import DocumentRejected
+from graph.llm import length_limit, without_client_retries
+from graph.schemas import DocumentRef
 from tools.document.detect import SUPPORTED_TYPES
-from tools.documents import safe_file_name
+from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name
+from tools.ingest import UPLOAD_PREFIX, store_checked
+
+if TYPE_CHECKING:
+    from nodes.chat import ChatRequest
 
 _DATA_TYPES = ("file", "image", "audio", "video", "text-plain")
 _MEDIA = ("image", "audio", "video")
@@ -51,13 +66,15 @@ class Attachment:
 
 @dataclass(frozen=True)
 class Linked:
-    """An http(s) URL given as an attachment: an input document fetched through the guard."""
+    """An input source named by an attachment: an http(s) URL (fetched through the guard), or the upload the server
+    made of an attachment before the run started (server/attachments.py), shown by its file name."""
 
     url: str
+    shown: str = ""
 
     @property
     def name(self) -> str:
-        return self.url
+        return self.shown or self.url
 
 
 @dataclass(frozen=True)
@@ -69,6 +86,25 @@ class Unreadable:
 
     def __str__(self) -> str:
         return f"{self.name} cannot be read: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Image(Unreadable):
+    """An image: no reader of paor's reads it, but a model that accepts images sees it (`read_attachments`)."""
+
+    content: Attachment
+
+    def unseen(self, why: str) -> Unreadable:
+        """The image as a round leaves it out: what it is, and why the model cannot see it."""
+        return Unreadable(self.name, f"it is an image ({self.content.mime}), and {why}")
+
+
+@dataclass(frozen=True)
+class Rejected(Unreadable):
+    """An attachment the checks of an upload refused; their message is the whole sentence and names the file."""
+
+    def __str__(self) -> str:
+        return self.reason
 
 
 Part = Attachment | Linked | Unreadable
@@ -100,9 +136,17 @@ def _data_block(block: dict[str, Any], kind: str, number: int) -> Part:
         url, encoded = encoded, None
     name = _name_of(block, number, mime or _data_url_mime(url))
     media = kind if kind in _MEDIA else mime.split("/", 1)[0] if mime.startswith(_MEDIA) else None
-    if media:
-        article = "an" if media[0] in "aeiou" else "a"
-        return Unreadable(name, f"it is {article} {media} ({mime or 'no type given'}); paor reads {SUPPORTED_TYPES}")
+    if not media:
+        return _content_of(block, kind, name, mime, encoded, url)
+    article = "an" if media[0] in "aeiou" else "a"
+    reason = f"it is {article} {media} ({mime or 'no type given'}); paor reads {SUPPORTED_TYPES}"
+    content = _content_of(block, kind, name, mime, encoded, url) if media == "image" else None
+    if isinstance(content, Attachment):  # sent with the message; an image link is not fetched
+        return Image(name, reason, content)
+    return Unreadable(name, reason)
+
+
+def _content_of(block: dict[str, Any], kind: str, name: str, mime: str, encoded: Any, url: Any) -> Part:
     if isinstance(encoded, str) and encoded:
         return Attachment(name, mime or "application/octet-stream", encoded)
     if kind == "text-plain" and isinstance(block.get("text"), str):
@@ -110,6 +154,8 @@ def _data_block(block: dict[str, Any], kind: str, number: int) -> Part:
     if isinstance(url, str) and url:
         return _from_url(url, name, mime)
     reference = block.get("file_id") or block.get("fileId")
+    if isinstance(reference, str) and reference.startswith(UPLOAD_PREFIX):
+        return Linked(reference, name)
     if reference:
         return Unreadable(
             name, f"it names a file kept by another service ({reference}), not its content; {_UPLOAD_HINT}"
@@ -155,3 +201,108 @@ def _name_of(block: dict[str, Any], number: int, mime: str) -> str:
             return safe_file_name(candidate)
     extension = mime.rsplit("/", 1)[-1] if "/" in mime else "bin"
     return f"attachment-{number}.{extension}"
+
+
+#: How a note about an attachment the round went on without begins; the answer shows these notes below it.
+LEFT_OUT = "Left out: "
+#: Why a model is not shown an image.
+NO_IMAGES = "this model does not accept images"
+_PROBE_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
+_IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a round took from a chat message's attachments."""
+
+    request: ChatRequest  # those read in `attachments`, the others in `unreadable`, each with its reason
+    documents: list[DocumentRef]
+
+    @property
+    def notes(self) -> list[str]:
+        return [f"{LEFT_OUT}{part}" for part in self.request.unreadable]
+
+
+def read_attachments(
+    chat: ChatRequest, documents: DocumentStore, limit: int, why_no_images: Callable[[], str | None]
+) -> Read:
+    """Every attachment that can be read, as an input document under the checks of an upload; the round goes on
+    without the others. An image is read unless `why_no_images` (`image_refusal`, asked only when an image is
+    attached) says why the model cannot see it. DocumentRejected only when nothing attached could be read and no
+    link was given: an answer without the very file it is about would mislead."""
+    images = [part for part in chat.unreadable if isinstance(part, Image)]
+    why = why_no_images() if images else None
+    unread = [part for part in chat.unreadable if not isinstance(part, Image)]
+    unread += [image.unseen(why) for image in images if why]
+    offered = [(file, False) for file in chat.attachments] + [(image.content, True) for image in images if not why]
+    read: list[Attachment] = []
+    refs: list[DocumentRef] = []
+    for attachment, is_image in offered:
+        try:
+            refs.append(_stored(attachment, documents, limit, is_image))
+        except DocumentRejected as exc:
+            unread.append(Rejected(attachment.name, str(exc)))
+        else:
+            read.append(attachment)
+    if unread and not refs and not chat.urls:
+        raise DocumentRejected("; ".join(str(part) for part in unread))
+    return Read(replace(chat, attachments=read, unreadable=unread), refs)
+
+
+def with_left_out(answer: str, notes: Sequence[str]) -> str:
+    """The answer with the attachments its round went on without below it: a chat user must learn what the
+    answer did not see (the other notes stay in `notes`)."""
+    left_out = [note for note in notes if note.startswith(LEFT_OUT)]
+    return "\n\n".join([answer, "\n".join(left_out)]) if left_out else answer
+
+
+def image_refusal(llm: BaseChatModel, store: BaseStore | None) -> str | None:
+    """None where the endpoint accepts images, else why the model is not shown them. Asked once per endpoint with
+    a one-pixel PNG and one output token, the answer kept beside its structured-output methods, so no run pays the
+    probe twice; a failure that says nothing about images (a timeout, HTTP 429 or 503) is not remembered."""
+    if not isinstance(llm, ChatOpenAI):
+        return "paor passes images only to OpenAI-compatible endpoints"
+    memory, key = Capabilities(store), endpoint_key(llm)
+    accepted = memory.images(key)
+    if accepted is None:
+        accepted = _probe_images(llm)
+        if accepted is None:
+            return "the model endpoint could not be asked whether it accepts images"
+        memory.remember_images(key, accepted)
+    return None if accepted else NO_IMAGES
+
+
+def _probe_images(llm: ChatOpenAI) -> bool | None:
+    """True or False as the endpoint answered; None when its failure says nothing about images."""
+    probe = HumanMessage(
+        content=[
+            {"type": "text", "text": "Reply with OK."},
+            {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{_PROBE_PNG}"}},
+        ]
+    )
+    try:
+        without_client_retries(llm).invoke([probe], **length_limit(llm, 1))
+    except (openai.AuthenticationError, openai.PermissionDeniedError):
+        raise  # a wrong key is configuration, not an answer about images
+    except openai.APIStatusError as exc:
+        return False if exc.status_code in REFUSED_STATUS else None
+    except openai.APITimeoutError:
+        return None
+    return True
+
+
+def image_type(data: bytes) -> str | None:
+    """The MIME type of a PNG, JPEG, GIF or WebP image by its first bytes; None for anything else."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return next((mime for magic, mime in _IMAGE_MAGIC if data.startswith(magic)), None)
+
+
+def _stored(attachment: Attachment, store: DocumentStore, limit: int, image: bool) -> DocumentRef:
+    data = attachment.data(limit)
+    if not image:
+        return store_checked(data, attachment.name, store)
+    mime = image_type(data)
+    if mime is None:
+        raise DocumentRejected(f"{attachment.name} is not a PNG, JPEG, GIF or WebP image")
+    return store.put(data, label=INPUT_LABEL, name=safe_file_name(attachment.name), mime=mime)

@@ -35,12 +35,17 @@ class ChatRequest:
     message: HumanMessage
     text: str
     attachments: list[Attachment] = field(default_factory=list)
-    urls: list[str] = field(default_factory=list)
+    links: list[Linked] = field(default_factory=list)
     unreadable: list[Unreadable] = field(default_factory=list)
+
+    @property
+    def urls(self) -> list[str]:
+        """The input sources the message names (http(s) URLs, upload references)."""
+        return [link.url for link in self.links]
 
     def lean(self) -> HumanMessage:
         """The message as checkpoints keep it: same id (so it replaces the sent one), attachments by name only."""
-        taken = [*(a.name for a in self.attachments), *self.urls]
+        taken = [*(a.name for a in self.attachments), *(link.name for link in self.links)]
         if not taken and not self.unreadable:
             return self.message
         blocks = [{"type": "text", "text": self.text}] if self.text else []
@@ -63,7 +68,7 @@ def chat_request(state: State) -> ChatRequest | None:
         human,
         "\n".join(p for p in parts if isinstance(p, str) and p.strip()),
         attachments=[p for p in parts if isinstance(p, Attachment)],
-        urls=[p.url for p in parts if isinstance(p, Linked)],
+        links=[p for p in parts if isinstance(p, Linked)],
         unreadable=[p for p in parts if isinstance(p, Unreadable)],
     )
 

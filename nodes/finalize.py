@@ -15,6 +15,7 @@ from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.answers import delivered
+from nodes.attachments import with_left_out
 from nodes.chat import answer_message, closing_messages
 from nodes.refine import current_totals, spent
 from tools.documents import DocumentStore
@@ -49,7 +50,7 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     # unless the deliverable has a download link (a server client may want the file).
     linked = any(d.get("url") for d in deliverables)
     listed = [] if state.get("direct") and best and _shown_whole(best, answer) and not linked else deliverables
-    shown = answer or no_answer_line(reason, _language(state))
+    shown = with_left_out(answer or no_answer_line(reason, _language(state)), state.get("notes") or [])
     return {
         **history_log.output(state, runtime),
         "answer": answer,

@@ -25,6 +25,7 @@ from graph.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORM
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.attachments import Read, image_refusal, read_attachments
 from nodes.chat import ChatRequest, chat_request, earlier_turns, human_message, refusal_message, understood_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
@@ -33,7 +34,7 @@ from nodes.hints import NUMBER_WORDS, Hints, detect_language, read_hints, words_
 from prompts.render import intent_messages, render_conversation
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name
-from tools.ingest import ingest_sources, store_checked
+from tools.ingest import ingest_sources
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +62,10 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     taken = {"request_message": chat.message.id}
     try:
         request = checked_request(chat.text, what="the message")
-        attached = _attached(chat, services, context_of(runtime))
-        update = _analyse(state, runtime, services, request, str(chat.message.id), attached, chat.urls)
+        read = _attached(chat, services, runtime)
+        chat = read.request
+        update = _analyse(state, runtime, services, request, str(chat.message.id), read.documents, chat.urls)
+        update["notes"] = [*update["notes"], *read.notes]
     except (InvalidRequest, DocumentRejected, FetchRefused) as exc:
         reason = str(exc)
         return {
@@ -82,14 +85,14 @@ def _understood(update: dict[str, Any]) -> AIMessage:
     return understood_message(Intent.model_validate(update["intent"]))
 
 
-def _attached(chat: ChatRequest, services: Services, context: Context) -> list[DocumentRef]:
-    """A chat's attachments as input documents, under the caps and checks of an upload; one it cannot read
-    refuses the round (a chat user must learn that it was not read)."""
-    if chat.unreadable:
-        raise DocumentRejected("; ".join(str(part) for part in chat.unreadable))
+def _attached(chat: ChatRequest, services: Services, runtime: Runtime[Context]) -> Read:
+    """A chat's attachments as input documents, under the caps and checks of an upload; the round goes on without
+    those it cannot read, naming each in its notes (a chat user must learn what was not read)."""
+    context = context_of(runtime)
     limit = int(context.max_document_mb * 1024 * 1024)
-    store = services.documents(context)
-    return [store_checked(a.data(limit), a.name, store) for a in chat.attachments]
+    return read_attachments(
+        chat, services.documents(context), limit, lambda: image_refusal(services.llm(context), runtime.store)
+    )
 
 
 def refuse(state: State) -> dict[str, Any]:

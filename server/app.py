@@ -7,9 +7,11 @@
   `DELETE /paor/documents/{reference}` deletes one of its uploads.
 - `GET /paor/threads/{thread_id}/deliverables` lists the thread's deliverables, each with its download `url`.
 - `GET /paor/threads/{thread_id}/documents/{label}/{name}` sends one document the thread produced or received.
-  Links in answers carry `?owner=…&expires=…&signature=…` while auth is on (server/urls.py): such a link opens its
-  one document without a key (a click sends none) while the thread exists; a key holder's request with a bad
-  signature is 403. `HEAD` answers every download route like `GET`, without the body.
+  Links in answers carry `?owner=…&signature=…` while auth is on (server/urls.py): such a link opens its one
+  document without a key (a click sends none) as long as the thread exists. A link that opens nothing (expired, its
+  thread deleted, or not signed for this document) is 410, with or without a key: a short page that says why and
+  how to get a fresh link (JSON for a client that asks for it). `HEAD` answers every download route like `GET`,
+  without the body.
 
 Thread state is read through the server's own API with the caller's key, so the server's auth decides what the
 caller may see (another owner's thread is 404 there and here). Documents are served from the server's own record
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import UTC, datetime
+from html import escape
 from typing import Any
 
 import httpx
@@ -30,13 +34,15 @@ from langgraph_sdk.client import LangGraphClient
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from graph.context import Context
 from graph.errors import DocumentRejected
 from graph.schemas import DocumentRef, dump
 from server import inprocess, quotas, upstream
+from server.attachments import AttachmentsAsUploads
+from server.capacity import DurableRegistry, lifespan
 from server.gate import KeyGate
 from server.keys import HEADER, owner_of
 from server.records import ThreadRecords
@@ -46,11 +52,13 @@ from server.uploads import delete_upload, owner_uploads, store_upload
 from server.urls import (
     DELIVERABLES_PATH,
     DOCUMENT_PATH,
-    SIGNATURE,
+    EXPIRES,
     UPLOAD_PATH,
     UPLOADED_PATH,
+    Refusal,
     document_url,
-    signed_document,
+    is_link,
+    verify_link,
 )
 from tools.documents import DocumentStore
 
@@ -58,6 +66,8 @@ from tools.documents import DocumentStore
 _FORWARDED = (HEADER,)
 #: A downloaded document is data, never a page of this origin: no sniffing, no scripts, saved rather than shown.
 _DOWNLOAD_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "default-src 'none'; sandbox"}
+#: A dead link's page: text only, nothing to run or load, and not kept by a cache.
+_PAGE_HEADERS = {**_DOWNLOAD_HEADERS, "Cache-Control": "no-store"}
 
 
 def _error(status: int, detail: str) -> JSONResponse:
@@ -136,14 +146,13 @@ async def deliverables(request: Request) -> Response:
 
 async def document(request: Request) -> Response:
     thread_id, label, name = (request.path_params[key] for key in ("thread_id", "label", "name"))
-    if api_keys() and SIGNATURE in request.query_params:  # a clicked link: its signature vouches, not a key
-        owner = await asyncio.to_thread(signed_document, thread_id, label, name, request.query_params)
-        if owner is None or thread_id not in await inprocess.existing_threads(owner, [thread_id]):
-            return _error(
-                403,
-                "this link has expired, its thread was deleted, or it is not a link to this document; list the "
-                f"thread's deliverables ({DELIVERABLES_PATH}) for fresh links",
-            )
+    if api_keys() and is_link(request.query_params):  # a clicked link: its signature vouches, not a key
+        verdict = await asyncio.to_thread(verify_link, thread_id, label, name, request.query_params)
+        if isinstance(verdict, str) and thread_id not in await inprocess.existing_threads(verdict, [thread_id]):
+            verdict = Refusal.REVOKED  # records outlive a thread LangGraph deleted without a request
+        if isinstance(verdict, Refusal):
+            return _dead_link(request, verdict, thread_id)
+        owner = verdict
     else:
         owner = _owner(request)
         if await _thread_values(request, thread_id) is None:
@@ -155,6 +164,47 @@ async def document(request: Request) -> Response:
     if not await asyncio.to_thread(path.is_file):
         return _error(404, f"{ref.name} is no longer in the document store")
     return FileResponse(path, media_type=ref.mime, filename=ref.name, headers=_DOWNLOAD_HEADERS)
+
+
+def _dead_link(request: Request, refusal: Refusal, thread_id: str) -> Response:
+    """410 for a link that opens nothing: a click lands on a page that says why and what to do (a bare 401 said
+    nothing about links); JSON for a client that asks for it rather than for HTML."""
+    title, why = _why_dead(request, refusal)
+    fresh = (
+        f"For a fresh link, list the thread's deliverables with your key: GET {_deliverables_path(thread_id)} "
+        "answers each with a link that opens it now."
+    )
+    accept = request.headers.get("accept", "")
+    if "application/json" in accept and "text/html" not in accept:
+        return JSONResponse({"detail": f"{why} {fresh}", "link": refusal.value}, status_code=410, headers=_PAGE_HEADERS)
+    title, why, fresh = (escape(text, quote=False) for text in (title, why, fresh))
+    page = (
+        f'<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>{title}</title></head>\n'
+        f"<body>\n<h1>{title}</h1>\n<p>{why}</p>\n<p>{fresh}</p>\n</body>\n</html>\n"
+    )
+    return HTMLResponse(page, status_code=410, headers=_PAGE_HEADERS)
+
+
+def _why_dead(request: Request, refusal: Refusal) -> tuple[str, str]:
+    """(title, reason) of a dead link's page. Only a link this server signed is called expired, so its document's
+    name and expiry are the server's own words, not a stranger's."""
+    if refusal is Refusal.EXPIRED:
+        when = datetime.fromtimestamp(int(request.query_params[EXPIRES]), UTC).strftime("%Y-%m-%d %H:%M UTC")
+        name = request.path_params["name"]
+        return "This download link has expired", f"The link to {name} expired at {when}: links here last a set time."
+    return "This download link no longer works", (
+        "Its thread was deleted, and the thread's documents with it (run the request again in a new thread), or the "
+        "link is not one this server made for this document (changed, cut short, or made before the server's keys "
+        "were replaced)."
+    )
+
+
+def _deliverables_path(thread_id: str) -> str:
+    """The thread's listing, naming the thread only when it is a thread id: a forged link's path is not echoed."""
+    try:
+        return DELIVERABLES_PATH.format(thread_id=str(uuid.UUID(thread_id)))
+    except ValueError:
+        return DELIVERABLES_PATH
 
 
 def _records() -> ThreadRecords:
@@ -204,6 +254,13 @@ app = Starlette(
         Route(DELIVERABLES_PATH, deliverables, methods=["GET"]),
         Route(DOCUMENT_PATH, document, methods=["GET"]),
     ],
-    # langgraph-api wraps the whole server process in these, not just these routes: the key first, then the limits
-    middleware=[Middleware(KeyGate), Middleware(Traffic)],
+    # langgraph-api wraps the whole server process in these, not just these routes: the key first, then the limits,
+    # then attachments out of run requests, then what a client is told exists is written to disk (server/capacity.py)
+    middleware=[
+        Middleware(KeyGate),
+        Middleware(Traffic),
+        Middleware(AttachmentsAsUploads),
+        Middleware(DurableRegistry),
+    ],
+    lifespan=lifespan,  # after LangGraph's own: threads for every job the server runs at once
 )

@@ -31,7 +31,7 @@ from server.settings import api_keys
 from server.urls import signed_link
 
 __all__ = ["ANONYMOUS", "LINK", "auth"]
-#: Who presents a signed deliverable link: it opens that one document (server/urls.py) and no other route.
+#: Who presents a deliverable link: it reaches that one document's route (server/urls.py), which checks it.
 LINK = "signed-link"
 
 auth = Auth()

@@ -9,10 +9,11 @@ sits on paor's `http.app`; langgraph-api puts a custom app's middleware outside 
 before any route, LangGraph's own CORS handling included. Without a valid key the answer is 401; the development
 routes are 403 whatever the key, because each acts on every client's data or on the operator's account.
 
-Let through: `/ok` (liveness), a GET or HEAD of a document whose signed link fits it (server/urls.py: a clicked link
-carries no key), CORS preflights (LangGraph's CORS middleware answers them itself and never passes one to a route;
-browsers send them without credentials), and LangGraph's in-process loopback requests (ASGI
-`root_path` "/noauth", which no HTTP request can set).
+Let through: `/ok` (liveness), a GET or HEAD of a document that presents a link (server/urls.py: a clicked link
+carries no key; the route checks it and answers a dead one 410 with a page saying why), CORS preflights
+(LangGraph's CORS middleware answers them itself and never passes one to a route; browsers send them without
+credentials), and LangGraph's in-process loopback requests (ASGI `root_path` "/noauth", which no HTTP request can
+set).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _exempt(scope: Scope) -> bool:
 
 
 def _signed(scope: Scope) -> bool:
-    """A clicked deliverable link: its signature opens that one document (server/urls.py), as the key would."""
+    """A clicked deliverable link, for its document's route to check (server/urls.py): a dead one is 410 there."""
     query = QueryParams(scope.get("query_string") or b"")
     return signed_link(scope["path"], query) is not None
 

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from graph import history_store
 from server.settings import api_keys
 
 T = TypeVar("T")
@@ -107,3 +108,21 @@ async def thread_metadata(owner: str, thread_id: str) -> dict[str, Any] | None:
 
     found = await ask(search)
     return dict(found[0].get("metadata") or {}) if found else None
+
+
+async def delete_history(thread: str) -> None:
+    """A deleted thread's steps in the server's store (graph/history_store.py): a thread made again under its id,
+    by anyone, starts without them (its runs' Stage 1 would read them, and an action they name would be refused as
+    already run)."""
+    namespace = list(history_store.namespace(thread))
+
+    async def deleted(client: Any) -> None:
+        seen: set[str] = set()
+        while found := [i["key"] for i in (await client.store.search_items(namespace, limit=100))["items"]]:
+            if seen.issuperset(found):  # nothing was deleted: never loop
+                return
+            seen.update(found)
+            for key in found:
+                await client.store.delete_item(namespace, key)
+
+    await ask(deleted)

@@ -34,7 +34,6 @@ def is_loopback(host: str) -> bool:
 PUBLIC_URL_ENV = "PAOR_SERVER_PUBLIC_URL"
 LINK_SECRET_ENV = "PAOR_SERVER_LINK_SECRET"
 LINK_TTL_ENV = "PAOR_SERVER_LINK_TTL_S"
-DEFAULT_LINK_TTL_S = 24 * 3600
 
 
 def public_url() -> str:
@@ -48,10 +47,11 @@ def link_secret() -> str:
     return os.environ.get(LINK_SECRET_ENV, "").strip()
 
 
-def link_ttl_s() -> int:
-    """How long a signed download link opens its document (seconds, at least one)."""
+def link_ttl_s() -> int | None:
+    """How long a signed download link opens its document, in seconds; None (unset, 0 or not a number): as long as
+    its thread exists, since a link frozen in a chat message cannot be renewed by the person who clicks it."""
     raw = os.environ.get(LINK_TTL_ENV, "").strip()
-    return max(1, int(raw)) if raw.isdigit() else DEFAULT_LINK_TTL_S
+    return int(raw) if raw.isdecimal() and int(raw) > 0 else None
 
 
 SERVER_FOLDER = "server"

@@ -38,6 +38,7 @@ from server.keys import HEADER, owner_of
 from server.records import ThreadRecords
 from server.refusals import refuse
 from server.settings import api_keys, limit, server_store
+from server.uploads import delete_thread_uploads
 from server.urls import UPLOAD_PATH
 
 _LOOPBACK_ROOT = "/noauth"
@@ -189,11 +190,11 @@ class Traffic:
             if declared.isdigit() and int(declared) > most:
                 await self._refuse(share, scope, receive, send, 413, _too_large(most))
                 return
-            body = await _read(receive, most)
+            body = await read_body(receive, most)
             if body is None:
                 await self._refuse(share, scope, receive, send, 413, _too_large(most))
                 return
-            receive = _replay(body, receive)
+            receive = replay(body, receive)
         if method == "POST" and path.rstrip("/") == "/mcp" and (refused := await _mcp_refusal(body, owner)):
             await refuse(scope, receive, send, refused.status_code, refused.body, refused.headers)
             return
@@ -245,7 +246,7 @@ def _paced(receive: Receive, bucket: Bucket) -> Receive:
     return paced
 
 
-async def _read(receive: Receive, most: int) -> bytes | None:
+async def read_body(receive: Receive, most: int) -> bytes | None:
     """The whole request body; None once it grows past `most` bytes (the rest is never read)."""
     chunks: list[bytes] = []
     size = 0
@@ -263,7 +264,7 @@ async def _read(receive: Receive, most: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def _replay(body: bytes, then: Receive) -> Receive:
+def replay(body: bytes, then: Receive) -> Receive:
     """The body read once, then the connection's own messages (its disconnect, which streams wait for)."""
     sent = False
 
@@ -295,12 +296,14 @@ async def _threads_of_assistant(owner: str, assistant_id: str) -> list[str]:
 
 
 async def _forget(owner: str, threads: list[str]) -> None:
-    """Forget the records of those threads LangGraph no longer has for this client."""
+    """Forget the records and the step history of those threads LangGraph no longer has for this client."""
     alive = await inprocess.existing_threads(owner, threads)
     records = ThreadRecords(server_store())
     for thread in threads:
         if thread not in alive:
             await asyncio.to_thread(records.forget, owner, thread)
+            await asyncio.to_thread(delete_thread_uploads, server_store(), owner, thread)
+            await inprocess.delete_history(thread)
 
 
 @dataclass(frozen=True)

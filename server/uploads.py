@@ -22,9 +22,8 @@ from graph.schemas import DocumentRef, dump
 from server.keys import ANONYMOUS
 from server.records import add_reference, drop_reference, hashed, locked, write_json
 from tools.documents import DocumentStore
-from tools.ingest import store_checked
+from tools.ingest import UPLOAD_PREFIX, store_checked
 
-UPLOAD_PREFIX = "upload:"
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32}$")
 _RECORDS = "uploads"
 _OWNERS = "owners"
@@ -40,16 +39,19 @@ class Upload:
         return {"reference": self.reference, **{k: v for k, v in dump(self.ref).items() if k != "label"}}
 
 
-def store_upload(data: bytes, name: str, store: DocumentStore, owner: str = ANONYMOUS) -> Upload:
+def store_upload(
+    data: bytes, name: str, store: DocumentStore, owner: str = ANONYMOUS, thread: str | None = None
+) -> Upload:
     """Store `data` under a sanitised name with its sniffed type for `owner`; DocumentRejected for an empty or
-    unreadable one."""
+    unreadable one. An upload made of a chat attachment belongs to its `thread` too: it goes with the thread."""
     ref = store_checked(data, name, store)
     token = secrets.token_urlsafe(24)
+    record = {"owner": owner, "ref": dump(ref), **({"thread": thread} if thread else {})}
     with locked(store.root):
         if not store.path_of(ref).is_file():  # another client's deletion took the same content meanwhile
             store.put(data, label=ref.label, name=ref.name, mime=ref.mime)
         add_reference(store.root, ref.sha256, _marker(token))
-        write_json(store.root / _RECORDS / f"{token}.json", {"owner": owner, "ref": dump(ref)})
+        write_json(store.root / _RECORDS / f"{token}.json", record)
         mine = _owner_dir(store.root, owner)
         mine.mkdir(parents=True, exist_ok=True)
         (mine / token).touch()
@@ -73,6 +75,16 @@ def owner_uploads(store_root: Path, owner: str) -> list[tuple[str, DocumentRef]]
     tokens = sorted(folder.iterdir(), key=lambda path: path.stat().st_mtime_ns) if folder.is_dir() else []
     found = [(UPLOAD_PREFIX + path.name, _read(UPLOAD_PREFIX + path.name, store_root)) for path in tokens]
     return [(reference, item[1]) for reference, item in found if item is not None and item[0] == owner]
+
+
+def delete_thread_uploads(store_root: Path, owner: str, thread: str) -> None:
+    """Delete the uploads made of the chat attachments of this client's `thread` (server/attachments.py)."""
+    folder = _owner_dir(store_root, owner)
+    for path in list(folder.iterdir()) if folder.is_dir() else []:
+        with contextlib.suppress(FileNotFoundError, ValueError):
+            record = json.loads((store_root / _RECORDS / f"{path.name}.json").read_text(encoding="utf-8"))
+            if record.get("thread") == thread:
+                delete_upload(UPLOAD_PREFIX + path.name, store_root, owner)
 
 
 def delete_upload(reference: str, store_root: Path, owner: str) -> bool:

@@ -1,7 +1,11 @@
-"""ai.process: the configured LLM over referenced documents, map-reduced when they exceed the context budget."""
+"""ai.process: the configured LLM over referenced documents, map-reduced when they exceed the context budget.
+
+Images among the documents (a chat's attachments, stored only where the endpoint accepts images, see
+nodes/attachments.py) go to the call that writes the answer as image content, after the text."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
 import json
@@ -10,13 +14,15 @@ from collections.abc import Sequence
 from typing import Literal
 
 import json_repair
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages.content import ContentBlock, create_image_block, create_text_block
 from langchain_core.tools import BaseTool
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
 
 from graph.errors import ToolFailed
 from graph.llm import length_limit, streamed
+from graph.schemas import DocumentRef
 from graph.tokens import ENCODING, count_tokens
 from prompts.render import ai_process_messages
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
@@ -53,12 +59,17 @@ def process_texts(
     custom_instructions: str = "",
     output_format: str = "md",
     processing_mode: str = "basic",
+    images: Sequence[ContentBlock] = (),
 ) -> str:
-    """Run one task over (name, text) sources; sources over `chunk_tokens` are split, answered, then merged."""
+    """Run one task over (name, text) sources; sources over `chunk_tokens` are split, answered, then merged.
+    `images` (content blocks) go to the call that writes the answer: the parts of a long text are answered
+    without them."""
     budget = max(256, deps.context.chunk_tokens)
     sources = list(texts)
     if sum(count_tokens(text) for _, text in sources) <= budget:
-        return _ask(deps, ai_prompt, sources, custom_instructions, output_format, processing_mode, final=True)
+        return _ask(
+            deps, ai_prompt, sources, custom_instructions, output_format, processing_mode, final=True, images=images
+        )
     splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
         encoding_name=ENCODING, chunk_size=budget, chunk_overlap=min(200, budget // 10)
     )
@@ -76,7 +87,9 @@ def process_texts(
     while sum(count_tokens(text) for _, text in partials) > budget and len(partials) > 1:
         partials = _merge_pairs(deps, ai_prompt, partials, custom_instructions, processing_mode)
     merge_task = f"{ai_prompt}\n\nCombine the partial answers below into one complete answer."
-    return _ask(deps, merge_task, partials, custom_instructions, output_format, processing_mode, final=True)
+    return _ask(
+        deps, merge_task, partials, custom_instructions, output_format, processing_mode, final=True, images=images
+    )
 
 
 def _merge_pairs(
@@ -99,6 +112,7 @@ def _ask(
     mode: str,
     *,
     final: bool = False,
+    images: Sequence[ContentBlock] = (),
 ) -> str:
     """One model call; the `final` one writes the step's answer, which streams when the step asks for it (partial
     answers of long inputs never do)."""
@@ -113,6 +127,8 @@ def _ask(
         criteria=deps.criteria,
         earlier=deps.earlier,
     )
+    if images:
+        messages[-1] = HumanMessage(content_blocks=[create_text_block(str(messages[-1].text)), *images])
     # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
     limit = deps.context.answer_tokens
     llm = streamed(deps.llm) if final and deps.stream else deps.llm
@@ -165,23 +181,36 @@ def shape_output(text: str, output_format: str) -> str:
     return body
 
 
-def _source_texts(deps: ToolDeps, references: list[str], include_metadata: bool) -> list[tuple[str, str]]:
-    texts = []
+def _sources(
+    deps: ToolDeps, references: list[str], include_metadata: bool
+) -> tuple[list[tuple[str, str]], list[ContentBlock]]:
+    """The referenced documents as (name, text) sources and image blocks."""
+    texts: list[tuple[str, str]] = []
+    images: list[ContentBlock] = []
     for ref, data in deps.read_documents(references):
-        if not ref.is_text:
+        if ref.mime.startswith("image/"):
+            images.extend(_image_blocks(ref, data))
+        elif not ref.is_text:
             raise ToolFailed(f"{ref.name} is {ref.mime}; extract it with document.extract before ai.process")
-        text = data.decode("utf-8", errors="replace")
-        if include_metadata:
-            text = f"[source: {ref.item_reference}, {ref.mime}, {ref.size} bytes]\n{text}"
-        texts.append((ref.name, text))
-    return texts
+        else:
+            text = data.decode("utf-8", errors="replace")
+            if include_metadata:
+                text = f"[source: {ref.item_reference}, {ref.mime}, {ref.size} bytes]\n{text}"
+            texts.append((ref.name, text))
+    return texts, images
+
+
+def _image_blocks(ref: DocumentRef, data: bytes) -> list[ContentBlock]:
+    """An image as the model is shown it: its name, so the answer can refer to it, then the image itself."""
+    encoded = base64.b64encode(data).decode()
+    return [create_text_block(f"IMAGE {ref.name}:"), create_image_block(base64=encoded, mime_type=ref.mime)]
 
 
 def make_ai_process_tool(deps: ToolDeps) -> BaseTool:
     def ai_process(**kwargs: object) -> tuple[str, ToolOutput]:
         args = AiProcessArgs.model_validate(kwargs)
-        sources = _source_texts(deps, args.documentList, args.includeMetadata)
-        if deps.conversation is not None and not sources:
+        sources, images = _sources(deps, args.documentList, args.includeMetadata)
+        if deps.conversation is not None and not sources and not images:
             text, notes = bare_answer(deps, deps.conversation)
             reply = NewDocument.text("result.md", text, _MIMES["md"])
             return f"1 document(s); {text[:200]}", ToolOutput(documents=[reply], summary=text[:200], notes=notes)
@@ -194,6 +223,7 @@ def make_ai_process_tool(deps: ToolDeps) -> BaseTool:
                 custom_instructions=args.customInstructions or "",
                 output_format=fmt,
                 processing_mode=args.processingMode,
+                images=images,
             )
             documents.append(NewDocument.text(f"result.{fmt}", shape_output(answer, fmt), _MIMES[fmt]))
         preview = documents[0].data.decode("utf-8", errors="replace")

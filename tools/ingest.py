@@ -19,6 +19,9 @@ from graph.schemas import DocumentRef
 from tools.document.detect import MIME_OF_KIND, sniff_kind
 from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name, unique_name
 
+#: How a server upload's reference begins (server/uploads.py makes them; a chat attachment the server took out of
+#: its run request names one).
+UPLOAD_PREFIX = "upload:"
 MAX_INPUT_BYTES = 100 * 1024 * 1024
 
 

@@ -144,18 +144,23 @@ def test_a_signed_link_alone_opens_its_document_and_nothing_else(
     split = urlsplit(link)
     query = dict(parse_qsl(split.query))
     monkeypatch.setenv("PAOR_SERVER_API_KEY", f"{KEY_A}, {KEY_B}")  # the server's keys: the secret derives from them
+    monkeypatch.setenv("PAOR_SERVER_LINK_TTL_S", "3600")
     expired = document_url(thread, DocumentRef.model_validate(out["deliverables"][0]), base=url, now=1_000_000_000)
     forged = {
         "another name": link.replace("/result.md?", "/other.md?"),
         "another document of the thread": link.replace(split.path, f"/paor/threads/{thread}/documents/input/x.md"),
         "another thread": link.replace(thread, str(uuid.uuid4())),
-        "a later expiry": f"{url}{split.path}?{urlencode({**query, 'expires': int(query['expires']) + 3600})}",
-        "no signature": f"{url}{split.path}?{urlencode({'expires': query['expires']})}",
+        "an expiry": f"{url}{split.path}?{urlencode({**query, 'expires': 4_000_000_000})}",
         "a forged signature": f"{url}{split.path}?{urlencode({**query, 'signature': '0' * 64})}",
         "an expired link": expired,
+    }
+    for what, forgery in forged.items():  # a dead link: a page saying so (tests/server/test_lasting_links.py)
+        assert httpx.get(forgery, timeout=deadlines.HTTP_S).status_code == 410, what
+    unsigned = {
+        "no signature": f"{url}{split.path}?{urlencode({'owner': query['owner']})}",
         "another route": f"{url}/threads/{thread}/state?{split.query}",
     }
-    for what, forgery in forged.items():
-        assert httpx.get(forgery, timeout=deadlines.HTTP_S).status_code == 401, what
+    for what, refused in unsigned.items():
+        assert httpx.get(refused, timeout=deadlines.HTTP_S).status_code == 401, what
     with_key = httpx.get(forged["a forged signature"], headers={"x-api-key": KEY_A}, timeout=deadlines.HTTP_S)
-    assert with_key.status_code == 403 and "list the thread's deliverables" in with_key.text
+    assert with_key.status_code == 410 and "list the thread's deliverables" in with_key.text

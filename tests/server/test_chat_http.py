@@ -7,7 +7,10 @@ server's environment only, because a chat front end sends no context.
 from __future__ import annotations
 
 import base64
+import hashlib
+import io
 import json
+import os
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -17,7 +20,7 @@ import pytest
 
 from graph.processes import free_port
 from tests.support import deadlines
-from tests.support.chat import captured_run, ui_message
+from tests.support.chat import captured_run, ui_file_block, ui_message
 from tests.support.chat_scenarios import PRODUCT, PRODUCT_ANSWER, script_chat
 from tests.support.langgraph_dev import langgraph_dev, scripted_env, scripted_langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT
@@ -145,6 +148,40 @@ def test_the_pdf_agent_chat_ui_sent_becomes_an_input_document(server: str, clien
     assert sent[:40] not in str(values["messages"]), "the checkpointed message keeps the name, not the bytes"
     download = httpx.get(f"{server}/paor/threads/{thread}/documents/input/bakery.pdf", timeout=deadlines.HTTP_S)
     assert download.status_code == 200 and download.content == base64.b64decode(sent)
+
+
+def _megabyte_pdf() -> bytes:
+    """A real PDF of about 1 MB: a page of text and an incompressible embedded file."""
+    from pypdf import PdfReader, PdfWriter
+
+    from tests.unit.documents.builders import pdf_bytes
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes("Bakery sales rose in May."))))
+    writer.add_attachment("pad.bin", os.urandom(1024 * 1024))
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+def test_an_attached_pdf_leaves_no_bytes_in_the_threads_history(server: str, client: Any) -> None:
+    """Issue 31, item 3: Agent Chat UI's `POST /threads/{id}/history {"limit": 10}` downloaded a 1 MB attachment
+    twice when it opened the thread; the server now takes it out of the run request, as an upload of the thread.
+    Every checkpoint of the run is asked for (2.9 MB before)."""
+    pdf = _megabyte_pdf()
+    body = {**captured_run("agent-chat-ui-pdf.json")}
+    body["input"] = ui_message("Summarise the attached PDF", ui_file_block(pdf, "sales.pdf"))
+    thread = client.threads.create()["thread_id"]
+    assert not [data for event, data in send_as_the_ui(server, thread, body) if event == "error"]
+    values = client.threads.get_state(thread)["values"]
+    assert [(d["label"], d["name"]) for d in values["input_documents"]] == [("input", "sales.pdf")]
+    history = httpx.post(f"{server}/threads/{thread}/history", json={"limit": 100}, timeout=deadlines.HTTP_S)
+    assert history.status_code == 200 and len(history.content) <= 300 * 1024, len(history.content)
+
+    uploads = httpx.get(f"{server}/paor/documents", timeout=deadlines.HTTP_S).json()["uploads"]
+    assert [u["name"] for u in uploads if u["sha256"] == hashlib.sha256(pdf).hexdigest()] == ["sales.pdf"]
+    client.threads.delete(thread)
+    uploads = httpx.get(f"{server}/paor/documents", timeout=deadlines.HTTP_S).json()["uploads"]
+    assert not [u for u in uploads if u["sha256"] == hashlib.sha256(pdf).hexdigest()], "it went with its thread"
 
 
 def test_the_image_agent_chat_ui_sent_ends_the_round_with_a_message_naming_it(server: str, client: Any) -> None:

@@ -163,7 +163,7 @@ def test_head_answers_like_get_on_every_download_route(server: Server) -> None:
             assert head.content == b"" and head.headers["content-type"] == got.headers["content-type"], path
             assert int(head.headers["content-length"]) == len(got.content), path
         forged = deliverable["url"].replace("signature=", "signature=0")
-        assert anonymous.head(forged).status_code == anonymous.get(forged).status_code == 401
+        assert anonymous.head(forged).status_code == anonymous.get(forged).status_code == 410
 
 
 # --- 2. deleting a thread deletes its records, files and links ------------------------------------------------
@@ -191,16 +191,18 @@ def test_a_deleted_threads_id_made_again_by_another_client_holds_nothing_of_it(s
             "the upload itself stays: Alice still holds it"
         )
         for method in ("GET", "HEAD"):
-            assert anonymous.request(method, link).status_code == 401, f"{method}: the link died with the thread"
+            assert anonymous.request(method, link).status_code == 410, f"{method}: the link died with the thread"
         with_key = alice.get(link)
-        assert with_key.status_code == 403 and "thread was deleted" in with_key.text
+        assert with_key.status_code == 410 and "thread was deleted" in with_key.text
 
         assert bob.post("/threads", json={"thread_id": thread}).status_code == 200, "the id is free again"
         for path in (f"/documents/input/{upload['name']}", f"/documents/{deliverable['label']}/result.md"):
             assert bob.get(f"/paor/threads/{thread}{path}").status_code == 404, path
             assert bob.head(f"/paor/threads/{thread}{path}").status_code == 404, path
         assert bob.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"] == []
-        assert anonymous.get(link).status_code == 401
+        assert anonymous.get(link).status_code == 410
+    # Alice's steps went too: Bob's run neither reads them nor is refused the action her step ran (the same one)
+    _run(server, KEY_B, thread)
 
 
 def test_a_thread_its_owner_deletes_and_makes_again_starts_empty(server: Server) -> None:
@@ -214,12 +216,12 @@ def test_a_thread_its_owner_deletes_and_makes_again_starts_empty(server: Server)
         alice.post("/threads", json={"thread_id": thread}).raise_for_status()
         assert alice.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"] == []
         assert alice.get(f"/paor/threads/{thread}/documents/input/notes.txt").status_code == 404
-        assert anonymous.get(deliverable["url"]).status_code == 401, "an old link opens nothing of the new thread"
+        assert anonymous.get(deliverable["url"]).status_code == 410, "an old link opens nothing of the new thread"
         # The new thread's own run records afresh; the old link stays dead though the name is the same again.
         _, again, _ = _run(server, KEY_A, thread)
         [fresh] = again["deliverables"]
         assert (fresh["label"], fresh["name"]) == (deliverable["label"], deliverable["name"])
-        assert anonymous.get(fresh["url"]).status_code == 200 and anonymous.get(deliverable["url"]).status_code == 401
+        assert anonymous.get(fresh["url"]).status_code == 200 and anonymous.get(deliverable["url"]).status_code == 410
 
 
 def test_concurrent_deletions_remove_exactly_the_threads_asked_for(server: Server) -> None:
@@ -349,7 +351,7 @@ def test_deleting_an_assistant_with_its_threads_deletes_their_documents_and_no_o
         assert anonymous.get(deliverable["url"]).status_code == 200
         assert bob.delete(f"/assistants/{helper}", params={"delete_threads": "true"}).status_code == 204
         assert bob.get(f"/threads/{thread}").status_code == 404
-        assert anonymous.get(deliverable["url"]).status_code == 401 and not _path(server, deliverable).exists()
+        assert anonymous.get(deliverable["url"]).status_code == 410 and not _path(server, deliverable).exists()
         assert anonymous.get(alices["deliverables"][0]["url"]).status_code == 200, "Alice's thread is untouched"
 
 

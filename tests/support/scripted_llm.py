@@ -105,6 +105,17 @@ class RecordedRequest:
         )
 
     @property
+    def images(self) -> list[str]:
+        """The ``image_url`` URLs of all messages (data URLs carry the image), in order."""
+        return [
+            str((part.get("image_url") or {}).get("url"))
+            for m in self.messages
+            if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for part in m["content"]
+            if isinstance(part, dict) and part.get("type") == "image_url"
+        ]
+
+    @property
     def text(self) -> str:
         """All message contents joined with newlines: a cheap haystack for ``in`` assertions."""
         return "\n".join(
@@ -186,6 +197,7 @@ class ScriptedLLM:
         reject_response_formats: Iterable[str] = (),
         reject_body_keys: Iterable[str] = (),
         obey_max_tokens: bool = True,
+        accept_images: bool = False,
         latency: Latency | None = None,
         stream_delay_s: float = 0.0,
     ) -> None:
@@ -193,11 +205,14 @@ class ScriptedLLM:
         such as llama.cpp that do not support ``json_schema``); ``reject_body_keys``: request keys answered with
         HTTP 400 (``tools`` for a server without function calling, ``guided_json`` for one without guided
         decoding). Like a real server, an answer longer than the request's ``max_tokens`` is cut there, with
-        ``finish_reason: length`` (``obey_max_tokens=False``: a server that ignores the limit). ``latency``: the
-        model of a real endpoint's answer time, see `Latency`. ``stream_delay_s``: a pause before each streamed
-        frame, so that a chat page renders the tokens one by one (the browser test watches them arrive)."""
+        ``finish_reason: length`` (``obey_max_tokens=False``: a server that ignores the limit). A request with an
+        ``image_url`` part is answered HTTP 400, as a text-only model's server does, unless ``accept_images``.
+        ``latency``: the model of a real endpoint's answer time, see `Latency`. ``stream_delay_s``: a pause before
+        each streamed frame, so that a chat page renders the tokens one by one (the browser test watches them
+        arrive)."""
         self.stream_delay_s = stream_delay_s
         self.obey_max_tokens = obey_max_tokens
+        self.accept_images = accept_images
         self.latency = latency
         self.reject_response_formats: frozenset[str] = frozenset(reject_response_formats)
         self.reject_body_keys: frozenset[str] = frozenset(reject_body_keys)
@@ -326,6 +341,8 @@ class ScriptedLLM:
         rejected = sorted(self.reject_body_keys & body.keys())
         if rejected:
             return route, as_tool_call, request, _json_error(400, f"unsupported request field {rejected[0]!r}")
+        if request.images and not self.accept_images:
+            return route, as_tool_call, request, _json_error(400, "this model does not support image input")
         response = self._next_response(route)
         if response is None:
             message = (

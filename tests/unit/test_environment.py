@@ -22,8 +22,8 @@ READS = re.compile(
     r"""|^[A-Z_]*(?:_ENV|_VARIABLE)\s*=\s*["']([A-Z][A-Z0-9_]+)["']""",
     re.MULTILINE,
 )
-#: Read, but harmless to inherit: where tiktoken caches its encodings.
-HARMLESS = {"TIKTOKEN_CACHE_DIR"}
+#: Read, but harmless to inherit: where tiktoken caches its encodings; the server's jobs, which size thread pools only.
+HARMLESS = {"TIKTOKEN_CACHE_DIR", "N_JOBS_PER_WORKER"}
 
 
 def variables_the_code_reads() -> set[str]:

@@ -120,8 +120,9 @@ def test_a_key_names_its_client_and_nothing_else_does(monkeypatch: pytest.Monkey
 
 
 @pytest.mark.usefixtures("keyed")
-def test_a_signed_link_passes_for_its_document_alone() -> None:
-    """A clicked deliverable link carries no key; its signature opens that one document's GET, nothing else."""
+def test_a_link_passes_to_its_document_route_alone() -> None:
+    """A clicked deliverable link carries no key: the gate passes a document's GET that presents one, valid or not,
+    to the route, which checks it and answers a dead one 410 (tests/server/test_lasting_links.py); nothing else."""
     thread = "0b0c3a52-6a54-4a3e-8f4e-1d2c3b4a5f60"
     ref = DocumentRef(
         label="round1_task1_action1_process", name="result.md", mime="text/markdown", size=1, sha256="a" * 64
@@ -132,4 +133,8 @@ def test_a_signed_link_passes_for_its_document_alone() -> None:
         assert client.get(f"{link.path}?{link.query}").status_code == 200
         assert client.post(f"{link.path}?{link.query}").status_code == 401
         assert client.get(link.path).status_code == 401
-        assert client.get(f"{link.path.replace('result.md', 'other.md')}?{link.query}").status_code == 401
+        assert client.get(f"{link.path}?{link.query.split('&signature=')[0]}").status_code == 401, "no signature"
+        assert client.get(f"/threads?{link.query}").status_code == 401, "a link opens its document route only"
+        assert client.get(f"{link.path.replace('result.md', 'other.md')}?{link.query}").status_code == 200, (
+            "the route's to refuse"
+        )

@@ -1,0 +1,96 @@
+"""Attachments out of run requests, before LangGraph keeps them.
+
+A chat client sends a file inside its message, base64: LangGraph wrote the request's input into the run record and
+the thread's first checkpoints before any node could replace the bytes by a reference, so Agent Chat UI's
+`POST /threads/{id}/history` downloaded a 1 MB PDF twice each time it opened the thread (issue 31). This middleware
+reads the request first: each file block with inline data that the upload checks accept becomes an upload of the
+client (server/uploads.py, counted in its document quota), bound to the thread so it goes when the thread goes, and
+the block names it instead (`{"type": "file", "file_id": "upload:…", "mime_type", "filename"}`, which
+nodes/attachments.py takes as an input source). What the checks refuse stays as it was sent: the round names it
+and says why, as before. Images stay inline for now: whether the model sees them is decided in the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from graph.context import Context
+from graph.errors import DocumentRejected
+from nodes.attachments import Attachment, read_block
+from server import quotas
+from server.keys import HEADER, owner_of
+from server.settings import server_store
+from server.traffic import read_body, replay
+from server.uploads import store_upload
+from tools.documents import DocumentStore
+
+#: Run requests on a thread: the thread their uploads belong to.
+_THREAD_RUNS = re.compile(r"^/threads/([^/]+)/runs(/stream|/wait)?/?$")
+#: The traffic middleware, which runs first, bounded the body already.
+_UNBOUNDED = 1 << 62
+
+
+class AttachmentsAsUploads:
+    """ASGI middleware: inline files of a run request's messages become uploads of the client, named by reference."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        match = _THREAD_RUNS.match(scope["path"]) if scope["type"] == "http" else None
+        owner = owner_of(dict(scope.get("headers") or []).get(HEADER.encode()))
+        if match is None or scope.get("method") != "POST" or owner is None:
+            await self.app(scope, receive, send)
+            return
+        body = await read_body(receive, _UNBOUNDED) or b""
+        lean = await _uploaded(body, owner, match.group(1))
+        if lean is None:
+            await self.app(scope, replay(body, receive), send)
+            return
+        headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"content-length"]
+        headers.append((b"content-length", str(len(lean)).encode()))
+        await self.app({**scope, "headers": headers}, replay(lean, receive), send)
+
+
+async def _uploaded(body: bytes, owner: str, thread: str) -> bytes | None:
+    """The request with its inline files as upload references; None when it has none (or is no JSON)."""
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return None
+    blocks = [block for block in _content_blocks(request) if isinstance(block, dict)]
+    limit = int(Context().max_document_mb * 1024 * 1024)  # the operator's: a server run's is capped by it
+    changed = False
+    for number, block in enumerate(blocks, start=1):
+        part = read_block(block, number)
+        if not isinstance(part, Attachment):
+            continue
+        with contextlib.suppress(DocumentRejected):
+            data = part.data(limit)
+            if await quotas.documents_refusal(owner, len(data)):
+                continue  # over its quota: the run itself refuses it, saying so
+            stored = DocumentStore(server_store())
+            upload = await asyncio.to_thread(store_upload, data, part.name, stored, owner, thread)
+            reference = {"file_id": upload.reference, "mime_type": upload.ref.mime, "filename": upload.ref.name}
+            block.clear()
+            block.update({"type": "file", **reference})
+            changed = True
+    return json.dumps(request).encode() if changed else None
+
+
+def _content_blocks(request: Any) -> list[Any]:
+    """The content blocks of the messages in a run request's input."""
+    run_input = request.get("input") if isinstance(request, dict) else None
+    messages = run_input.get("messages") if isinstance(run_input, dict) else None
+    found: list[Any] = []
+    for message in messages if isinstance(messages, list) else []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            found.extend(content)
+    return found
