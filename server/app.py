@@ -245,6 +245,7 @@ async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | N
 
 
 upstream.apply()  # LangGraph's in-memory runtime removed the wrong thread under concurrent deletions
+upstream.wake_on_new_runs()  # and started each run up to a second late
 
 app = Starlette(
     routes=[

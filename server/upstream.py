@@ -1,4 +1,5 @@
-"""A fix for LangGraph's in-memory runtime (`langgraph dev`) that a shared server cannot do without.
+"""Fixes for LangGraph's in-memory runtime (`langgraph dev`): a race a shared server cannot do without, and a poll
+that made every run start a second late.
 
 `langgraph_runtime_inmem.ops.Threads.delete` (0.36.7) finds the thread's index in the thread list, then awaits the
 auth handler and the checkpointer's deletion, then pops that index. Whatever was appended or removed in between —
@@ -13,9 +14,12 @@ LangGraph keeps its own method, and the log says so.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import inspect
 import logging
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -75,3 +79,59 @@ def _make_delete(ops: Any) -> Any:
 
     delete.__paor_fixed__ = True  # type: ignore[attr-defined]
     return delete
+
+
+#: How long langgraph-runtime-inmem's scheduler waits between looks for a new run (`Runs.next(wait=True)`).
+POLL_S = 0.5
+
+
+class _NewRuns:
+    """Wakes the in-memory runtime's scheduler when a run is created. It looked for new runs every 0.5 s, and a run
+    created during the wait was not yet due at the next look (`Runs.next` takes the time before it waits), so each
+    run started up to a second late: a chat's first sign of life took 1.0 s with a model that answers at once."""
+
+    def __init__(self) -> None:
+        self.created: asyncio.Event | None = None
+
+    async def wait(self) -> None:
+        created = self.created = self.created or asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(created.wait(), POLL_S)
+        created.clear()
+
+    def wake(self) -> None:
+        if self.created is not None:
+            self.created.set()
+
+
+def wake_on_new_runs() -> bool:
+    """`Runs.put` wakes `Runs.next`, which looks right after (its own wait skipped); False when the in-memory
+    runtime is not in use, or its scheduler runs on loops of its own (BG_JOB_ISOLATED_LOOPS: the event would belong
+    to another loop)."""
+    try:
+        from langgraph_runtime_inmem import ops
+    except ImportError:
+        return False
+    config = sys.modules.get("langgraph_api.config")  # the server's, loaded before its app (none in a unit test)
+    put, look = ops.Runs.__dict__["put"].__func__, ops.Runs.__dict__["next"].__func__
+    if getattr(look, "__paor_fixed__", False):
+        return True
+    if getattr(config, "BG_JOB_ISOLATED_LOOPS", False):
+        return False
+    new_runs = _NewRuns()
+
+    async def woken_put(*args: Any, **kwargs: Any) -> Any:
+        created = await put(*args, **kwargs)
+        new_runs.wake()
+        return created
+
+    async def next_run(wait: bool, limit: int = 1) -> AsyncIterator[Any]:
+        if wait:
+            await new_runs.wait()
+        async for found in look(False, limit):
+            yield found
+
+    next_run.__paor_fixed__ = True  # type: ignore[attr-defined]
+    ops.Runs.put = staticmethod(woken_put)
+    ops.Runs.next = staticmethod(next_run)
+    return True

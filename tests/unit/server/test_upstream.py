@@ -57,3 +57,39 @@ def test_langgraphs_own_delete_removes_the_wrong_thread_when_deletions_overlap(m
 def test_the_fixed_delete_removes_exactly_the_threads_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     left, threads = _delete_both(upstream._make_delete(ops), monkeypatch)
     assert left == [threads[2]]
+
+
+def test_a_new_run_wakes_the_scheduler_which_then_sees_it_due(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31, item 8: `Runs.next(wait=True)` waited 0.5 s, and a run created meanwhile was not yet due at the look
+    that followed (it took the time before waiting): each run started up to a second late. Modelled here with
+    LangGraph's rule and a poll of a minute, so only the wake can start the run in time."""
+    due: list[str] = []
+
+    async def put(name: str) -> None:
+        due.append(name)
+
+    async def look(wait: bool, limit: int = 1) -> Any:
+        seen = list(due)  # what is due at the time `next` was called
+        if wait:
+            await asyncio.sleep(60)
+        for name in seen:
+            yield name
+
+    monkeypatch.setattr(ops.Runs, "put", staticmethod(put))
+    monkeypatch.setattr(ops.Runs, "next", staticmethod(look))
+    monkeypatch.setattr(upstream, "POLL_S", 60.0)
+    assert upstream.wake_on_new_runs()
+
+    async def scheduler() -> list[str]:
+        while True:  # as langgraph_runtime_inmem.queue does: look, wait when nothing was found
+            found = [name async for name in ops.Runs.next(wait=True)]
+            if found:
+                return found
+
+    async def create_while_it_waits() -> list[str]:
+        started = asyncio.create_task(scheduler())
+        await asyncio.sleep(0.05)
+        await ops.Runs.put("run-1")
+        return await asyncio.wait_for(started, 10)
+
+    assert asyncio.run(create_while_it_waits()) == ["run-1"]
