@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.context import Context
 from graph.errors import DocumentRejected
@@ -27,7 +27,7 @@ from server import quotas
 from server.keys import HEADER, owner_of
 from server.settings import server_store
 from server.traffic import read_body, replay
-from server.uploads import store_upload
+from server.uploads import delete_upload, store_upload
 from tools.documents import DocumentStore
 
 #: Run requests on a thread: the thread their uploads belong to.
@@ -49,17 +49,27 @@ class AttachmentsAsUploads:
             await self.app(scope, receive, send)
             return
         body = await read_body(receive, _UNBOUNDED) or b""
-        lean = await _uploaded(body, owner, match.group(1))
+        made: list[str] = []
+        lean = await _uploaded(body, owner, match.group(1), made)
         if lean is None:
             await self.app(scope, replay(body, receive), send)
             return
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"content-length"]
         headers.append((b"content-length", str(len(lean)).encode()))
-        await self.app({**scope, "headers": headers}, replay(lean, receive), send)
+
+        async def refused_unmade(message: Message) -> None:
+            """A run LangGraph refused (another's thread, a quota) keeps none of the uploads made for it."""
+            if message["type"] == "http.response.start" and not 200 <= int(message["status"]) < 300:
+                for reference in made:
+                    await asyncio.to_thread(delete_upload, reference, server_store(), owner)
+            await send(message)
+
+        await self.app({**scope, "headers": headers}, replay(lean, receive), refused_unmade)
 
 
-async def _uploaded(body: bytes, owner: str, thread: str) -> bytes | None:
-    """The request with its inline files as upload references; None when it has none (or is no JSON)."""
+async def _uploaded(body: bytes, owner: str, thread: str, made: list[str]) -> bytes | None:
+    """The request with its inline files as upload references (each one's reference added to `made`); None when it
+    has none (or is no JSON)."""
     try:
         request = json.loads(body)
     except ValueError:
@@ -77,6 +87,7 @@ async def _uploaded(body: bytes, owner: str, thread: str) -> bytes | None:
                 continue  # over its quota: the run itself refuses it, saying so
             stored = DocumentStore(server_store())
             upload = await asyncio.to_thread(store_upload, data, part.name, stored, owner, thread)
+            made.append(upload.reference)
             reference = {"file_id": upload.reference, "mime_type": upload.ref.mime, "filename": upload.ref.name}
             block.clear()
             block.update({"type": "file", **reference})

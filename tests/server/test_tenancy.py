@@ -9,6 +9,7 @@ attached notes that quotes the notes' case number, so every run's deliverable is
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import secrets
@@ -552,3 +553,16 @@ def test_every_refusal_carries_the_cors_headers_of_a_success_and_a_message(serve
     for case, answer in refusals.items():
         assert _cors(answer) == _cors(served), case
         assert answer.json()["detail"], case
+
+
+def test_an_attachment_sent_to_anothers_thread_leaves_no_upload_behind(server: Server) -> None:
+    """Issue 31's attachments-out-of-run-requests: the upload made of a file in a run request goes when LangGraph
+    refuses the run, so Bob's tries at Alice's thread cost him nothing and leave nothing."""
+    notes = f"Notes of case {secrets.token_hex(6)}.".encode()
+    block = {"type": "file", "mimeType": "text/plain", "data": base64.b64encode(notes).decode()}
+    body = {"assistant_id": ASSISTANT, "input": {"messages": [{"type": "human", "content": [block]}]}}
+    with server.http(KEY_A) as alice, server.http(KEY_B) as bob:
+        alices = alice.post("/threads", json={}).json()["thread_id"]
+        assert bob.post(f"/threads/{alices}/runs/wait", json=body).status_code == 404
+        assert [u for u in bob.get("/paor/documents").json()["uploads"] if u["size"] == len(notes)] == []
+        alice.delete(f"/threads/{alices}")
