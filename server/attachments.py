@@ -6,8 +6,8 @@ the thread's first checkpoints before any node could replace the bytes by a refe
 reads the request first: each file block with inline data that the upload checks accept becomes an upload of the
 client (server/uploads.py, counted in its document quota), bound to the thread so it goes when the thread goes, and
 the block names it instead (`{"type": "file", "file_id": "upload:…", "mime_type", "filename"}`, which
-nodes/attachments.py takes as an input source). What the checks refuse stays as it was sent: the round names it
-and says why, as before. Images stay inline for now: whether the model sees them is decided in the run.
+nodes/attachments.py takes as an input source). What the checks refuse, and files past `MAX_UPLOADS`, stay as they
+were sent: the round decides about them, as before. Images stay inline for now: whether the model sees them is decided in the run.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from tools.documents import DocumentStore
 _THREAD_RUNS = re.compile(r"^/threads/([^/]+)/runs(/stream|/wait)?/?$")
 #: The traffic middleware, which runs first, bounded the body already.
 _UNBOUNDED = 1 << 62
+#: The most files one request turns into uploads: a 10 MB body of tiny files would otherwise make thousands.
+MAX_UPLOADS = 20
 
 
 class AttachmentsAsUploads:
@@ -79,7 +81,7 @@ async def _uploaded(body: bytes, owner: str, thread: str, made: list[str]) -> by
     changed = False
     for number, block in enumerate(blocks, start=1):
         part = read_block(block, number)
-        if not isinstance(part, Attachment):
+        if not isinstance(part, Attachment) or len(made) >= MAX_UPLOADS:
             continue
         with contextlib.suppress(DocumentRejected):
             data = part.data(limit)

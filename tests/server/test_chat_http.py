@@ -244,3 +244,17 @@ def test_with_the_model_endpoint_down_the_chat_gets_a_message_and_the_run_a_read
     assert [m["type"] for m in messages] == ["human", "ai"]
     assert messages[-1]["content"] == f"I could not finish this request: {error['message']}."
     assert "bakery.pdf" in str(messages[0]["content"]) and "JVBERi0x" not in str(messages)
+
+
+def test_a_message_of_many_tiny_files_makes_a_bounded_number_of_uploads(server: str, client: Any) -> None:
+    """A hostile client's 10 MB body of tiny files would have made thousands of uploads in one request."""
+    from server.attachments import MAX_UPLOADS
+
+    blocks = [ui_file_block(f"note {n} {uuid.uuid4()}".encode(), f"n{n}.txt", "text/plain") for n in range(25)]
+    thread = client.threads.create()["thread_id"]
+    before = len(httpx.get(f"{server}/paor/documents", timeout=deadlines.HTTP_S).json()["uploads"])
+    send_as_the_ui(server, thread, {"assistant_id": ASSISTANT, "input": ui_message("Summarise these", *blocks)})
+    after = len(httpx.get(f"{server}/paor/documents", timeout=deadlines.HTTP_S).json()["uploads"])
+    assert after - before == MAX_UPLOADS
+    client.threads.delete(thread)
+    assert len(httpx.get(f"{server}/paor/documents", timeout=deadlines.HTTP_S).json()["uploads"]) == before
