@@ -7,7 +7,8 @@ reads the request first: each file block with inline data that the upload checks
 client (server/uploads.py, counted in its document quota), bound to the thread so it goes when the thread goes, and
 the block names it instead (`{"type": "file", "file_id": "upload:…", "mime_type", "filename"}`, which
 nodes/attachments.py takes as an input source). What the checks refuse, and files past `MAX_UPLOADS`, stay as they
-were sent: the round decides about them, as before. Images stay inline for now: whether the model sees them is decided in the run.
+were sent: the round decides about them, as before. Images stay inline: whether the model sees them is decided in
+the run.
 """
 
 from __future__ import annotations
