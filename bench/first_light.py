@@ -4,7 +4,8 @@ A real `langgraph dev` (tests/support/langgraph_dev.py) with the scripted loopba
 is measured is paor's own time: for each request kind, a run on a new thread streamed as Agent Chat UI streams it
 (`messages-tuple` and `values`), timed from the request to the first event that shows the user text of an AI
 message (a streamed token of the answer, or the "Working on it" message) and to the run's end. The first run of
-each kind goes right after the server answered `/ok`, so it pays whatever the server did not load at start.
+each kind goes right after the server answered `/ok`, so it pays whatever the server did not load at start; learning
+is off, so a strategy learned by the first run does not shorten the later ones.
 """
 
 from __future__ import annotations
@@ -49,7 +50,11 @@ async def _timed_run(client: Any, prompt: str) -> Timing:
     start = time.perf_counter()
     first = float("nan")
     async for part in client.runs.stream(
-        thread["thread_id"], ASSISTANT, input={"messages": [message]}, stream_mode=["messages-tuple", "values"]
+        thread["thread_id"],
+        ASSISTANT,
+        input={"messages": [message]},
+        stream_mode=["messages-tuple", "values"],
+        context={"learning": False},  # every run takes the same steps: a learned strategy would shorten the later
     ):
         if first != first and _shows_text(part):  # nan: not seen yet
             first = time.perf_counter() - start
