@@ -18,6 +18,7 @@ from nodes.answers import delivered
 from nodes.attachments import with_left_out
 from nodes.chat import answer_message, closing_messages
 from nodes.refine import current_totals, spent
+from tools.document.extract import ANALYSIS_NAME
 from tools.documents import DocumentStore
 
 ANSWER_CHARS = 4000
@@ -125,7 +126,8 @@ def _answer(best: HistoryEntry | None, store: DocumentStore, where: Callable[[Do
     `stop_reason`); empty when nothing was produced."""
     if best is None:
         return ""
-    for ref in best.documents:
+    # An extraction asked a question too: its analysis answers it, the extracted text is its source.
+    for ref in sorted(best.documents, key=lambda ref: ref.name != ANALYSIS_NAME):
         if ref.is_text:
             try:
                 text = store.read_text(ref)

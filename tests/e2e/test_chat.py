@@ -244,3 +244,19 @@ def test_a_chat_sees_what_paor_understood_then_the_answer_streamed_into_one_mess
     assert isinstance(human, HumanMessage)
     assert answer.id == chunks[0].id, "the answer takes the streamed message's place: a chat shows one message"
     assert answer.text == "Twelve times eleven is 132."  # the answer only, as the bare model's
+
+
+def test_an_extraction_that_answered_the_request_delivers_its_analysis_as_the_answer(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    """ "Summarise the attached price list" answered with the PDF's extracted text, the summary only in analysis.md
+    (seen in the real Agent Chat UI): the analysis is the answer, the extracted text its source."""
+    from tests.support.chat_scenarios import PRICE_LIST, script_chat
+
+    script_chat(scripted_llm)
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    pdf = pdf_bytes("Bakery prices. Rye bread 3.20 EUR. Butter croissant 1.40 EUR.")
+    config = {"configurable": {"thread_id": "price-list"}}
+    out = graph.invoke(ui_message(PRICE_LIST, ui_file_block(pdf, "bakery.pdf")), config, context=context)
+    assert [d["name"] for d in out["deliverables"]][-1] == "analysis.md"
+    assert out["answer"] == "The bakery's price list has 2 items: rye bread 3.20 EUR, butter croissant 1.40 EUR."

@@ -46,6 +46,18 @@ function missingToolMessages(messages) {
   });
 }
 
+// A failed request's message, as Agent Chat UI's error toast shows it ("HTTP 401: {...}"), with the server's JSON
+// `detail` drawn out of it: a refusal of paor's gate or limits is readable only if its CORS headers let the page in.
+function errorOf(error) {
+  const message = String(error?.message ?? error);
+  try {
+    const detail = JSON.parse(error?.text ?? "").detail;
+    return typeof detail === "string" ? `${detail} (HTTP ${error.status})` : message;
+  } catch {
+    return message;
+  }
+}
+
 function textOf(message) {
   if (typeof message.content === "string") return message.content;
   return message.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
@@ -127,7 +139,7 @@ function Chat() {
       <h1>paor</h1>
       <div id="messages">{stream.messages.map((m, i) => <Message key={m.id ?? i} message={m} />)}</div>
       {stream.isLoading && <p id="working">working…</p>}
-      {stream.error && <p id="error">{String(stream.error.message ?? stream.error)}</p>}
+      {stream.error && <p id="error">{errorOf(stream.error)}</p>}
       {uploadError && <p id="upload-error">{uploadError}</p>}
       <form onSubmit={send}>
         <input id="prompt" value={input} onChange={(e) => setInput(e.target.value)} placeholder="Type your message..." />
