@@ -10,6 +10,7 @@ attached notes that quotes the notes' case number, so every run's deliverable is
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import secrets
@@ -564,5 +565,6 @@ def test_an_attachment_sent_to_anothers_thread_leaves_no_upload_behind(server: S
     with server.http(KEY_A) as alice, server.http(KEY_B) as bob:
         alices = alice.post("/threads", json={}).json()["thread_id"]
         assert bob.post(f"/threads/{alices}/runs/wait", json=body).status_code == 404
-        assert [u for u in bob.get("/paor/documents").json()["uploads"] if u["size"] == len(notes)] == []
+        digest = hashlib.sha256(notes).hexdigest()
+        assert [u for u in bob.get("/paor/documents").json()["uploads"] if u["sha256"] == digest] == []
         alice.delete(f"/threads/{alices}")
