@@ -129,20 +129,27 @@ def probe(kind: Kind) -> str | None:
     return run_probe(kind)
 
 
-def view(space: Space) -> list[Step]:
-    """What the program sees besides /proc and /dev: the working folder at SANDBOX_HOME, /tmp and /dev/shm — first,
-    so an interpreter that lives under /tmp still shows through — then the system's and the interpreter's folders
-    and the launcher's code (at SANDBOX_CODE) read-only."""
-    steps: list[Step] = [("rw", str(space.folder), SANDBOX_HOME), ("rw", str(space.tmp), "/tmp")]
-    steps.append(("rw", str(space.shm), "/dev/shm"))
+def system_folders(shown: list[str]) -> list[Step]:
+    """The system's folders (/bin, /lib… as they are: folders or symlinks) and `shown`, the interpreter's and its
+    libraries' (`read_only_paths`), read-only: what any confined child needs to run Python."""
+    steps: list[Step] = []
     for top in ("bin", "sbin", "lib", "lib32", "lib64"):
         path = Path("/") / top
         if path.is_symlink():
             steps.append(("symlink", os.readlink(path), str(path)))
         elif path.is_dir():
             steps.append(("ro", str(path), str(path)))
+    return steps + [("ro", path, path) for path in shown]
+
+
+def view(space: Space) -> list[Step]:
+    """What the program sees besides /proc and /dev: the working folder at SANDBOX_HOME, /tmp and /dev/shm — first,
+    so an interpreter that lives under /tmp still shows through — then the system's and the interpreter's folders
+    and the launcher's code (at SANDBOX_CODE) read-only."""
+    steps: list[Step] = [("rw", str(space.folder), SANDBOX_HOME), ("rw", str(space.tmp), "/tmp")]
+    steps.append(("rw", str(space.shm), "/dev/shm"))
     shown = read_only_paths()
-    steps += [("ro", path, path) for path in shown]
+    steps += system_folders(shown)
     steps += [("symlink", link, hop) for hop, link in _links_to_interpreter() if not _inside(hop, shown)]
     code = f"{SANDBOX_CODE}/tools"
     steps.append(("ro-file", str(PACKAGE_ROOT / "tools" / "__init__.py"), f"{code}/__init__.py"))

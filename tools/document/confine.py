@@ -16,7 +16,6 @@ import contextlib
 import os
 import resource
 from dataclasses import dataclass
-from pathlib import Path
 
 from tools.code import isolation, namespaces, privileges, syscalls
 
@@ -71,14 +70,8 @@ def confine(
 def view() -> list[namespaces.Step]:
     """The interpreter and its libraries (as code.execute's sandbox shows them), paor's packages, a small /tmp."""
     steps: list[namespaces.Step] = [("tmpfs", f"mode=1777,size={TMP_MB}m,nr_inodes={TMP_FILES}", "/tmp")]
-    for top in ("bin", "sbin", "lib", "lib32", "lib64"):
-        path = Path("/") / top
-        if path.is_symlink():
-            steps.append(("symlink", os.readlink(path), str(path)))
-        elif path.is_dir():
-            steps.append(("ro", str(path), str(path)))
     shown = isolation.read_only_paths()
-    steps += [("ro", path, path) for path in shown]
+    steps += isolation.system_folders(shown)
     for package in PACKAGES:
         folder = os.path.realpath(isolation.PACKAGE_ROOT / package)
         if not any(folder == above or folder.startswith(above + "/") for above in shown):
