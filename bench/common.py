@@ -172,7 +172,8 @@ def prompt_tokens(body: dict[str, Any]) -> int:
 @dataclass
 class TokenRun:
     """Prompt tokens of one run: one (step, tokens, label) per LLM call; `outputs` the output tokens of each call
-    (same order) and `framework_s` the run's wall time against an instant model."""
+    (same order) and `framework_s` the run's wall time without the model's (an instant model, or the time the
+    requests did not sleep)."""
 
     system: str
     steps: int
@@ -180,6 +181,16 @@ class TokenRun:
     notes: str = ""
     outputs: list[int] = field(default_factory=list)
     framework_s: float = 0.0
+    #: With a sleeping latency model: when each model request slept, and the share of real time it slept for.
+    spans: list[tuple[float, float]] = field(default_factory=list)
+    time_scale: float = 0.0
+
+    def modelled_wall(self, latency: Any) -> float:
+        """Framework time plus the model's time on the critical path: requests that overlapped (the judge and the
+        next Stage 1) count once; without spans every request is one after another."""
+        if not self.spans:
+            return self.framework_s + self.model_seconds(latency)
+        return self.framework_s + covered(self.spans) / self.time_scale
 
     def model_seconds(self, latency: Any) -> float:
         """What the model requests would take, one after another, on an endpoint with `latency` (a `Latency`)."""
@@ -197,6 +208,16 @@ class TokenRun:
         for step, tokens, _ in self.calls:
             out[min(max(step, 1), self.steps) - 1] += tokens
         return out
+
+
+def covered(spans: Iterable[tuple[float, float]]) -> float:
+    """The length of the union of time intervals."""
+    total, end = 0.0, float("-inf")
+    for start, stop in sorted(spans):
+        if stop > end:
+            total += stop - max(start, end)
+            end = stop
+    return total
 
 
 def attribute(

@@ -11,17 +11,22 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 from langchain_openai import ChatOpenAI
 
+from graph.tokens import count_tokens
+
 
 class ReactStub:
-    def __init__(self, steps: int, answer: Callable[[int], str]) -> None:
+    def __init__(self, steps: int, answer: Callable[[int], str], latency: Any = None) -> None:
         self.steps = steps
         self.answer = answer
+        self.latency = latency  # a tests.support.scripted_llm.Latency: each answer sleeps its time_scale share
+        self.spans: list[tuple[float, float]] = []  # when each answer slept (perf_counter)
         self.bodies: list[dict[str, Any]] = []
         self.answers: list[str] = []  # the text (or tool-call arguments) of each answer, in order
         self._ids = itertools.count(1)
@@ -62,7 +67,17 @@ class ReactStub:
             reply = self._reply(body)
             message = reply["choices"][0]["message"]
             calls = message.get("tool_calls") or []
-            self.answers.append(message.get("content") or "".join(c["function"]["arguments"] for c in calls))
+            answer = message.get("content") or "".join(c["function"]["arguments"] for c in calls)
+            self.answers.append(answer)
+        if self.latency is not None and self.latency.time_scale > 0:
+            from bench.common import prompt_tokens
+
+            seconds = self.latency.base_s + prompt_tokens(body) / self.latency.prompt_tps
+            seconds += count_tokens(answer) / self.latency.output_tps
+            slept = time.perf_counter()
+            time.sleep(seconds * self.latency.time_scale)
+            with self._lock:
+                self.spans.append((slept, time.perf_counter()))
         return httpx.Response(200, json=reply)
 
     def model(self) -> ChatOpenAI:

@@ -15,6 +15,7 @@ from bench.common import (
     PROMPT,
     TokenRun,
     attribute,
+    covered,
     plan_script,
     prepare_environment,
     print_report,
@@ -30,7 +31,8 @@ TOOL_TOKENS = 3000
 SHOWN_STEPS = (1, 2, 5, 10, 20)
 
 
-def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenRun:
+def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any = None) -> TokenRun:
+    """One paor run; with a sleeping `latency` (tests.support.scripted_llm.Latency) its spans show the overlap."""
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
 
@@ -39,7 +41,7 @@ def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenRun:
     from tests.support.scripted_llm import ScriptedLLM
 
     root = tempdir(f"tokens-{mode}-{steps}")
-    with ScriptedLLM() as llm:
+    with ScriptedLLM(latency=latency) as llm:
         (react_script if mode == "React" else plan_script)(llm, steps, tool_tokens)
         context = Context(
             model="scripted",
@@ -61,10 +63,13 @@ def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenRun:
         opener = "ActionSelection" if mode == "React" else "text"
         calls = attribute(((r.route, r.body) for r in llm.requests), lambda route: route == opener, steps)
         outputs = [count_tokens(r.answer) for r in llm.requests]
-    return TokenRun(f"paor {mode}", steps, calls, str(out.get("stop_reason")), outputs, framework_s)
+        spans = [r.span for r in llm.requests if r.span is not None]
+    scale = latency.time_scale if latency is not None else 0.0
+    framework_s -= covered(spans)
+    return TokenRun(f"paor {mode}", steps, calls, str(out.get("stop_reason")), outputs, framework_s, spans, scale)
 
 
-def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenRun:
+def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any = None) -> TokenRun:
     import warnings
 
     from langchain_core.messages import ToolMessage
@@ -75,7 +80,7 @@ def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenR
 
     from bench.stub import ReactStub, make_ai_process_tool
 
-    stub = ReactStub(steps, lambda i: varied_text(i, tool_tokens))
+    stub = ReactStub(steps, lambda i: varied_text(i, tool_tokens), latency)
     model = stub.model()
     with warnings.catch_warnings():  # deprecated in favour of langchain.agents.create_agent, still the reference
         warnings.simplefilter("ignore")
@@ -95,18 +100,29 @@ def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS) -> TokenR
         else:
             calls.append((step, prompt_tokens(body), "tool llm"))
     outputs = [count_tokens(answer) for answer in stub.answers]
-    return TokenRun("create_react_agent", steps, calls, outputs=outputs, framework_s=framework_s)
+    scale = latency.time_scale if latency is not None else 0.0
+    return TokenRun(
+        "create_react_agent",
+        steps,
+        calls,
+        outputs=outputs,
+        framework_s=framework_s - covered(stub.spans),
+        spans=stub.spans,
+        time_scale=scale,
+    )
 
 
-def run_all(steps_list: tuple[int, ...] = STEPS, tool_tokens: int = TOOL_TOKENS) -> dict[int, list[TokenRun]]:
+def run_all(
+    steps_list: tuple[int, ...] = STEPS, tool_tokens: int = TOOL_TOKENS, latency: Any = None
+) -> dict[int, list[TokenRun]]:
     """Per step count: paor React, paor Actionplan, create_react_agent (the baseline, last)."""
     prepare_environment(tempdir("tokens"))
     results: dict[int, list[TokenRun]] = {}
     for steps in steps_list:
         results[steps] = [
-            run_paor("React", steps, tool_tokens),
-            run_paor("Actionplan", steps, tool_tokens),
-            run_create_react_agent(steps, tool_tokens),
+            run_paor("React", steps, tool_tokens, latency),
+            run_paor("Actionplan", steps, tool_tokens, latency),
+            run_create_react_agent(steps, tool_tokens, latency),
         ]
     return results
 

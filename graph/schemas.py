@@ -305,8 +305,10 @@ class HistoryEntry(Protocol):
     resultLabel: str | None = None
     documents: list[DocumentRef] = Field(default_factory=list)
     success: bool = False
-    outcome: Literal["met", "progress", "failed"] | None = Field(
-        None, description="met: criteria met; progress: usable intermediate result; failed: the approach failed."
+    outcome: Literal["met", "progress", "failed", "judging"] | None = Field(
+        None,
+        description="met: criteria met; progress: usable intermediate result; failed: the approach failed; judging: "
+        "delivered, its judgement not in yet (only in the prompt of a Stage 1 chosen ahead, never recorded).",
     )
     qualityScore: float = 0.0
     summary: str = ""

@@ -79,6 +79,7 @@ class State(InputState, OutputState, total=False):
     observation: Json | None
     validation: Json | None
     decision: Json | None
+    ahead: Json | None  # the next step's Stage 1, chosen while the judge read this one (nodes/ahead.py)
     learnings: list[str]
     hint: str | None
     telemetry: Annotated[Json, add_totals]

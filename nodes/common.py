@@ -20,6 +20,7 @@ STEP_RESET: dict[str, Any] = {
     "observation": None,
     "validation": None,
     "decision": None,
+    "ahead": None,
 }
 # A new prompt on an existing thread starts a round: per-round fields clean, history kept (telemetry totals restart
 # by themselves when the round number changes).

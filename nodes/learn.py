@@ -22,6 +22,7 @@ from prompts.templates import clip
 
 MAX_LEARNINGS = SHOWN_LEARNINGS  # state keeps no more than Stage 1 shows: every checkpoint holds them
 _APPROACH_KEYS = ("aiPrompt", "query", "title")
+LESSON_APPROACH = 100  # characters of the approach a lesson quotes: Stage 1 shows lessons cut, their verdict last
 
 
 def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
@@ -34,6 +35,7 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     observation = Observation.model_validate(state["observation"])
     validation = ContentValidation.model_validate(state["validation"])
     approach = describe_approach(arguments)
+    told = clip(approach, LESSON_APPROACH)
     outcome = outcome_of(result, validation)
     issue = validation.issues[0] if validation.issues else (result.error or "criteria not met")
     advice = validation.improvementSuggestions[0] if validation.improvementSuggestions else ""
@@ -41,9 +43,9 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     if repeated is not None and outcome != "met":  # no progress: never run again (nodes/repeats.py)
         outcome, issue, advice = "failed", repeat_lesson(repeated), ""
     lesson = {
-        "met": f"Step {step}: {selection.action} with {approach} met the criteria.",
-        "progress": f"Step {step}: {selection.action} with {approach} gave an intermediate result ({issue}).",
-        "failed": f"Step {step}: {selection.action} with {approach} failed — {issue}. {advice}".strip(),
+        "met": f"Step {step}: {selection.action} with {told} met the criteria.",
+        "progress": f"Step {step}: {selection.action} with {told} gave an intermediate result ({issue}).",
+        "failed": f"Step {step}: {selection.action} with {told} failed — {issue}. {advice}".strip(),
     }[outcome]
     # A success counts only where every criterion was decided (by code, or by the judge of a loop step): an answer
     # nobody could check teaches nothing, or learning would report a strategy as working for wrong answers. A tool

@@ -1,4 +1,7 @@
-"""parameters (Stage 2): business parameters from a minimal prompt, then host-side validation and defaults."""
+"""parameters (Stage 2): business parameters from a minimal prompt, then host-side validation and defaults.
+
+Code sets them without asking where it can: the task in words comes from Stage 1 (an action's `instruction`
+parameter), the rest from the code-level defaults; Stage 2 is asked only for what code cannot decide."""
 
 from __future__ import annotations
 
@@ -7,24 +10,26 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.errors import ActionNotDeclared, ActionUnavailable, ModelOutputInvalid, StepFailed
+from graph.errors import ActionNotDeclared, ActionUnavailable, ModelOutputInvalid, ParametersInvalid, StepFailed
 from graph.instrument import context_of
 from graph.llm import ask_json
-from graph.schemas import ActionSelection, HistoryEntry, ParametersAnswer
+from graph.schemas import ActionSelection, HistoryEntry, Intent, ParameterField, ParametersAnswer
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
-from nodes.arguments import prepare_arguments, stage2_fields
+from nodes.arguments import code_defaults, prepare_arguments, stage2_fields
 from nodes.chat import progress_message
 from nodes.common import fingerprint, intent_of
+from nodes.select import AVOID_NOTE, LEARNED_NOTE
 from nodes.shapes import parameters_shape
 from prompts.render import parameters_messages
 from prompts.templates import clip
-from tools.catalog import require
+from tools.catalog import CatalogEntry, require
 
 
 def parameters(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    """The prompt carries only selectedAction, actionObjective, parametersContext and parametersSchema."""
+    """Code's parameters where it can set them all; else a prompt of only selectedAction, actionObjective,
+    parametersContext and parametersSchema."""
     context = context_of(runtime)
     selection = ActionSelection.model_validate(state["selection"])
     try:  # select validated it; the catalog changed between checkpoint and resume
@@ -36,6 +41,12 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     intent = intent_of(state)
     earlier = earlier_attempts(state, runtime)
     fields = stage2_fields(selection, entry)
+    filled = filled_by_code(selection, entry, fields, intent, context)
+    if filled is not None:
+        try:
+            return {"parameters": prepare_arguments(entry, filled, selection, intent, context, earlier)}
+        except ParametersInvalid:  # e.g. exactly this already ran in this round: Stage 2 words it anew
+            pass
     messages = parameters_messages(
         action=selection.action,
         objective=selection.actionObjective,
@@ -55,6 +66,28 @@ def parameters(state: State, runtime: Runtime[Context], services: Services) -> d
     except (StepFailed, ModelOutputInvalid) as exc:
         return _failed(state, runtime, selection, str(exc))
     return {"parameters": arguments}
+
+
+def filled_by_code(
+    selection: ActionSelection, entry: CatalogEntry, fields: list[ParameterField], intent: Intent, context: Context
+) -> dict[str, str] | None:
+    """The parameters when code can set every one that is needed — the tool's required ones and those Stage 1
+    named — from the selection (the task in words) and the code-level defaults; None when Stage 2 must be asked.
+    A Stage-2 call that only restated Stage 1's objective cost a sequential request per step."""
+    if not entry.instruction:
+        return None
+    named = {f.name for f in selection.parametersSchema.fields}
+    needed = {f.name for f in fields if f.required or f.name in named}
+    if not needed <= {entry.instruction, "documentList", *code_defaults(entry, intent, context)}:
+        return None
+    if entry.instruction not in needed:
+        return {}
+    task = selection.actionObjective.strip()
+    notes = (LEARNED_NOTE, AVOID_NOTE)  # for Stage 2 to weigh, not words of the task
+    details = "\n".join(
+        line for line in selection.parametersContext.strip().splitlines() if not line.startswith(notes)
+    ).strip()
+    return {entry.instruction: f"{task}\n\n{details}" if details and details not in task else task}
 
 
 def earlier_attempts(state: State, runtime: Runtime[Context]) -> dict[str, HistoryEntry]:

@@ -14,6 +14,7 @@ from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
+from nodes.ahead import adopted
 from nodes.chat import progress_message
 from nodes.clarify import clarified
 from nodes.common import STEP_RESET, document_index, intent_of
@@ -29,49 +30,64 @@ from tools.extra.ranking import offered_entries
 
 
 def select(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
-    """Ask for one action; a protocol violation is retried once with the reason, then the step fails."""
+    """Ask for one action — or adopt the one chosen while the judge read the previous step (nodes/ahead.py); a
+    protocol violation is retried once with the reason, then the step fails."""
     context = context_of(runtime)
     # First, before any model call: a resumed node re-runs from here and must repeat nothing.
     asked = clarified(state, intent_of(state)) if context.ask_user else {}
     state = cast(State, {**state, **asked})
     step = int(state.get("step") or 0) + 1
     round_ = int(state.get("round") or 1)
+    selection = adopted(state, runtime, step)
+    if selection is None:
+        try:
+            selection = choose(state, runtime, services, step)
+        except (StepFailed, ModelOutputInvalid) as exc:
+            failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
+            update = {**STEP_RESET, "step": step, "step_error": str(exc), **history_log.record(state, runtime, failure)}
+            shown = progress_message(state, f"Step {step} of at most {context.max_steps}: no action could be chosen.")
+            return {**asked, **update, "ahead": None, **({"messages": shown} if shown else {})}
+    line = f"Step {step} of at most {context.max_steps}: {selection.action} — {clip(selection.actionObjective, 120)}"
+    shown = progress_message(state, line)
+    chosen = {"step": step, "selection": dump(selection), "ahead": None}
+    return {**asked, **STEP_RESET, **chosen, **({"messages": shown} if shown else {})}
+
+
+def choose(
+    state: State, runtime: Runtime[Context], services: Services, step: int, pending: HistoryEntry | None = None
+) -> ActionSelection:
+    """Stage 1 for `step`, with the learned approach carried into parametersContext. `pending` is the entry of a
+    step whose judgement is not in yet (its result and documents are already usable)."""
+    context = context_of(runtime)
     intent = intent_of(state)
-    index = document_index(state, history_log.complete(state, runtime))
+    extra = [pending] if pending is not None else []
+    index = document_index(state, [*history_log.complete(state, runtime), *extra])
     strategies = recall(runtime.store, intent) if context.learning else []
     learned = {s.successfulAction for s in strategies if s.successfulAction}
     usable = usable_entries(allowed_entries(context.allowed_method_names), index)
     entries = offered_entries(usable, f"{state['prompt']}\n{state.get('hint') or ''}", learned)
+    shown = [*history_log.window_of(state), *extra]
     messages = selection_messages(
         request=state["prompt"],
         intent=intent,
         strategies=strategies,
         catalog=render_tiny_catalog(entries),
-        documents=index.render(),
+        documents=index.render(max_lists=3) if len(index) else "",  # older lists: their labels are in HISTORY
         learnings=state.get("learnings") or [],
         hint=state.get("hint"),
-        history=render_history(history_log.window_of(state), round_),
+        history=render_history(shown, int(state.get("round") or 1)) if shown else "",
         step=step,
         max_steps=context.max_steps,
     )
-    try:
-        selection = ask_json(
-            services.llm(context),
-            messages,
-            selection_shape(entries, index.choices()),
-            lambda payload: parse_selection(payload, entries, index),
-            what="Stage 1 selection",
-        )
-    except (StepFailed, ModelOutputInvalid) as exc:
-        failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
-        update = {**STEP_RESET, "step": step, "step_error": str(exc), **history_log.record(state, runtime, failure)}
-        shown = progress_message(state, f"Step {step} of at most {context.max_steps}: no action could be chosen.")
-        return {**asked, **update, **({"messages": shown} if shown else {})}
+    selection = ask_json(
+        services.llm(context),
+        messages,
+        selection_shape(entries, index.choices()),
+        lambda payload: parse_selection(payload, entries, index),
+        what="Stage 1 selection",
+    )
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
-    line = f"Step {step} of at most {context.max_steps}: {selection.action} — {clip(selection.actionObjective, 120)}"
-    shown = progress_message(state, line)
-    chosen = {"step": step, "selection": dump(with_learned_hint(selection, own))}
-    return {**asked, **STEP_RESET, **chosen, **({"messages": shown} if shown else {})}
+    return with_learned_hint(selection, own)
 
 
 def usable_entries(entries: list[CatalogEntry], index: DocumentIndex) -> list[CatalogEntry]:
@@ -122,13 +138,19 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
     return selection.model_copy(update={"action": entry.display_name})
 
 
+#: How the notes for Stage 2 start: code that fills a parameter from parametersContext leaves them out (a past
+#: prompt quoted as "avoid" would otherwise become part of the new one).
+LEARNED_NOTE = "Learned strategy that worked before:"
+AVOID_NOTE = "Avoid (failed before):"
+
+
 def with_learned_hint(selection: ActionSelection, strategies: list[Strategy]) -> ActionSelection:
     """Carry the learned approach (and what to avoid) into parametersContext, which Stage 2 reads."""
     notes = []
     for strategy in strategies:
         if strategy.successfulAction == selection.action and strategy.promptStyle:
-            notes.append(f"Learned strategy that worked before: {strategy.promptStyle}")
-        notes.extend(f"Avoid (failed before): {a}" for a in strategy.avoid if a.startswith(f"{selection.action}:"))
+            notes.append(f"{LEARNED_NOTE} {strategy.promptStyle}")
+        notes.extend(f"{AVOID_NOTE} {a}" for a in strategy.avoid if a.startswith(f"{selection.action}:"))
     if not notes:
         return selection
     context = "\n".join([selection.parametersContext, *notes]).strip()

@@ -1,7 +1,8 @@
 """validate: a compact Observation of the result, and the content checked against the intent.
 
 When the deterministic checks leave criteria undecided, one judge call answers both the content judgement and the
-continue/stop proposal with its hint, so refine never has to ask the model again."""
+continue/stop proposal with its hint, so refine never has to ask the model again; the next step's Stage 1 is asked
+at the same time (nodes/ahead.py)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from graph.schemas import (
 )
 from graph.services import Services
 from graph.state import State
+from nodes.ahead import start, worth_asking
 from nodes.checks import CheckReport, check_complete, run_checks
 from nodes.common import intent_of
 from nodes.direct import answering_directly
@@ -79,11 +81,18 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
     judgement = None
     # A direct answer's undecided criteria stay unverified: a judge of the same model knows no more than the model
     # that just answered, and its doubt could never replace the answer anyway (nodes/answers.py).
+    ahead = None
     if undecided and report.all_passed and not direct:
         progress = f"step {state.get('step') or 1} of at most {context.max_steps}"
+        if worth_asking(state, context):  # the next Stage 1 alongside the judge (nodes/ahead.py)
+            ahead = start(state, runtime, services, result, observation)
         judgement = _judge(services, context, state["prompt"], intent, report, undecided, observation, progress)
     validation = combine(intent, report, undecided, judgement)
-    update = {"observation": dump(observation), "validation": dump(validation)}
+    update = {
+        "observation": dump(observation),
+        "validation": dump(validation),
+        "ahead": ahead.result() if ahead is not None else None,
+    }
     if judgement is not None:  # the judge's continue/stop proposal; refine applies its rules over it
         update["decision"] = dump(proposed_decision(judgement, validation))
     return update

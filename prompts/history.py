@@ -37,6 +37,7 @@ def _render_entry(entry: HistoryEntry) -> list[str]:
     outcome = {
         "met": f"met the criteria, quality {entry.qualityScore:.2f}",
         "progress": f"intermediate result, quality {entry.qualityScore:.2f}",
+        "judging": "delivered, being checked",
     }.get(entry.outcome or "", "FAILED")
     head = f"- [round {entry.round} · step {entry.step}] {entry.action or '(no action)'} — {outcome}"
     if entry.resultLabel:
@@ -48,11 +49,11 @@ def _render_entry(entry: HistoryEntry) -> list[str]:
         names = ", ".join(ref.name for ref in entry.documents[:5])
         more = f" +{len(entry.documents) - 5}" if len(entry.documents) > 5 else ""
         lines.append(f"  documents: docList:{entry.documents[0].label} ({names}{more})")
-    if entry.summary:
+    if entry.summary and not entry.findings:  # a summary names the documents and the findings again
         lines.append("  summary: " + untrusted(clip(entry.summary, FIELD_CHARS), "summary").replace("\n", " "))
     if entry.findings:  # tool notes carry URLs, file names and page text: untrusted like the summary
         findings = untrusted(clip("; ".join(entry.findings), FIELD_CHARS), "findings").replace("\n", " ")
         lines.append(f"  findings: {findings}")
-    if entry.learnings:
+    if entry.learnings and not entry.learnings[-1].startswith(f"Step {entry.step}:"):  # lessons: CURRENT LEARNINGS
         lines.append(f"  learnings: {clip(entry.learnings[-1], FIELD_CHARS)}")
     return lines

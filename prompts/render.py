@@ -77,16 +77,23 @@ def selection_messages(
     step: int,
     max_steps: int,
 ) -> list[BaseMessage]:
+    """Stable first, changing last: the instructions, the request, the intent and the catalog are the same in every
+    step of a round, so an endpoint's prompt cache (OpenAI's, llama.cpp's) reuses them; what a step changes
+    (documents, learnings, history, the hint) follows, and a section with nothing to say is left out."""
+    sections = (
+        ("LEARNED STRATEGIES (from earlier runs)", render_strategies(strategies) if strategies else ""),
+        ("AVAILABLE DOCUMENTS", documents),
+        ("CURRENT LEARNINGS", "\n".join(f"- {clip(item, 160)}" for item in learnings[-SHOWN_LEARNINGS:])),
+        ("HISTORY (newest first; current round, then earlier rounds)", history),
+        ("REFINEMENT HINT", hint or ""),
+    )
+    progress = "".join(f"\n{title}:\n{body}\n" for title, body in sections if body)
     user = fill(
         "select_user",
         request=request,
         intent=render_intent(intent),
-        strategies=render_strategies(strategies),
         catalog=catalog,
-        documents=documents,
-        learnings="\n".join(f"- {clip(item, 200)}" for item in learnings[-SHOWN_LEARNINGS:]) or "(none)",
-        hint=hint or "(none)",
-        history=history,
+        progress=progress,
         step=step,
         max_steps=max_steps,
     )

@@ -246,5 +246,6 @@ ENTRY = register(
         factory=make_ai_process_tool,
         purpose="analysis",
         summary="LLM over documents: write, summarise, translate, compute, deliver data",
+        instruction="aiPrompt",
     )
 )

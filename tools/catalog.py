@@ -62,6 +62,9 @@ class CatalogEntry:
     #: Where a brought action comes from ("mcp:<server>", "langchain"); empty for paor's own. Stage 1 is offered
     #: brought actions by relevance when there are many (tools.extra.ranking).
     source: str = ""
+    #: The parameter that states the task in words (ai.process's aiPrompt): Stage 1's objective and
+    #: parametersContext already say it, so code fills it and Stage 2 is asked only for what else is needed.
+    instruction: str = ""
 
     @property
     def parameter_names(self) -> list[str]:

@@ -44,7 +44,7 @@ def _scrape_until_rejected(request: RecordedRequest) -> dict[str, Any]:
             "action": "ai.process",
             "actionObjective": "Deliver the first 1000 prime numbers",
             "requiredInputDocuments": [],
-            "parametersContext": "Ask for the numbers directly, as data, not code.",
+            "parametersContext": DATA_PROMPT,  # code sets ai.process's task from it: no Stage 2
             "parametersSchema": {"fields": [{"name": "aiPrompt", "type": "string", "required": True}]},
         }
     return {
@@ -95,8 +95,8 @@ def test_side_effects_asks_before_web_scrape_and_a_rejection_is_avoided_and_lear
     assert rejected.action == "web.scrape" and not rejected.success
     assert any(f"{REJECTED}: stay offline" in finding for finding in rejected.findings)
     assert done.action == "ai.process" and done.success
-    # Nothing before the interrupt was asked again: one intent, one selection per step, one Stage 2 per step.
-    assert _routes(scripted_llm) == Counter({"Intent": 1, "ActionSelection": 2, "ParametersAnswer": 2, "text": 1})
+    # Nothing before the interrupt was asked again: one intent, one selection per step, Stage 2 for the scrape only.
+    assert _routes(scripted_llm) == Counter({"Intent": 1, "ActionSelection": 2, "ParametersAnswer": 1, "text": 1})
     assert REJECTED in scripted_llm.requests_for("ActionSelection")[1].text
     learned = Strategy.model_validate(store.get((*NAMESPACE, "numbers-raw_data-prime"), KEY).value)
     assert any(a.startswith("web.scrape:") and REJECTED in a for a in learned.avoid)

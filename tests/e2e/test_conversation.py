@@ -109,7 +109,9 @@ def test_a_step_refused_at_the_parameter_stage_shows_why_in_the_progress_line(
     """Issue 31, item 7: a step whose parameters are refused twice once showed only "Working on it"."""
     from tests.support.chat import ui_message
 
-    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("ActionSelection", SELECTION)
+    tone = {"name": "customInstructions", "type": "string", "required": False, "description": "tone"}
+    asking = {**SELECTION, "parametersSchema": {"fields": [*SELECTION["parametersSchema"]["fields"], tone]}}
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("ActionSelection", asking)  # Stage 2 is asked
     scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "x", "nope": 1}})
     graph = build_graph(checkpointer=checkpointer, store=store)
     offline = replace(context, direct_answer=False, allowed_methods="ai.process", max_steps=1)

@@ -116,7 +116,9 @@ def test_a_model_that_copies_the_shape_is_refused_and_the_request_still_reaches_
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
     scripted_llm.on("Intent", json.dumps(ANSWER_INTENT))
-    scripted_llm.on("ActionSelection", COPIED_SELECTION, REAL_SELECTION)
+    tone = {"name": "customInstructions", "type": "string", "required": False, "description": "tone"}
+    asking = {**REAL_SELECTION, "parametersSchema": {"fields": [*COPIED_SELECTION["parametersSchema"]["fields"], tone]}}
+    scripted_llm.on("ActionSelection", COPIED_SELECTION, asking)  # a field beyond the task: Stage 2 is asked
     scripted_llm.on(
         "ParametersAnswer",
         {"schema": "parameters_v1", "parameters": {"aiPrompt": "The task, stated as what to deliver."}},
@@ -155,7 +157,7 @@ def test_after_two_wrong_direct_answers_the_loop_goes_on_where_a_program_can_com
 
     assert out["status"] == "completed" and out["answer"] == "132"  # verified better: it states the product
     routes = [r.route for r in scripted_llm.requests]
-    assert routes == ["text", "text", "ActionSelection", "ParametersAnswer", "text"]
+    assert routes == ["text", "text", "ActionSelection", "text"]  # code set the task from Stage 1: no Stage 2
 
 
 def test_the_second_direct_answer_streams_too(

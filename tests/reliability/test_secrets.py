@@ -114,8 +114,10 @@ def leaks(haystack: bytes | str) -> list[str]:
     return [canary for canary in CANARIES if any(form in data for form in fragments(canary))]
 
 
-@pytest.mark.parametrize("canary", CANARIES)
-@pytest.mark.parametrize("cut", [slice(-FRAGMENT, None), slice(-16, None), slice(-20, -12)])
+@pytest.mark.parametrize("canary", CANARIES, ids=["openai", "tavily"])  # the keys are random: ids name them
+@pytest.mark.parametrize(
+    "cut", [slice(-FRAGMENT, None), slice(-16, None), slice(-20, -12)], ids=["tail8", "tail16", "middle"]
+)
 def test_the_scanner_finds_any_piece_of_a_key(canary: str, cut: slice) -> None:
     assert leaks(f"key=…{canary[cut]}…") == [canary]
     assert leaks(f"key=…{canary[cut]}…".encode("utf-16-le")) == [canary]

@@ -56,8 +56,12 @@ def selection(request: RecordedRequest) -> dict[str, object]:
         "parametersContext": (
             "Ask for the numbers directly, as data, not code." if direct else "Use a Python program to compute them."
         ),
+        # A field beyond the task: Stage 2 is asked (code alone fills only the task, nodes/parameters.filled_by_code).
         "parametersSchema": {
-            "fields": [{"name": "aiPrompt", "type": "string", "required": True, "description": "the task"}]
+            "fields": [
+                {"name": "aiPrompt", "type": "string", "required": True, "description": "the task"},
+                {"name": "processingMode", "type": "string", "required": False, "description": "thoroughness"},
+            ]
         },
     }
 

@@ -66,8 +66,8 @@ def _content_text(content: Any) -> str:
 class Latency:
     """How long a real endpoint would take to answer: a per-request base, plus prompt tokens at `prompt_tps` and
     output tokens at `output_tps` (output tokens dominate a short prompt's latency). The server records each
-    request's modelled seconds and sleeps `time_scale` times that (0: only recorded, as the benchmarks use it,
-    adding the modelled seconds to the measured framework time of a sequential run)."""
+    request's modelled seconds and sleeps `time_scale` times that (0: only recorded), noting when it slept, so a
+    benchmark can see which requests overlapped (bench.walltime)."""
 
     base_s: float = 0.4
     prompt_tps: float = 5000.0
@@ -87,6 +87,7 @@ class RecordedRequest:
     body: dict[str, Any]
     answer: str = ""  # the text answered (tool-call arguments for a forced function), "" for an error
     latency_s: float = 0.0  # modelled seconds of this request, with a `Latency`
+    span: tuple[float, float] | None = None  # when it slept (perf_counter), with a `Latency.time_scale`
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -368,7 +369,9 @@ class ScriptedLLM:
         if self.latency is not None:
             request.latency_s = self.latency.seconds(request.text, answer)
             if self.latency.time_scale > 0:
+                slept = time.perf_counter()
                 time.sleep(request.latency_s * self.latency.time_scale)
+                request.span = (slept, time.perf_counter())
         usage = {"prompt_tokens": _tokens(request.text), "completion_tokens": _tokens(answer)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         if as_tool_call:

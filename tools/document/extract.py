@@ -134,6 +134,7 @@ ENTRY = register(
         factory=make_document_extract_tool,
         purpose="analysis",
         summary="read PDF/DOCX/XLSX/PPTX/HTML/CSV/text documents as markdown; optionally answer aiPrompt",
+        instruction="aiPrompt",
         requires_documents=True,
     )
 )

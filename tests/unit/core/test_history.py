@@ -57,9 +57,23 @@ def test_entry_shows_label_documents_summary_findings_and_learnings() -> None:
     assert f"ai.process — FAILED — {label}" in text
     assert "objective: Deliver the primes" in text
     assert f"documents: docList:{label} (result.md)" in text
-    assert 'summary: <untrusted source="summary"> delivered code </untrusted>' in text
     assert 'findings: <untrusted source="findings"> delivered code; not numbers </untrusted>' in text
+    assert "summary:" not in text  # it names the documents and the findings again: Stage 1's prompt stays short
     assert "learnings: ask for data directly" in text
+
+
+def test_summary_shown_without_findings_and_lessons_left_to_current_learnings() -> None:
+    lesson = 'Step 1: ai.process with aiPrompt "primes" met the criteria.'
+    text = render_history(
+        [_entry(1, 1, summary="selection failed: no action", learnings=["check the list", lesson])], current_round=1
+    )
+    assert 'summary: <untrusted source="summary"> selection failed: no action </untrusted>' in text
+    assert "met the criteria" not in text  # the step's lesson is in CURRENT LEARNINGS already
+
+
+def test_a_step_being_judged_is_shown_as_delivered() -> None:
+    text = render_history([_entry(1, 1, outcome="judging")], current_round=1)
+    assert "ai.process — delivered, being checked" in text and "FAILED" not in text
 
 
 def _fifty_entries(summary: str) -> list[HistoryEntry]:

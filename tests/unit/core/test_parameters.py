@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -31,6 +32,16 @@ from tools.catalog import lookup
 
 CODE_PROMPT = "Write a Python program that prints the first 1000 primes."
 DATA_PROMPT = "List the first 1000 prime numbers directly."
+
+
+@pytest.fixture(autouse=True)
+def stage2_asked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about Stage 2, so code fills no parameter from the selection (ai.process's aiPrompt would
+    be); the tests named `test_code_…` keep the catalog as it is."""
+    if not request.node.name.startswith("test_code_"):
+        entry = lookup("ai.process")
+        assert entry is not None
+        monkeypatch.setitem(catalog_module._REGISTRY, entry.display_name, replace(entry, instruction=""))
 
 
 def _parameters(services: Services, context: Context, *, chosen: Any = None, **overrides: Any) -> dict[str, Any]:
@@ -296,3 +307,40 @@ def test_an_action_the_graph_does_not_have_stops_the_run_without_asking_the_mode
     with pytest.raises(ActionNotDeclared, match=r"the thread's next action gone\.away cannot run here"):
         _parameters(services, context, chosen=gone)
     assert not _stage2(scripted_llm)
+
+
+def test_code_fills_the_task_from_stage1_and_stage2_is_not_asked(
+    scripted_llm: ScriptedLLM, context: Context, services: Services
+) -> None:
+    chosen = selection(
+        actionObjective="List the first 1000 primes", parametersContext="Plain numbers, comma-separated."
+    )
+    update = _parameters(services, context, chosen=chosen)
+    assert update["parameters"]["aiPrompt"] == "List the first 1000 primes\n\nPlain numbers, comma-separated."
+    assert update["parameters"]["expectedDocumentFormats"] == ["md"]  # the code-level defaults still apply
+    assert _stage2(scripted_llm) == []
+
+
+def test_code_leaves_to_stage2_what_stage1_asked_for_beyond_the_task(
+    scripted_llm: ScriptedLLM, context: Context, services: Services
+) -> None:
+    fields = [
+        {"name": "aiPrompt", "type": "string", "required": True, "description": "the task"},
+        {"name": "customInstructions", "type": "string", "required": False, "description": "tone"},
+    ]
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=DATA_PROMPT, customInstructions="formal"))
+    update = _parameters(services, context, chosen=selection(parametersSchema={"fields": fields}))
+    assert update["parameters"]["customInstructions"] == "formal"
+    assert len(_stage2(scripted_llm)) == 1
+
+
+def test_code_asks_stage2_when_its_own_task_already_ran_this_round(
+    scripted_llm: ScriptedLLM, context: Context, services: Services
+) -> None:
+    chosen = selection(actionObjective="List the first 1000 primes", parametersContext="")
+    first = _parameters(services, context, chosen=chosen)["parameters"]
+    ran = entry(action="ai.process", parameters=first)
+    scripted_llm.on("ParametersAnswer", parameters_answer(aiPrompt=DATA_PROMPT))
+    update = _parameters(services, context, chosen=chosen, history=[ran])
+    assert update["parameters"]["aiPrompt"] == DATA_PROMPT
+    assert len(_stage2(scripted_llm)) == 1
