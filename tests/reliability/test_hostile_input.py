@@ -214,10 +214,19 @@ def test_stage1_cannot_reference_unknown_or_traversing_document_items(
     assert "no document matches 'docItem:input/../../etc/passwd'" in out["history"][0]["summary"]
 
 
+TWO_FIELDS = [
+    {"name": "aiPrompt", "type": "string", "required": True, "description": "task"},
+    {"name": "customInstructions", "type": "string", "required": False, "description": "tone"},
+]
+
+
 def test_stage2_cannot_smuggle_a_document_list(scripted_llm: ScriptedLLM, rctx: Context, graph: Any) -> None:
     script_extract(
         scripted_llm,
-        ActionSelection=[{**DIRECT_SELECTION, "requiredInputDocuments": []}],  # ai.process: documentList is its own
+        # ai.process: documentList is its own; a field beyond the task, so Stage 2 (under attack here) is asked
+        ActionSelection=[
+            {**DIRECT_SELECTION, "requiredInputDocuments": [], "parametersSchema": {"fields": TWO_FIELDS}}
+        ],
         ParametersAnswer=[{"schema": "parameters_v1", "parameters": {"documentList": ["/etc/passwd"]}}],
     )
     rctx.max_steps = 1
