@@ -121,13 +121,13 @@ def prefix_table(results: Results) -> str:
     lines = ["| system | node | requests | prompt tokens | reused prefix |", "|---|---|---:|---:|---:|"]
     for run in results[size][steps]:
         by_node: dict[str, list[int]] = {}
-        for (_, _, label), (reused, tokens) in zip(run.calls, run.prefixes, strict=True):
+        for (_, _, label), (reused, prompt) in zip(run.calls, run.prefixes, strict=True):
             totals = by_node.setdefault(NODE_OF_ROUTE.get(label, label), [0, 0, 0])
             totals[0] += 1
-            totals[1] += tokens
+            totals[1] += prompt
             totals[2] += reused
-        for node, (count, tokens, reused) in by_node.items():
-            lines.append(f"| {run.system} | {node} | {count} | {tokens:,} | {reused / max(tokens, 1):.0%} |")
+        for node, (count, prompt, reused) in by_node.items():
+            lines.append(f"| {run.system} | {node} | {count} | {prompt:,} | {reused / max(prompt, 1):.0%} |")
     return f"{steps} steps:\n\n" + "\n".join(lines)
 
 
