@@ -62,7 +62,9 @@ def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any
         if done != steps:
             raise RuntimeError(f"paor {mode} did {done} steps, not {steps}: {out.get('stop_reason')}")
         opener = "ActionSelection" if mode == "React" else "text"
-        calls = attribute(((r.route, r.body) for r in llm.requests), lambda route: route == opener, steps)
+        calls = judged_with_their_step(
+            attribute(((r.route, r.body) for r in llm.requests), lambda route: route == opener, steps)
+        )
         outputs = [count_tokens(r.answer) for r in llm.requests]
         spans = [r.span for r in llm.requests if r.span is not None]
         prefixes = cached_prefixes([r.body for r in llm.requests])
@@ -71,6 +73,17 @@ def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any
     return TokenRun(
         f"paor {mode}", steps, calls, str(out.get("stop_reason")), outputs, framework_s, spans, scale, prefixes
     )
+
+
+def judged_with_their_step(calls: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """A judge belongs to the step whose action it reads: the next step's Stage 1, asked beside it, may reach the
+    endpoint first (nodes/ahead.py)."""
+    fixed, acting = [], 1
+    for step, tokens, route in calls:
+        if route == "text":
+            acting = step
+        fixed.append((acting if route == "ContentJudgement" else step, tokens, route))
+    return fixed
 
 
 def run_create_react_agent(steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any = None) -> TokenRun:

@@ -79,7 +79,7 @@ def start(
         pool.shutdown(wait=False)
 
 
-def adopted(state: State, runtime: Runtime[Context], step: int) -> ActionSelection | None:
+def adopted(state: State, step: int) -> ActionSelection | None:
     """The selection chosen ahead for `step`, with refine's hint; None when there is none or it must not be used."""
     ahead = state.get("ahead")
     if not ahead or ahead.get("step") != step or ahead.get("round") != int(state.get("round") or 1):

@@ -38,7 +38,7 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
     state = cast(State, {**state, **asked})
     step = int(state.get("step") or 0) + 1
     round_ = int(state.get("round") or 1)
-    selection = adopted(state, runtime, step)
+    selection = adopted(state, step)
     if selection is None:
         try:
             selection = choose(state, runtime, services, step)
@@ -46,10 +46,10 @@ def select(state: State, runtime: Runtime[Context], services: Services) -> dict[
             failure = HistoryEntry(round=round_, step=step, summary=f"selection failed: {exc}", findings=[str(exc)])
             update = {**STEP_RESET, "step": step, "step_error": str(exc), **history_log.record(state, runtime, failure)}
             shown = progress_message(state, f"Step {step} of at most {context.max_steps}: no action could be chosen.")
-            return {**asked, **update, "ahead": None, **({"messages": shown} if shown else {})}
+            return {**asked, **update, **({"messages": shown} if shown else {})}
     line = f"Step {step} of at most {context.max_steps}: {selection.action} — {clip(selection.actionObjective, 120)}"
     shown = progress_message(state, line)
-    chosen = {"step": step, "selection": dump(selection), "ahead": None}
+    chosen = {"step": step, "selection": dump(selection)}  # STEP_RESET drops what was chosen ahead
     return {**asked, **STEP_RESET, **chosen, **({"messages": shown} if shown else {})}
 
 

@@ -38,6 +38,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     than a test — a `langgraph dev` server, a served model, a browser — go to one worker together, so each such
     server starts once; every other test goes wherever a worker is free."""
     for item in items:
+        if item.get_closest_marker("xdist_group"):  # a group of its own (tests/local: one llama.cpp at a time)
+            continue
         info = getattr(item, "_fixtureinfo", None)
         defs = info.name2fixturedefs.items() if info is not None else ()
         shared = sorted(name for name, found in defs if found and found[-1].scope != "function")

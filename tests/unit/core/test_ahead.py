@@ -8,7 +8,7 @@ from typing import Any
 from graph.context import Context
 from graph.schemas import dump
 from nodes.ahead import adopted, worth_asking
-from tests.unit.core.factories import entry, runtime, selection, state
+from tests.unit.core.factories import entry, selection, state
 
 HINT = "Cover the Nordic region next."
 
@@ -18,25 +18,25 @@ def _state(outcome: str = "progress", ahead_step: int = 2, ahead_round: int = 1,
     return state(step=1, history=[entry(1, 1, action="ai.process", outcome=outcome)], ahead=chosen, **overrides)
 
 
-def test_the_selection_made_ahead_is_adopted_with_refines_hint(context: Context) -> None:
-    chosen = adopted(_state(hint=HINT), runtime(context), 2)
+def test_the_selection_made_ahead_is_adopted_with_refines_hint() -> None:
+    chosen = adopted(_state(hint=HINT), 2)
     assert chosen is not None
     assert chosen.parametersContext == f"One region.\nReview of step 1: {HINT}"
 
 
-def test_without_a_hint_the_selection_is_taken_as_it_was_made(context: Context) -> None:
-    chosen = adopted(_state(), runtime(context), 2)
+def test_without_a_hint_the_selection_is_taken_as_it_was_made() -> None:
+    chosen = adopted(_state(), 2)
     assert chosen is not None and chosen.parametersContext == "One region."
 
 
-def test_a_selection_for_another_step_or_round_is_not_adopted(context: Context) -> None:
-    assert adopted(_state(ahead_step=3), runtime(context), 2) is None
-    assert adopted(_state(ahead_round=2), runtime(context), 2) is None
-    assert adopted(state(step=1), runtime(context), 2) is None  # nothing was chosen ahead
+def test_a_selection_for_another_step_or_round_is_not_adopted() -> None:
+    assert adopted(_state(ahead_step=3), 2) is None
+    assert adopted(_state(ahead_round=2), 2) is None
+    assert adopted(state(step=1), 2) is None  # nothing was chosen ahead
 
 
-def test_after_a_failed_step_stage1_is_asked_again(context: Context) -> None:
-    assert adopted(_state(outcome="failed"), runtime(context), 2) is None
+def test_after_a_failed_step_stage1_is_asked_again() -> None:
+    assert adopted(_state(outcome="failed"), 2) is None
 
 
 def test_only_a_step_that_can_be_followed_asks_ahead(context: Context) -> None:
