@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from graph.context import Context
+from graph.errors import DocumentRejected
 from nodes import act
 from tests.reliability.conftest import DIRECT_SELECTION, invoke, script_direct
 from tests.support import deadlines
@@ -34,7 +36,8 @@ from tests.unit.documents.bombs import (
     wait_idle,
     xlsx_bomb,
 )
-from tools.document import limits, parsing
+from tools.document import confine, limits, parsing
+from tools.document.frames import send_frame
 
 REPO = Path(__file__).resolve().parents[2]
 PROMPT = "Extract the text of this document"
@@ -123,6 +126,54 @@ def test_the_cli_exits_promptly_in_the_middle_of_a_parse(
     assert cli.stderr is not None and "interrupted; resume with" in cli.stderr.read().decode()
     wait_gone(child)
     wait_gone(server)
+
+
+def test_a_parse_child_dies_with_its_server_after_giving_up_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server gone (killed by Ctrl-C, or by the OOM killer), its child goes: also a child that became nobody,
+    which cleared the parent-death signal it had set as root, and one waiting for its document, which uses no CPU
+    time, so no limit of its own ever ends it."""
+    hold = threading.Event()
+
+    def held(sock: Any, payload: bytes) -> None:
+        hold.wait()  # the document does not come until the test says so
+        send_frame(sock, payload)
+
+    monkeypatch.setattr(parsing, "send_frame", held)
+    outcome: list[BaseException] = []
+
+    def parse() -> None:
+        try:
+            parsing.read_document(b"held", "held.txt", timeout_s=2 * deadlines.PROCESS_S)
+        except DocumentRejected as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=parse, daemon=True)
+    worker.start()
+    child = 0
+    try:
+        assert deadlines.wait_until(lambda: bool(parsing.server_pid() and server_children())), "no parse child"
+        server = parsing.server_pid() or 0
+        child = server_children()[0]
+        assert deadlines.wait_until(lambda: _confined(child)), "the parse child did not confine itself"
+        os.kill(server, signal.SIGKILL)
+        wait_gone(child)
+        wait_gone(server)
+    finally:
+        if child and state_of(child) not in (None, "Z", "X"):
+            os.kill(child, signal.SIGKILL)  # a child that outlived its server would wait for ever
+        hold.set()
+        worker.join(deadlines.PROCESS_S)
+    assert outcome, "the read ended as the child did, rejected"
+
+
+def _confined(pid: int) -> bool:
+    """The child went through its whole confinement (its user, then its capabilities, are the last it gives up)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        processes = [line for line in Path(f"/proc/{pid}/limits").read_text().splitlines() if "Max processes" in line]
+    except OSError:
+        return False
+    return "CapEff:\t0000000000000000" in status and processes[0].split()[2] == str(confine.PROCESSES)
 
 
 def _parse_under_way(cli: subprocess.Popen[bytes], within_s: float = deadlines.PROCESS_S) -> tuple[int, int]:

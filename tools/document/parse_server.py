@@ -147,6 +147,11 @@ class Server:
             ceiling = _address_space() + int(request["memory_mb"]) * MB
             cpu = max(1, math.ceil(float(request["cpu_s"])))
             confine.confine(ceiling, cpu, self.mount_point, self.view)  # namespaces, view, rlimits, no privileges
+            # Becoming nobody (paor as root) cleared the parent-death signal: the kernel drops it when the user
+            # changes. Without it, a child whose server was killed ran on, orphaned, until its CPU limit.
+            syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != server:  # the server died while this child confined itself
+                os._exit(1)
             send_frame(document, encode(_extract(document, ceiling)))
         except BaseException:  # whatever happened, the server reports how this process ended
             pass

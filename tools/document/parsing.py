@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -186,8 +187,12 @@ class _ParseServer:
             self.control.send(json.dumps({"op": "cancel", "id": job}).encode())
 
     def stop(self) -> None:
-        """Kill the server: its children die with it (PR_SET_PDEATHSIG), and every wait for one ends."""
+        """Kill the server and its children at once (they share its process group, and each also dies with it:
+        PR_SET_PDEATHSIG), and every wait for one ends."""
         self.stopped = True
+        if self.process.returncode is None:  # not reaped: its PID, and so its group, are still this server's
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
