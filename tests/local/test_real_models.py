@@ -44,7 +44,6 @@ pytestmark = [
         not _installed("llama_cpp"), reason="local model extra not installed: pip install 'paor[local]'"
     ),
     pytest.mark.timeout(900),
-    pytest.mark.xdist_group("llama.cpp"),  # one llama.cpp server at a time: each takes both cores
 ]
 
 
