@@ -33,6 +33,23 @@ def pytest_configure(config: pytest.Config) -> None:
     scrub_caller_settings(os.environ)
 
 
+#: The files that take minutes (real models, parse bombs, paor processes killed and resumed, a soak run): under
+#: `--dist loadfile` each file goes to one worker in collection order, so these start first instead of last.
+LONG_FILES = (
+    "tests/local/test_real_models.py",
+    "tests/local/test_local_smoke.py",
+    "tests/reliability/test_parse_bombs.py",
+    "tests/mcp/test_cli.py",
+    "tests/reliability/test_process_faults.py",
+    "tests/reliability/test_soak.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    first = {path: rank for rank, path in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: first.get(item.nodeid.split("::")[0], len(first)))  # stable: the rest keep order
+
+
 def scrub_caller_settings(env: MutableMapping[str, str]) -> None:
     """Drop the caller's paor, OpenAI, Tavily and LangSmith settings; keep a proxy away from loopback traffic
     (every model, web site and server the tests talk to is on loopback)."""

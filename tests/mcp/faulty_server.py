@@ -4,8 +4,9 @@ Arguments choose the behaviour: `crash-at-start` (exits 3 after a line on stderr
 `initialize`), `flood-stderr` (5 MB on stderr before serving). Its tools: `echo` (read-only), `write_note` (not
 read-only), `pid`, `die` (the process exits), `block` (blocks the whole server: pings go unanswered), `hang`
 (blocks it for good, until it is killed), `slow` (awaits 30 s; the server stays responsive), `flood` (answers
-3 MB of text) and `picture` (a PNG and a JSON text). When PAOR_TEST_STARTS names a file, each start appends its
-pid there; when PAOR_TEST_CALLS does, `hang` writes its pid there as it begins.
+3 MB of text) and `picture` (a PNG and a JSON text); `only=hang,echo` serves those tools alone (a run that brings
+no more than tools/extra/ranking.OFFERED tools never loads the tool ranking's encoder). When PAOR_TEST_STARTS names
+a file, each start appends its pid there; when PAOR_TEST_CALLS does, `hang` writes its pid there as it begins.
 """
 
 from __future__ import annotations
@@ -90,6 +91,10 @@ def picture() -> list[ImageContent | TextContent]:
 
 def main() -> None:
     behaviour = set(sys.argv[1:])
+    for only in (b.removeprefix("only=") for b in behaviour if b.startswith("only=")):
+        kept = only.split(",")
+        for tool in [t.name for t in asyncio.run(server.list_tools()) if t.name not in kept]:
+            server.remove_tool(tool)
     starts = os.environ.get("PAOR_TEST_STARTS")
     if starts:
         with open(starts, "a", encoding="utf-8") as out:

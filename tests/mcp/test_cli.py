@@ -50,7 +50,7 @@ def test_run_with_mcp_config_chooses_the_tool_and_keeps_the_servers_stderr_off_t
     scripted_llm: ScriptedLLM, isolated_home: Path, tmp_path: Path, declare: Declare, time_server: dict[str, Any]
 ) -> None:
     starts = tmp_path / "starts.txt"
-    noisy = faulty_server("flood-stderr", env={"PAOR_TEST_STARTS": str(starts)})
+    noisy = faulty_server("flood-stderr", "only=echo", env={"PAOR_TEST_STARTS": str(starts)})  # 3 tools: not ranked
     script_time(scripted_llm)
 
     done = paor(
@@ -141,7 +141,7 @@ def test_every_server_process_paor_started_ends_when_paor_ends_mid_call(
     ending: signal.Signals, scripted_llm: ScriptedLLM, isolated_home: Path, tmp_path: Path, declare: Declare
 ) -> None:
     starts, calls = tmp_path / "starts.txt", tmp_path / "calls.txt"
-    stuck = faulty_server(env={"PAOR_TEST_STARTS": str(starts), "PAOR_TEST_CALLS": str(calls)})
+    stuck = faulty_server("only=hang", env={"PAOR_TEST_STARTS": str(starts), "PAOR_TEST_CALLS": str(calls)})
     script_tool_run(scripted_llm, "mcp.stuck.hang", {})
     command = [str(Path(sys.executable).parent / "paor"), "run", "Hang", "--mcp-config", str(declare(stuck=stuck))]
     with (tmp_path / "paor.err").open("w") as err:
