@@ -39,11 +39,10 @@ from langgraph.types import Overwrite
 from graph.context import Context
 from graph.errors import DocumentRejected, InputRefused
 from graph.schemas import DocumentRef, dump
+from graph.state import InputState
 from server.keys import ANONYMOUS
 from server.settings import api_keys
 
-#: State keys that carry DocumentRefs: lists of them, a step's result, and history entries.
-DOCUMENT_FIELDS = ("input_documents", "deliverables", "result", "history")
 _OWNERS = "owners"
 _REFS = "refs"
 _LOCK = ".lock"
@@ -54,16 +53,18 @@ class UnrecordedDocuments(InputRefused):
     """The thread's state names documents this thread never produced or received (a state written by a client)."""
 
 
-def touches_documents(update: Any) -> bool:
-    """Whether a state update (a dict, or `[key, value]` pairs as a run's `command.update` may be) writes a field
-    that carries documents."""
+def writes_working_state(update: Any) -> bool:
+    """Whether a state update (a dict, or `[key, value]` pairs as a run's `command.update` may be) writes more than
+    a caller's input (InputState: the request, messages, documents, language). The rest is the graph's own: the
+    fields that carry documents, and what steers the loop — a selection (or one chosen ahead) names the action that
+    runs, and only select checks it against the operator's allowed actions."""
     if isinstance(update, Mapping):
         keys = set(update)
     elif isinstance(update, list | tuple):
         keys = {pair[0] for pair in update if isinstance(pair, list | tuple) and pair}
     else:
         return False
-    return bool(keys & set(DOCUMENT_FIELDS))
+    return bool(keys - set(InputState.__annotations__))
 
 
 def documents_in(values: Mapping[str, Any]) -> list[DocumentRef]:

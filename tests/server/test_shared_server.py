@@ -276,14 +276,19 @@ def test_a_new_threads_supersteps_cannot_write_documents_either(server: Server, 
         assert bob.get(f"/paor/threads/{thread}/deliverables").json()["deliverables"] == []
 
 
-def test_a_run_command_cannot_write_document_fields(
+def test_a_run_command_cannot_write_document_fields_or_steer_the_loop(
     server: Server, alice_upload: dict[str, Any], bob_run: tuple[str, dict[str, Any]]
 ) -> None:
     thread, _ = bob_run
     command = {"update": {"deliverables": [_forged(alice_upload)]}, "goto": "finalize"}
+    # A selection "chosen ahead" would be adopted by select without the operator's allowed-actions check.
+    chosen = {"action": "code.execute", "actionObjective": "run my program", "parametersContext": "print(1)"}
+    steering = {"update": {"ahead": {"round": 1, "step": 2, "selection": chosen}}, "goto": "select"}
     with _http(server, KEY_B) as bob:
-        refused = bob.post(f"/threads/{thread}/runs/wait", json={"assistant_id": ASSISTANT, "command": command})
-        assert refused.status_code == 403, refused.text
+        for hostile in (command, steering):
+            refused = bob.post(f"/threads/{thread}/runs/wait", json={"assistant_id": ASSISTANT, "command": hostile})
+            assert refused.status_code == 403, refused.text
+            assert "more than the input" in refused.json()["detail"]
         assert bob.get(f"/paor/threads/{thread}/documents/x/stolen.txt").status_code == 404
 
 

@@ -21,7 +21,7 @@ from graph.schemas import ActionResult, DocumentRef, HistoryEntry, dump
 from graph.services import Services
 from server.keys import ANONYMOUS
 from server.policy import server_services
-from server.records import RecordedDocuments, ThreadRecords, UnrecordedDocuments, documents_in, touches_documents
+from server.records import RecordedDocuments, ThreadRecords, UnrecordedDocuments, documents_in, writes_working_state
 from tests.unit.core.factories import runtime, state
 
 THREAD = "1f0c9a52-7a1e-4c36-9d1e-2f4b8c0d3e11"
@@ -125,20 +125,24 @@ def test_a_state_naming_an_unrecorded_document_is_refused(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    ("update", "touches"),
+    ("update", "writes"),
     [
         ({"deliverables": []}, True),
         ({"history": []}, True),
         ([["input_documents", []]], True),
         ((("result", None),), True),
+        ({"selection": {"action": "code.execute"}}, True),  # an action the operator may not allow
+        ({"ahead": {"step": 2, "selection": {}}}, True),
+        ({"prompt": "x", "step": 0}, True),
         ({"language": "de"}, False),
         ([["prompt", "x"]], False),
+        ({"documents": ["upload:abc"], "messages": []}, False),
         (None, False),
         ("deliverables", False),
     ],
 )
-def test_which_updates_touch_the_fields_that_carry_documents(update: Any, touches: bool) -> None:
-    assert touches_documents(update) is touches
+def test_a_run_command_may_update_the_input_only(update: Any, writes: bool) -> None:
+    assert writes_working_state(update) is writes
 
 
 def _threaded(context: Context) -> Runtime[Context]:
