@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 from langchain_openai import ChatOpenAI
 
+from bench.common import prompt_tokens
 from graph.tokens import count_tokens
 
 
@@ -70,8 +71,6 @@ class ReactStub:
             answer = message.get("content") or "".join(c["function"]["arguments"] for c in calls)
             self.answers.append(answer)
         if self.latency is not None and self.latency.time_scale > 0:
-            from bench.common import prompt_tokens
-
             seconds = self.latency.base_s + prompt_tokens(body) / self.latency.prompt_tps
             seconds += count_tokens(answer) / self.latency.output_tps
             slept = time.perf_counter()

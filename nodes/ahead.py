@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
+from graph.capacity import blocking_threads
 from graph.context import Context
 from graph.schemas import ActionResult, ActionSelection, HistoryEntry, Observation, dump
 from graph.services import Services
@@ -24,6 +25,7 @@ from nodes import history_log
 from nodes.direct import answering_directly
 
 log = logging.getLogger(__name__)
+_THREADS = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-ahead")  # one per run in flight
 
 
 def worth_asking(state: State, context: Context) -> bool:
@@ -72,11 +74,7 @@ def start(
             return None
         return {"round": int(state.get("round") or 1), "step": step + 1, "selection": dump(selection)}
 
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paor-ahead")
-    try:
-        return pool.submit(contextvars.copy_context().run, ask)
-    finally:
-        pool.shutdown(wait=False)
+    return _THREADS.submit(contextvars.copy_context().run, ask)
 
 
 def adopted(state: State, step: int) -> ActionSelection | None:

@@ -27,13 +27,15 @@ def render_history(entries: Sequence[HistoryEntry], current_round: int, limit: i
         if entry.round != current_round and not in_earlier:
             lines.append("Earlier rounds:")
             in_earlier = True
-        lines.extend(_render_entry(entry) if position < DETAILED_ENTRIES else _render_entry(entry)[:1])
+        rendered = _render_entry(entry, lessons_shown=entry.round == current_round)
+        lines.extend(rendered if position < DETAILED_ENTRIES else rendered[:1])
     if len(ordered) > limit:
         lines.append(f"(… {len(ordered) - limit} older steps omitted)")
     return "\n".join(lines)
 
 
-def _render_entry(entry: HistoryEntry) -> list[str]:
+def _render_entry(entry: HistoryEntry, lessons_shown: bool) -> list[str]:
+    """One entry; `lessons_shown`: the round's lessons (learn's "Step n: …") are in CURRENT LEARNINGS already."""
     outcome = {
         "met": f"met the criteria, quality {entry.qualityScore:.2f}",
         "progress": f"intermediate result, quality {entry.qualityScore:.2f}",
@@ -54,6 +56,6 @@ def _render_entry(entry: HistoryEntry) -> list[str]:
     if entry.findings:  # tool notes carry URLs, file names and page text: untrusted like the summary
         findings = untrusted(clip("; ".join(entry.findings), FIELD_CHARS), "findings").replace("\n", " ")
         lines.append(f"  findings: {findings}")
-    if entry.learnings and not entry.learnings[-1].startswith(f"Step {entry.step}:"):  # lessons: CURRENT LEARNINGS
+    if entry.learnings and not (lessons_shown and entry.learnings[-1].startswith(f"Step {entry.step}:")):
         lines.append(f"  learnings: {clip(entry.learnings[-1], FIELD_CHARS)}")
     return lines

@@ -51,8 +51,6 @@ def intent_messages(request: str, hints: dict[str, object], documents: str, earl
 
 
 def render_strategies(strategies: Sequence[Strategy]) -> str:
-    if not strategies:
-        return "(none yet)"
     lines = []
     for s in strategies:
         line = f"- pattern {s.pattern}: success rate {s.successRate:.0%} over {s.attempts} attempts"
@@ -81,7 +79,7 @@ def selection_messages(
     step of a round, so an endpoint's prompt cache (OpenAI's, llama.cpp's) reuses them; what a step changes
     (documents, learnings, history, the hint) follows, and a section with nothing to say is left out."""
     sections = (
-        ("LEARNED STRATEGIES (from earlier runs)", render_strategies(strategies) if strategies else ""),
+        ("LEARNED STRATEGIES (from earlier runs)", render_strategies(strategies)),
         ("AVAILABLE DOCUMENTS", documents),
         ("CURRENT LEARNINGS", "\n".join(f"- {clip(item, 160)}" for item in learnings[-SHOWN_LEARNINGS:])),
         ("HISTORY (newest first; current round, then earlier rounds)", history),

@@ -69,6 +69,8 @@ def test_summary_shown_without_findings_and_lessons_left_to_current_learnings() 
     )
     assert 'summary: <untrusted source="summary"> selection failed: no action </untrusted>' in text
     assert "met the criteria" not in text  # the step's lesson is in CURRENT LEARNINGS already
+    earlier = render_history([_entry(1, 1, learnings=[lesson])], current_round=2)
+    assert "learnings: Step 1: ai.process" in earlier  # a new round starts without the old round's learnings
 
 
 def test_a_step_being_judged_is_shown_as_delivered() -> None:
