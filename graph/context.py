@@ -122,6 +122,14 @@ class Context:
         },
     )
 
+    overlap_requests: bool = field(
+        default=True,
+        metadata={
+            "description": "Ask the next step's action choice while the judge reads this step (two requests at "
+            "once); off for an endpoint that answers one request at a time, as llama.cpp's server does."
+        },
+    )
+
     def __post_init__(self) -> None:
         for f in fields(self):
             if getattr(self, f.name) != f.default:

@@ -29,10 +29,13 @@ _THREADS = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix
 
 
 def worth_asking(state: State, context: Context) -> bool:
-    """Only a loop step that can be followed by another (React mode, below max_steps, not a direct answer)."""
+    """Only a loop step that can be followed by another (React mode, below max_steps, not a direct answer), on an
+    endpoint that answers two requests at once: one that takes them in turn (llama.cpp's server, one slot) would
+    only queue them, lose its cached prompt to the other and spend the time on a selection the judge may discard."""
     step = int(state.get("step") or 0)
     return (
-        state.get("workflow_mode") != "Actionplan"
+        context.overlap_requests
+        and state.get("workflow_mode") != "Actionplan"
         and step < context.max_steps
         and not answering_directly(state, step)
         and not answering_directly(state, step + 1)

@@ -72,10 +72,10 @@ def choose(
         intent=intent,
         strategies=strategies,
         catalog=render_tiny_catalog(entries),
-        documents=index.render(max_lists=3) if len(index) else "",  # older lists: their labels are in HISTORY
+        documents=index.render(max_lists=SHOWN_LISTS) if len(index) else "",  # older lists: labels in HISTORY
         learnings=state.get("learnings") or [],
         hint=state.get("hint"),
-        history=render_history(shown, int(state.get("round") or 1)) if shown else "",
+        history=render_history(shown, int(state.get("round") or 1), listed=index.listed(SHOWN_LISTS)) if shown else "",
         step=step,
         max_steps=context.max_steps,
     )
@@ -140,6 +140,7 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
 
 #: How the notes for Stage 2 start: code that fills a parameter from parametersContext leaves them out (a past
 #: prompt quoted as "avoid" would otherwise become part of the new one).
+SHOWN_LISTS = 3  # document lists Stage 1 sees with their files; older ones by the label in HISTORY
 LEARNED_NOTE = "Learned strategy that worked before:"
 AVOID_NOTE = "Avoid (failed before):"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -91,11 +92,22 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
     update = {
         "observation": dump(observation),
         "validation": dump(validation),
-        "ahead": ahead.result() if ahead is not None else None,
+        "ahead": _ahead_of(ahead, judgement),
     }
     if judgement is not None:  # the judge's continue/stop proposal; refine applies its rules over it
         update["decision"] = dump(proposed_decision(judgement, validation))
     return update
+
+
+def _ahead_of(ahead: Future[dict[str, Any] | None] | None, judgement: ContentJudgement | None) -> Any:
+    """The next step's selection asked beside the judge; not waited for when the judge stops the round (refine
+    follows a judge's stop), so the run ends as soon as the judgement is in."""
+    if ahead is None:
+        return None
+    if judgement is not None and judgement.decision == "stop":
+        ahead.cancel()  # not sent yet: never sent; in flight: its answer is dropped
+        return None
+    return ahead.result()
 
 
 def proposed_decision(judgement: ContentJudgement, validation: ContentValidation) -> RefinementDecision:

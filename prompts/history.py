@@ -6,7 +6,7 @@ findings and learnings — all clipped — so the prompt stays the same size how
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from graph.schemas import HistoryEntry
 from prompts.templates import clip, untrusted
@@ -16,7 +16,11 @@ DETAILED_ENTRIES = 3  # the newest steps in full; older ones as one line, so the
 FIELD_CHARS = 240
 
 
-def render_history(entries: Sequence[HistoryEntry], current_round: int, limit: int = MAX_ENTRIES) -> str:
+def render_history(
+    entries: Sequence[HistoryEntry], current_round: int, limit: int = MAX_ENTRIES, listed: Collection[str] = ()
+) -> str:
+    """`listed`: the labels of the document lists the prompt's AVAILABLE DOCUMENTS shows, with their files; an entry
+    whose list is one of them names it in its first line only."""
     if not entries:
         return "(no steps yet)"
     ordered = sorted(entries, key=lambda e: (e.round != current_round, -e.round, -e.step))
@@ -27,14 +31,14 @@ def render_history(entries: Sequence[HistoryEntry], current_round: int, limit: i
         if entry.round != current_round and not in_earlier:
             lines.append("Earlier rounds:")
             in_earlier = True
-        rendered = _render_entry(entry, lessons_shown=entry.round == current_round)
+        rendered = _render_entry(entry, lessons_shown=entry.round == current_round, listed=listed)
         lines.extend(rendered if position < DETAILED_ENTRIES else rendered[:1])
     if len(ordered) > limit:
         lines.append(f"(… {len(ordered) - limit} older steps omitted)")
     return "\n".join(lines)
 
 
-def _render_entry(entry: HistoryEntry, lessons_shown: bool) -> list[str]:
+def _render_entry(entry: HistoryEntry, lessons_shown: bool, listed: Collection[str]) -> list[str]:
     """One entry; `lessons_shown`: the round's lessons (learn's "Step n: …") are in CURRENT LEARNINGS already."""
     outcome = {
         "met": f"met the criteria, quality {entry.qualityScore:.2f}",
@@ -47,7 +51,7 @@ def _render_entry(entry: HistoryEntry, lessons_shown: bool) -> list[str]:
     lines = [head]
     if entry.actionObjective:
         lines.append(f"  objective: {clip(entry.actionObjective, FIELD_CHARS)}")
-    if entry.documents:
+    if entry.documents and entry.documents[0].label not in listed:
         names = ", ".join(ref.name for ref in entry.documents[:5])
         more = f" +{len(entry.documents) - 5}" if len(entry.documents) > 5 else ""
         lines.append(f"  documents: docList:{entry.documents[0].label} ({names}{more})")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
@@ -50,6 +52,31 @@ def intent_messages(request: str, hints: dict[str, object], documents: str, earl
     return [SystemMessage(content=fill("intent")), HumanMessage(content=user)]
 
 
+_LESSON = re.compile(r"Step (\d+): (.*)", re.DOTALL)
+
+
+def merged_lessons(learnings: Sequence[str]) -> list[str]:
+    """Steps that taught the same lesson share one line ("Steps 7–10: …"): a repeated approach costs one line of
+    the prompt, not one per step, and reads as the repetition it is."""
+    merged: list[tuple[list[str], str]] = []
+    for item in learnings:
+        match = _LESSON.fullmatch(item)
+        if match is None:
+            merged.append(([], item))
+        elif merged and merged[-1][0] and merged[-1][1] == match[2]:
+            merged[-1][0].append(match[1])
+        else:
+            merged.append(([match[1]], match[2]))
+    return [f"{_steps(steps)}: {text}" if steps else text for steps, text in merged]
+
+
+def _steps(numbers: list[str]) -> str:
+    if len(numbers) == 1:
+        return f"Step {numbers[0]}"
+    consecutive = all(int(b) == int(a) + 1 for a, b in pairwise(numbers))
+    return f"Steps {numbers[0]}–{numbers[-1]}" if consecutive else "Steps " + ", ".join(numbers)
+
+
 def render_strategies(strategies: Sequence[Strategy]) -> str:
     lines = []
     for s in strategies:
@@ -81,7 +108,10 @@ def selection_messages(
     sections = (
         ("LEARNED STRATEGIES (from earlier runs)", render_strategies(strategies)),
         ("AVAILABLE DOCUMENTS", documents),
-        ("CURRENT LEARNINGS", "\n".join(f"- {clip(item, 160)}" for item in learnings[-SHOWN_LEARNINGS:])),
+        (
+            "CURRENT LEARNINGS",
+            "\n".join(f"- {clip(item, 160)}" for item in merged_lessons(learnings[-SHOWN_LEARNINGS:])),
+        ),
         ("HISTORY (newest first; current round, then earlier rounds)", history),
         ("REFINEMENT HINT", hint or ""),
     )

@@ -117,6 +117,11 @@ class DocumentIndex:
         lists = [f"docList:{label}" for label in labels]
         return lists + [ref.item_reference for label in labels for ref in self._by_label[label]]
 
+    def listed(self, max_lists: int) -> list[str]:
+        """The labels `render(max_lists=…)` lists: the user's inputs, then the newest results."""
+        newest_first = list(reversed(self._by_label))
+        return sorted(newest_first, key=lambda label: label != INPUT_LABEL)[:max_lists]
+
     def render(self, max_items_per_list: int = 5, max_lists: int = 6) -> str:
         """Compact listing for the Stage-1 prompt: labels, names, types and sizes — never content.
 
@@ -125,10 +130,7 @@ class DocumentIndex:
         if not self._by_label:
             return "(no documents yet)"
         labels = list(reversed(self._by_label))
-        shown = [label for label in labels if label == INPUT_LABEL] + [
-            other for other in labels if other != INPUT_LABEL
-        ]
-        shown = shown[:max_lists]
+        shown = self.listed(max_lists)
         lines = []
         for label in shown:
             refs = self._by_label[label]

@@ -11,6 +11,7 @@ from typing import Any
 
 from graph.builder import build_graph
 from graph.context import Context
+from tests.support.deadlines import wait_until
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 INTENT = {"dataType": "analysis", "expectedFormat": "markdown", "successCriteria": ["covers every region"]}
@@ -55,9 +56,14 @@ def test_stage1_goes_out_while_the_judge_reads_and_the_judges_hint_reaches_the_n
     overlapped: list[bool] = []
     sections = itertools.count(1)
     judge = _judge(stop_at=2)
+    finished = threading.Event()
+    answered_after_the_run: list[bool] = []
+    asked = itertools.count(1)
 
     def selection(request: RecordedRequest) -> dict[str, Any]:
         selections.release()
+        if next(asked) == 3:  # step 3's, asked beside the judgement that stops the round
+            answered_after_the_run.append(finished.wait(timeout=10))
         return SELECTION
 
     def judgement(request: RecordedRequest) -> dict[str, Any]:
@@ -73,11 +79,13 @@ def test_stage1_goes_out_while_the_judge_reads_and_the_judges_hint_reaches_the_n
     scripted_llm.on("ContentJudgement", judgement)
 
     out = _run(scripted_llm, context, checkpointer, store, steps=4)
+    finished.set()
 
     assert overlapped == [True]
     assert [h["step"] for h in out["history"]] == [1, 2]  # step 2's judgement ended the round
-    # Step 3's Stage 1 was asked alongside step 2's judgement, then discarded: no third action ran.
-    assert len(scripted_llm.requests_for("ActionSelection")) == 3
+    # Step 3's Stage 1 was asked alongside step 2's judgement, then dropped: the run did not wait for its answer
+    # (held until the run had ended) and no third action ran.
+    assert wait_until(lambda: bool(answered_after_the_run)) and answered_after_the_run == [True]
     actions = scripted_llm.requests_for("text")
     assert len(actions) == 2
     assert f"Review of step 1: {HINT}" in actions[1].text  # the judge's hint reached step 2's action
@@ -102,3 +110,37 @@ def test_a_step_that_failed_is_chosen_after_anew(
     assert len(stage1) == 4
     assert "step 2] ai.process — FAILED" in stage1[-1].text
     assert "step 2] ai.process — FAILED" not in stage1[-2].text
+
+
+def test_on_an_endpoint_that_answers_one_request_at_a_time_stage1_waits_for_the_judge(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    """overlap_requests off (llama.cpp's server): the requests go out one after the other, the next Stage 1 after
+    the judgement (its hint in the prompt), and a judgement that ends the round leaves no selection asked for
+    nothing."""
+    order: list[str] = []
+    regions = itertools.count(1)
+
+    def selection(request: RecordedRequest) -> dict[str, Any]:
+        order.append("select")
+        return {**SELECTION, "parametersContext": f"Region {next(regions)} only."}
+
+    def action(request: RecordedRequest) -> str:
+        order.append("act")
+        return "## Region\n\n" + "Storage grew (source 1). " * 20 + request.text[-40:]
+
+    judge = _judge(stop_at=2)
+
+    def judgement(request: RecordedRequest) -> dict[str, Any]:
+        order.append("judge")
+        return judge(request)
+
+    scripted_llm.on("Intent", json.dumps(INTENT)).on("ActionSelection", selection)
+    scripted_llm.on("text", action).on("ContentJudgement", judgement)
+    context.overlap_requests = False
+
+    out = _run(scripted_llm, context, checkpointer, store, steps=4)
+
+    assert order == ["select", "act", "judge", "select", "act", "judge"]
+    assert f"REFINEMENT HINT:\n{HINT}" in scripted_llm.requests_for("ActionSelection")[1].text
+    assert [h["step"] for h in out["history"]] == [1, 2]

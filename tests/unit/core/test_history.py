@@ -151,3 +151,17 @@ def test_documents_show_five_names_and_the_count_of_the_rest_and_the_latest_lear
 def test_a_step_that_failed_before_choosing_an_action_says_so() -> None:
     text = render_history([_entry(1, 1, action="", summary="selection failed: no JSON")], current_round=1)
     assert text.startswith("- [round 1 · step 1] (no action) — FAILED")
+
+
+def test_a_list_shown_in_available_documents_is_named_once() -> None:
+    """AVAILABLE DOCUMENTS lists the newest lists with their files: the history's documents line would repeat it."""
+    shown = _entry(
+        1, 2, resultLabel="round1_task1_action2_process", documents=[ref(label="round1_task1_action2_process")]
+    )
+    older = _entry(
+        1, 1, resultLabel="round1_task1_action1_scrape", documents=[ref(label="round1_task1_action1_scrape")]
+    )
+    text = render_history([shown, older], current_round=1, listed=["round1_task1_action2_process"])
+    assert "documents: docList:round1_task1_action2_process" not in text
+    assert "round1_task1_action2_process" in text.splitlines()[0]
+    assert "  documents: docList:round1_task1_action1_scrape (doc.txt)" in text.splitlines()

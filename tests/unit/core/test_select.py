@@ -233,3 +233,16 @@ def test_stage1_prompt_of_a_later_round_shows_its_learnings_and_earlier_rounds_a
     assert "Earlier rounds:\n- [round 1 · step 1] ai.process" in prompt
     [failure] = [HistoryEntry.model_validate(h) for h in update["history"]]
     assert failure.round == 2
+
+
+def test_steps_that_taught_the_same_lesson_share_one_line_in_stage1(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    """A repeated approach is one line saying which steps repeated it, not one line per step."""
+    scripted_llm.on("ActionSelection", selection_payload(parameters={"aiPrompt": "x"}))
+    same = "ai.process with aiPrompt 'next region' gave an intermediate result (regions missing)."
+    learnings = [f"Step 3: {same}", "Step 4: web.search failed — no key.", f"Step 5: {same}", f"Step 6: {same}"]
+    _select(services, context, learnings=learnings)
+    prompt = _stage1(scripted_llm)[0].text
+    lessons = prompt.split("CURRENT LEARNINGS:\n")[1].split("\n\n")[0].splitlines()
+    assert lessons == [f"- Step 3: {same}", "- Step 4: web.search failed — no key.", f"- Steps 5–6: {same}"]

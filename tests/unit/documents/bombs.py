@@ -15,7 +15,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import cache
 from pathlib import Path
 
@@ -113,10 +113,11 @@ def peak_rss_growth() -> Iterator[list[int]]:
 
 
 def children_of(pid: int) -> list[int]:
-    """Every child of `pid`, whichever of its threads started it."""
+    """Every child of `pid`, whichever of its threads started it (a thread that ends meanwhile has none)."""
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
+        with suppress(FileNotFoundError, ProcessLookupError):
+            found += [int(child) for child in (task / "children").read_text().split()]
     return found
 
 
