@@ -1,13 +1,14 @@
 """`python -m bench.local_walltime`: a five-step task with a tool on llama.cpp, paor beside create_react_agent.
 
 Issue 33's real-endpoint line: the same llama.cpp server (`paor serve-local`'s, SmolLM2-135M by default) serves
-paor React (offline actions, at most five steps) and LangGraph's prebuilt `create_react_agent` given the same tool,
-an `ai_process` that asks the model once per call, as paor's ai.process does. llama-cpp-python's server answers
-with a tool call only when the request names the tool (`tool_choice`), so the baseline is made to call it for each
-of the five parts and then to answer: a five-step task for both. Each answer is bounded to the same number of
-tokens. Both run `--repeats` times, alternating, each after an unrecorded request that resets the server's prompt
-cache; one recording client counts every request (bench.recording). paor may judge the task done in fewer steps:
-the table shows the steps each took and the time per step beside the time per task. Nothing is asserted.
+paor React (at most five steps, with `paor run --local`'s settings) and LangGraph's prebuilt `create_react_agent`,
+both given the same LangChain tool, `population` (a lookup, no model); paor may also answer with ai.process. The
+task asks for five lookups and their total. llama-cpp-python's server answers with a tool call only when the
+request names the tool (`tool_choice`), so the baseline is made to call it five times and then to answer: five
+steps. Each answer is bounded to the same number of tokens. Both run `--repeats` times, alternating, each after an
+unrecorded request that resets the server's prompt cache; one recorder counts every request (bench.recording).
+paor may stop after fewer steps: the table shows the steps each took, the time per step beside the time per task,
+and whether the answer gave the right total. Nothing is asserted.
 """
 
 from __future__ import annotations

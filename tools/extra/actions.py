@@ -14,7 +14,7 @@ import threading
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
@@ -25,7 +25,9 @@ from prompts.templates import clip
 from tools.catalog import BUILTIN_MODULES, CatalogEntry
 from tools.extra.entries import langchain_entry, mcp_display_name, mcp_entry, openai_tool_name
 from tools.mcp.config import McpConfig, Servers, ServerSpec, load_servers
-from tools.mcp.servers import McpServers
+
+if TYPE_CHECKING:  # the MCP SDK loads only where a server is declared (0.5 s of every process that has none)
+    from tools.mcp.servers import McpServers
 
 #: A LangChain tool's output cap (an MCP server's is its `maxOutputKb`).
 LANGCHAIN_OUTPUT_CAP = 1024 * 1024
@@ -39,7 +41,11 @@ class ExtraActions:
     def __init__(self, tools: Sequence[BaseTool] = (), servers: Servers | None = None, log_dir: Path | None = None):
         self.servers = servers or Servers()
         self.log_dir = log_dir or paor_home() / "logs" / "mcp"
-        self.mcp = McpServers(self.servers.specs, self.log_dir) if self.servers.specs else None
+        self.mcp: McpServers | None = None
+        if self.servers.specs:
+            from tools.mcp.servers import McpServers
+
+            self.mcp = McpServers(self.servers.specs, self.log_dir)
         self._own = {entry.display_name: entry for entry in _langchain_entries(tools)}
         self._built: dict[tuple[str, int], CatalogEntry] = {}  # per listed tool object: models are built once
         self._unusable: dict[str, str] = {}
