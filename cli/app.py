@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # the agent itself (LangGraph, LangChain, tools) is imported 
     from graph.context import Context
     from graph.state import InputState
 
+_own_process = False  # set by main(): the process runs the `paor` command and nothing else
+
 app = typer.Typer(
     name="paor",
     help="Plan · Act · Observe · Refine: an adaptive ReAct agent that keeps at it until the result is right.",
@@ -330,9 +332,8 @@ def _execute(
     from graph.builder import build_graph
     from graph.persistence import locked_persistence
 
-    # What the imports built lives as long as the process: frozen, no collection walks it again, the one at exit
-    # neither (`python -m bench.startup`: `paor run`).
-    gc.freeze()
+    if _own_process:  # what the imports built lives as long as the process: frozen, no collection walks it again,
+        gc.freeze()  # the one at exit neither (`python -m bench.startup`: a whole `paor run`)
     err = _stderr()
     config: Any = {"configurable": {"thread_id": thread}}
     _check_folders(options, db, _out_folder(thread, out))
@@ -773,6 +774,9 @@ def serve_local(
 
 
 def main() -> None:
+    """The `paor` command: the process is paor's alone (an in-process CliRunner's is not, so it is not frozen)."""
+    global _own_process
+    _own_process = True
     app(prog_name="paor")
 
 

@@ -100,14 +100,16 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
 
 
 def _ahead_of(ahead: Future[dict[str, Any] | None] | None, judgement: ContentJudgement | None) -> Any:
-    """The next step's selection asked beside the judge; not waited for when the judge stops the round (refine
-    follows a judge's stop), so the run ends as soon as the judgement is in."""
+    """The next step's selection asked beside the judge, None when the judge stops the round (refine follows a
+    judge's stop). One in flight is waited for even then: it reads and writes the run's store, which closes when the
+    run ends (a thread left writing to a closed SQLite connection crashed the process)."""
     if ahead is None:
         return None
-    if judgement is not None and judgement.decision == "stop":
-        ahead.cancel()  # not sent yet: never sent; in flight: its answer is dropped
+    stopping = judgement is not None and judgement.decision == "stop"
+    if stopping and ahead.cancel():  # not started yet: never sent
         return None
-    return ahead.result()
+    chosen = ahead.result()
+    return None if stopping else chosen
 
 
 def proposed_decision(judgement: ContentJudgement, validation: ContentValidation) -> RefinementDecision:

@@ -11,7 +11,6 @@ from typing import Any
 
 from graph.builder import build_graph
 from graph.context import Context
-from tests.support.deadlines import wait_until
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 INTENT = {"dataType": "analysis", "expectedFormat": "markdown", "successCriteria": ["covers every region"]}
@@ -56,14 +55,13 @@ def test_stage1_goes_out_while_the_judge_reads_and_the_judges_hint_reaches_the_n
     overlapped: list[bool] = []
     sections = itertools.count(1)
     judge = _judge(stop_at=2)
-    finished = threading.Event()
-    answered_after_the_run: list[bool] = []
-    asked = itertools.count(1)
+    asked, returned, before_the_run_returned = itertools.count(1), threading.Event(), []
 
     def selection(request: RecordedRequest) -> dict[str, Any]:
         selections.release()
-        if next(asked) == 3:  # step 3's, asked beside the judgement that stops the round
-            answered_after_the_run.append(finished.wait(timeout=10))
+        if next(asked) == 3:  # step 3's, beside the judgement that ends the round: the run must wait for it (it
+            returned.wait(timeout=1)  # uses the run's store), so the run cannot have returned when this answers
+            before_the_run_returned.append(not returned.is_set())
         return SELECTION
 
     def judgement(request: RecordedRequest) -> dict[str, Any]:
@@ -79,13 +77,14 @@ def test_stage1_goes_out_while_the_judge_reads_and_the_judges_hint_reaches_the_n
     scripted_llm.on("ContentJudgement", judgement)
 
     out = _run(scripted_llm, context, checkpointer, store, steps=4)
-    finished.set()
+    returned.set()
 
     assert overlapped == [True]
     assert [h["step"] for h in out["history"]] == [1, 2]  # step 2's judgement ended the round
-    # Step 3's Stage 1 was asked alongside step 2's judgement, then dropped: the run did not wait for its answer
-    # (held until the run had ended) and no third action ran.
-    assert wait_until(lambda: bool(answered_after_the_run)) and answered_after_the_run == [True]
+    # Step 3's Stage 1 was asked alongside step 2's judgement, answered before the run ended, then discarded: no
+    # third action ran.
+    assert before_the_run_returned == [True]
+    assert len(scripted_llm.requests_for("ActionSelection")) == 3
     actions = scripted_llm.requests_for("text")
     assert len(actions) == 2
     assert f"Review of step 1: {HINT}" in actions[1].text  # the judge's hint reached step 2's action
