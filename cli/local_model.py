@@ -35,7 +35,7 @@ STARTUP_TIMEOUT_S = 120.0
 #: takes longer than this is stuck, and one retry is enough for a loopback server. An action's own answer stops at
 #: 3,000 tokens (the first 1000 primes take about 2,500), not at the default 6,000: llama.cpp's server goes on
 #: generating for a client that timed out, so a tiny model repeating itself would hold it for minutes.
-#: llama.cpp's server answers one request at a time: no Stage 1 asked beside the judge (nodes/ahead.py).
+#: llama-cpp-python's server answers one request at a time: no Stage 1 asked beside the judge (nodes/ahead.py).
 LOCAL_SETTINGS = {"request_timeout_s": 150.0, "max_retries": 1, "answer_tokens": 3000, "overlap_requests": False}
 
 INSTALL_HINT = (

@@ -126,7 +126,7 @@ class Context:
         default=True,
         metadata={
             "description": "Ask the next step's action choice while the judge reads this step (two requests at "
-            "once); off for an endpoint that answers one request at a time, as llama.cpp's server does."
+            "once); off for an endpoint that answers one request at a time, as llama-cpp-python's server does."
         },
     )
 

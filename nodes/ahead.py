@@ -30,7 +30,7 @@ _THREADS = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix
 
 def worth_asking(state: State, context: Context) -> bool:
     """Only a loop step that can be followed by another (React mode, below max_steps, not a direct answer), on an
-    endpoint that answers two requests at once: one that takes them in turn (llama.cpp's server, one slot) would
+    endpoint that answers two requests at once: one that takes them in turn (llama-cpp-python's server) would
     only queue them, lose its cached prompt to the other and spend the time on a selection the judge may discard."""
     step = int(state.get("step") or 0)
     return (

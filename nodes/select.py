@@ -138,9 +138,10 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
     return selection.model_copy(update={"action": entry.display_name})
 
 
+SHOWN_LISTS = 3  # document lists Stage 1 sees with their files; older ones by the label in HISTORY
+
 #: How the notes for Stage 2 start: code that fills a parameter from parametersContext leaves them out (a past
 #: prompt quoted as "avoid" would otherwise become part of the new one).
-SHOWN_LISTS = 3  # document lists Stage 1 sees with their files; older ones by the label in HISTORY
 LEARNED_NOTE = "Learned strategy that worked before:"
 AVOID_NOTE = "Avoid (failed before):"
 

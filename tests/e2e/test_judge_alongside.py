@@ -114,7 +114,7 @@ def test_a_step_that_failed_is_chosen_after_anew(
 def test_on_an_endpoint_that_answers_one_request_at_a_time_stage1_waits_for_the_judge(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
-    """overlap_requests off (llama.cpp's server): the requests go out one after the other, the next Stage 1 after
+    """overlap_requests off (llama-cpp-python's server): the requests go out one after the other, the next Stage 1 after
     the judgement (its hint in the prompt), and a judgement that ends the round leaves no selection asked for
     nothing."""
     order: list[str] = []
