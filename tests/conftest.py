@@ -12,6 +12,7 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -43,6 +44,26 @@ LONG_FILES = (
     "tests/reliability/test_process_faults.py",
     "tests/reliability/test_soak.py",
 )
+
+
+#: Folders whose files run on one worker, one after the other: the PostgreSQL tests stop and restart the one test
+#: server, which a test of another file on another worker would find down.
+SERIAL_FOLDERS = ("tests/postgres/",)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile`, with each of SERIAL_FOLDERS one unit of work (xdist's loadgroup marks have no effect
+    under pytest 9.2)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SerialFolders(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return next((folder for folder in SERIAL_FOLDERS if scope.startswith(folder)), scope)
+
+    return SerialFolders(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -194,11 +194,15 @@ def start_worker(command: list[str]) -> subprocess.Popen[str]:
 
 def start_together(commands: list[list[str]]) -> list[subprocess.Popen[str]]:
     """Workers that start their threads at once, when every one has imported paor and said so: on a loaded
-    machine the first would otherwise run most threads before the last one has started."""
+    machine the first would otherwise run most threads before the last one has started. Their database waits are
+    the test's deadlines, not the 10 s default: four workers colliding on every thread while other tests share the
+    two cores are slow, not unavailable."""
+    env = {**os.environ, "PAOR_DATABASE_TIMEOUT": str(int(deadlines.HTTP_S))}
     workers = [
         subprocess.Popen(
             [*command, "--gate"],
             cwd=REPO,
+            env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
