@@ -26,13 +26,12 @@ from typing import Any
 
 import httpx
 from langchain_core.tools import tool
-from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, Field
 
 from bench.common import print_report, tempdir
 from bench.models import gguf_model
 from bench.recording import Recorder
-from bench.side_by_side import _CLIENT_FIELDS, BARE, PAOR, recorded, settle
+from bench.side_by_side import BARE, PAOR, recorded, settle
 from graph.context import Context
 from graph.llm import chat_openai, length_limit
 
@@ -113,9 +112,7 @@ def react_agent(context: Context, recorder: Recorder) -> Any:
         warnings.simplefilter("ignore")
         from langgraph.prebuilt import create_react_agent
 
-    plain = chat_openai(context)
-    settings = {name: getattr(plain, name) for name in plain.model_fields_set - _CLIENT_FIELDS}
-    llm = ChatOpenAI(**settings, http_client=recorder.client(StringContent(httpx.HTTPTransport())))
+    llm = recorded(chat_openai(context), recorder, StringContent(httpx.HTTPTransport()))
     limit = length_limit(llm, ANSWER_TOKENS)
     forced = llm.bind_tools([population], tool_choice="population").bind(**limit)
     free = llm.bind_tools([population]).bind(**limit)

@@ -157,9 +157,10 @@ def run_prompt(
         model=model,
         base_url=base_url,
         max_steps=max_steps,
+        allowed_methods=OFFLINE_ACTIONS,
         store_dir=str(folder / "store"),
         documents_dir=str(documents),
-        **{"allowed_methods": OFFLINE_ACTIONS, **settings},
+        **settings,
     )
     result = RunResult(prompt)
     started = time.monotonic()

@@ -26,6 +26,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import httpx
 from langchain_openai import ChatOpenAI
 
 from bench.common import tempdir
@@ -152,10 +153,11 @@ def _words(text: str) -> str:
     return " ".join(_TOKEN.findall(text.casefold()))
 
 
-def recorded(llm: ChatOpenAI, recorder: Recorder) -> ChatOpenAI:
-    """The same model (every setting it was built with) on the recorder's HTTP clients."""
+def recorded(llm: ChatOpenAI, recorder: Recorder, transport: httpx.BaseTransport | None = None) -> ChatOpenAI:
+    """The same model (every setting it was built with) on the recorder's HTTP clients; `transport` sends the
+    synchronous client's requests."""
     settings = {name: getattr(llm, name) for name in llm.model_fields_set - _CLIENT_FIELDS}
-    return ChatOpenAI(**settings, http_client=recorder.client(), http_async_client=recorder.async_client())
+    return ChatOpenAI(**settings, http_client=recorder.client(transport), http_async_client=recorder.async_client())
 
 
 def run_paor(

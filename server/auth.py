@@ -84,8 +84,8 @@ async def create_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
 
 _STATE_WRITE = (
     "a paor thread's state is written by its runs only: a shared server refuses POST /threads/{id}/state, and a "
-    "run command that updates more than the input (prompt, messages, documents, language); send a prompt, documents "
-    "(upload references or URLs) or a resume instead"
+    "run command with a goto or an update of more than the input (prompt, messages, documents, language); send a "
+    "prompt, documents (upload references or URLs) or a resume instead"
 )
 
 
@@ -106,11 +106,11 @@ async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
 
 @auth.on.threads.create_run
 async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
-    """A run's `command` may resume an interrupt and update the input, never the graph's working state; a client has
+    """A run's `command` may resume an interrupt and update the input, never steer the graph; a client has
     at most its quota of runs in flight, and a run that creates its thread counts against the thread quota."""
     kwargs = (value.get("kwargs") or {}) if isinstance(value, dict) else {}
     command = kwargs.get("command")
-    if api_keys() and isinstance(command, dict) and writes_working_state(command.get("update")):
+    if api_keys() and isinstance(command, dict) and writes_working_state(command):
         raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
     if api_keys() and isinstance(value, dict):
         owner = ctx.user.identity

@@ -53,17 +53,26 @@ class UnrecordedDocuments(InputRefused):
     """The thread's state names documents this thread never produced or received (a state written by a client)."""
 
 
-def writes_working_state(update: Any) -> bool:
-    """Whether a state update (a dict, or `[key, value]` pairs as a run's `command.update` may be) writes more than
-    a caller's input (InputState: the request, messages, documents, language). The rest is the graph's own: the
-    fields that carry documents, and what steers the loop — a selection (or one chosen ahead) names the action that
-    runs, and only select checks it against the operator's allowed actions."""
+def writes_working_state(command: Mapping[str, Any]) -> bool:
+    """Whether a run's `command` writes more than a caller's input (InputState: the request, messages, documents,
+    language). The rest is the graph's own: the fields that carry documents, and what steers the loop — a selection
+    (or one chosen ahead) names the action that runs, and only select checks it against the operator's allowed
+    actions. So a `goto` is refused too: a Send runs a node on a state the client wrote (act would run its action
+    past select and approval), and an update in any shape but a mapping or `[key, value]` pairs is LangGraph's write
+    of the whole state."""
+    update = command.get("update")
+    if command.get("goto") is not None:
+        return True
+    if update is None:
+        return False
     if isinstance(update, Mapping):
         keys = set(update)
-    elif isinstance(update, list | tuple):
-        keys = {pair[0] for pair in update if isinstance(pair, list | tuple) and pair}
+    elif isinstance(update, list | tuple) and all(
+        isinstance(pair, list | tuple) and len(pair) == 2 and isinstance(pair[0], str) for pair in update
+    ):
+        keys = {pair[0] for pair in update}
     else:
-        return False
+        return True
     return bool(keys - set(InputState.__annotations__))
 
 

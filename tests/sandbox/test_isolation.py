@@ -83,7 +83,7 @@ def test_a_fork_bomb_is_bounded_by_the_process_limit(kind: isolation.Kind) -> No
     out, _, reason = _raw(program, kind)
     assert reason is not None and "limit" in reason
     assert 0 < out.count("forked") <= TIGHT.processes
-    assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None, named=BOMB_NAME)
+    assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -108,7 +108,7 @@ def test_children_the_program_leaves_behind_are_gone_when_the_run_returns(kind: 
         # nobody process on the machine — the sandboxes and parse children of the other test workers too.
         out, err, reason = _raw(program, kind, replace(TIGHT, memory_mb=1024, processes=64))
         assert reason is None and out.count("child") == 3, (reason, out, err)
-        assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None, named=BOMB_NAME)
+        assert not _processes_of(isolation.SANDBOX_UID if os.geteuid() == 0 else None)
 
 
 def test_an_infinite_loop_is_killed_by_the_time_limits() -> None:
@@ -163,9 +163,9 @@ def test_program_runs_in_its_own_folder_with_read_only_input_copies() -> None:
     assert result.files == []  # the unchanged input is not an output
 
 
-def _processes_of(uid: int | None, named: str | None = None) -> list[str]:
-    """Processes left running by the sandbox's user (only checkable when that user is nobody); with `named`, only
-    those of that name: the suite's other workers run sandboxes and parse children as nobody at the same time."""
+def _processes_of(uid: int | None) -> list[str]:
+    """Processes the programs above left running as the sandbox's user (only checkable when that user is nobody):
+    those named BOMB_NAME, since the suite's other workers run sandboxes and parse children as nobody meanwhile."""
     if uid is None:
         return []
     left = []
@@ -175,8 +175,9 @@ def _processes_of(uid: int | None, named: str | None = None) -> list[str]:
         except OSError:
             continue
         lines = text.splitlines()
-        if any(line.startswith("Uid:") and line.split()[1] == str(uid) for line in lines) and (
-            named is None or f"Name:\t{named}" in lines
+        if (
+            any(line.startswith("Uid:") and line.split()[1] == str(uid) for line in lines)
+            and f"Name:\t{BOMB_NAME}" in lines
         ):
             left.append(status.parent.name)
     return left

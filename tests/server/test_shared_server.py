@@ -284,11 +284,14 @@ def test_a_run_command_cannot_write_document_fields_or_steer_the_loop(
     # A selection "chosen ahead" would be adopted by select without the operator's allowed-actions check.
     chosen = {"action": "code.execute", "actionObjective": "run my program", "parametersContext": "print(1)"}
     steering = {"update": {"ahead": {"round": 1, "step": 2, "selection": chosen}}, "goto": "select"}
+    # A Send runs a node on a state the client wrote: act would run the action, past select and approval.
+    sending = {"goto": [{"node": "act", "input": {"selection": chosen, "parameters": {"code": "print(1)"}}}]}
+    rooted = {"update": [{"ahead": chosen}]}  # not [key, value] pairs: LangGraph writes it as the whole state
     with _http(server, KEY_B) as bob:
-        for hostile in (command, steering):
+        for hostile in (command, steering, sending, rooted):
             refused = bob.post(f"/threads/{thread}/runs/wait", json={"assistant_id": ASSISTANT, "command": hostile})
-            assert refused.status_code == 403, refused.text
-            assert "more than the input" in refused.json()["detail"]
+            assert refused.status_code == 403, (hostile, refused.text)
+            assert "state is written by its runs only" in refused.json()["detail"]
         assert bob.get(f"/paor/threads/{thread}/documents/x/stolen.txt").status_code == 404
 
 

@@ -125,24 +125,28 @@ def test_a_state_naming_an_unrecorded_document_is_refused(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize(
-    ("update", "writes"),
+    ("command", "writes"),
     [
-        ({"deliverables": []}, True),
-        ({"history": []}, True),
-        ([["input_documents", []]], True),
-        ((("result", None),), True),
-        ({"selection": {"action": "code.execute"}}, True),  # an action the operator may not allow
-        ({"ahead": {"step": 2, "selection": {}}}, True),
-        ({"prompt": "x", "step": 0}, True),
-        ({"language": "de"}, False),
-        ([["prompt", "x"]], False),
-        ({"documents": ["upload:abc"], "messages": []}, False),
-        (None, False),
-        ("deliverables", False),
+        ({"update": {"deliverables": []}}, True),
+        ({"update": {"history": []}}, True),
+        ({"update": [["input_documents", []]]}, True),
+        ({"update": (("result", None),)}, True),
+        ({"update": {"selection": {"action": "code.execute"}}}, True),  # an action the operator may not allow
+        ({"update": {"ahead": {"step": 2, "selection": {}}}}, True),
+        ({"update": {"prompt": "x", "step": 0}}, True),
+        ({"update": [{"ahead": {}}]}, True),  # not pairs: LangGraph writes it as the whole state
+        ({"update": "deliverables"}, True),
+        ({"goto": "finalize"}, True),
+        ({"goto": [{"node": "act", "input": {"selection": {}}}]}, True),  # a Send: act on a state the client wrote
+        ({"update": {"language": "de"}}, False),
+        ({"update": [["prompt", "x"]]}, False),
+        ({"update": {"documents": ["upload:abc"], "messages": []}}, False),
+        ({"resume": {"decision": "approve"}}, False),
+        ({}, False),
     ],
 )
-def test_a_run_command_may_update_the_input_only(update: Any, writes: bool) -> None:
-    assert writes_working_state(update) is writes
+def test_a_run_command_may_update_the_input_only(command: dict[str, Any], writes: bool) -> None:
+    assert writes_working_state(command) is writes
 
 
 def _threaded(context: Context) -> Runtime[Context]:
