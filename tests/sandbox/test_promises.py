@@ -97,8 +97,14 @@ def test_no_new_privileges_no_capabilities_no_root(kind: isolation.Kind) -> None
     assert status["NoNewPrivs"].strip() == "1"
     for capabilities in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
         assert int(status[capabilities], 16) == 0, capabilities
-    user = isolation.sandbox_user()  # nobody when paor is root, else paor's own user in a user namespace
-    assert status["Uid"].split() == [str(os.geteuid() if user is None else user)] * 4
+    uids = {int(uid) for uid in status["Uid"].split()}
+    user = isolation.sandbox_user()
+    if user is None:  # paor's own user, in a user namespace of the sandbox's own
+        assert uids == {os.geteuid()}
+    elif user == isolation.NOBODY:  # root of a container whose ids stop below RUN_UIDS
+        assert uids == {isolation.NOBODY}
+    else:  # root: a user of the run's own
+        assert len(uids) == 1 and uids.pop() in isolation.RUN_UIDS
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -46,7 +46,7 @@ def main() -> None:
     if spec.get("scratch"):  # the isolations: the writable folders on one bounded tmpfs, outputs copied back out
         scratch.enter(spec["scratch"], spec.get("user"))
     apply(Limits(**spec["limits"]))
-    privileges.drop(spec.get("user"))  # root outside a user namespace becomes nobody, so NPROC holds
+    privileges.drop(spec.get("user"))  # root outside a user namespace becomes the run's user, so NPROC holds
     sys.stdout.flush()
     try:
         exec(code, namespace)

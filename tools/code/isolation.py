@@ -5,8 +5,8 @@ Every isolation paor runs code under keeps the same promises, checked from insid
 - only the interpreter and the allowed libraries (read-only) and the working folder are visible, with a private
   /tmp and /dev/shm that live beside the folder and count against its limit (and go with it);
 - no network (an empty network namespace), an own PID namespace whose processes all end with the program;
-- `no_new_privs`, no capabilities, an unprivileged user (`nobody` when paor runs as root, else paor's own user
-  inside a user namespace), an empty environment.
+- `no_new_privs`, no capabilities, an unprivileged user (when paor runs as root, a user of its own drawn for the run,
+  else paor's own user inside a user namespace), an empty environment.
 
 In order of preference, each probed once per process by really running a program in it:
 - `bubblewrap`: `bwrap` builds the namespaces and the view;
@@ -20,8 +20,11 @@ In order of preference, each probed once per process by really running a program
 from __future__ import annotations
 
 import functools
+import grp
 import importlib.util
 import os
+import pwd
+import secrets
 import shutil
 import sys
 import sysconfig
@@ -35,7 +38,11 @@ Kind = Literal["bubblewrap", "unshare", "none"]
 KINDS: tuple[Kind, ...] = ("bubblewrap", "unshare")
 OPT_IN_VARIABLE = "PAOR_CODE_EXECUTION"
 OPT_IN_VALUE = "unsandboxed-network"
-SANDBOX_UID = 65534  # nobody
+NOBODY = 65534
+#: The users paor as root runs programs as, one drawn per run, so that a program's process limit counts only its own
+#: run's processes (all runs as one user shared it: a fork bomb in one run left the others none). No account's ids:
+#: systemd's conventions leave 0x70000000–0x7FFEFFFF unassigned.
+RUN_UIDS = range(0x7000_0000, 0x7100_0000)
 SANDBOX_HOME = "/home/sandbox"
 SANDBOX_CODE = "/paor"
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding `tools/`
@@ -66,22 +73,47 @@ class Space:
 
 
 def sandbox_user() -> int | None:
-    """The user the launcher becomes: nobody when paor runs as root; None keeps paor's own user, inside a new user
-    namespace. Root of a user namespace that has no nobody (a rootless container) keeps its user too."""
-    if os.geteuid() != 0 or not all(_mapped(SANDBOX_UID, table) for table in ID_MAPS):
+    """The user one run's launcher becomes (each call draws anew). paor as root: a user of the run's own from
+    RUN_UIDS where this user namespace has them (a host, a rootful container), else `nobody` where it exists (a
+    container with a 65,536-id range: there concurrent runs share nobody's process limit). None keeps paor's own
+    user, inside a new user namespace: paor is not root, or is the root of a rootless container with neither."""
+    if os.geteuid() != 0:
         return None
-    return SANDBOX_UID
+    if all(_mapped(RUN_UIDS, table) for table in ID_MAPS):
+        while True:  # an id no account holds (RUN_UIDS is no convention's, but a machine may break them)
+            uid = secrets.choice(RUN_UIDS)
+            if not _is_account(uid):
+                return uid
+    if all(_mapped(range(NOBODY, NOBODY + 1), table) for table in ID_MAPS):
+        return NOBODY
+    return None
 
 
-def _mapped(identity: int, table: str) -> bool:
-    """Whether `identity` exists in this user namespace (a line of `table` covers it)."""
+def own_user_namespace() -> bool:
+    """Whether a run's isolation needs a user namespace of its own: paor stays its own user (`sandbox_user`)."""
+    return sandbox_user() is None
+
+
+def _is_account(uid: int) -> bool:
+    """Whether a user or a group of this machine has the id (the run's group id is the same number)."""
+    for lookup in (pwd.getpwuid, grp.getgrgid):
+        try:
+            lookup(uid)
+        except KeyError:
+            continue
+        return True
+    return False
+
+
+def _mapped(ids: range, table: str) -> bool:
+    """Whether all of `ids` exist in this user namespace (one line of `table` covers them)."""
     try:
         lines = Path(table).read_text().splitlines()
     except OSError:
         return True  # no user namespaces here: every identity exists
     for line in lines:
         inside, _, count = (int(field) for field in line.split())
-        if inside <= identity < inside + count:
+        if inside <= ids.start and ids.stop <= inside + count:
             return True
     return False
 
@@ -192,7 +224,7 @@ def _bwrap(steps: list[Step]) -> list[str]:
         "--unshare-uts",
         "--unshare-cgroup-try",
     ]
-    if sandbox_user() is None:
+    if own_user_namespace():
         args.append("--unshare-user")
     # The launcher mounts the run's tmpfs (tools/code/scratch.py) with the capabilities of its namespaces, as under
     # `unshare`, and drops them all before the program runs (tools/code/privileges.py).

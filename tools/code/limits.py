@@ -15,7 +15,8 @@ MB = 1024 * 1024
 @dataclass(frozen=True)
 class Limits:
     """What one program may use. `processes` counts the sandbox user's processes: inside the user namespace
-    when paor is not root (the launcher and its namespace's init included), else all of `nobody`'s."""
+    when paor is not root (the launcher and its namespace's init included), else those of the user drawn for the run
+    (all of `nobody`'s in a container whose ids stop below `isolation.RUN_UIDS`)."""
 
     cpu_s: int = 30
     wall_s: float = 30.0

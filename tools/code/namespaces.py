@@ -41,8 +41,8 @@ _KEPT_FLAGS = (
 def enter(mount_point: str, steps: Sequence[Step], home: str, new_user: bool) -> None:
     """Move this process into new namespaces with only the view's paths visible; returns as PID 2, in `home`.
     `mount_point` is an empty folder, outside every path of the view, that becomes the new root. `new_user`: a
-    user namespace of its own too (whenever the launcher will not become nobody), so the process limit counts
-    only the sandbox's processes."""
+    user namespace of its own too (whenever the launcher will not become another user), so the process limit
+    counts only the sandbox's processes."""
     uid, gid = os.getuid(), os.getgid()
     syscalls.unshare(_NAMESPACES | (syscalls.CLONE_NEWUSER if new_user else 0))
     if new_user:  # keep the same ids inside; the capabilities the namespace grants are dropped before the program

@@ -49,7 +49,6 @@ def run_probe(kind: isolation.Kind) -> str | None:
     found = result.stdout.decode("utf-8", errors="replace").strip()
     if found == "readable":
         return None
-    user = isolation.sandbox_user()
-    who = f"its user nobody (uid {user})" if user is not None else f"its user (uid {os.getuid()})"
+    who = "its unprivileged user" if os.geteuid() == 0 else f"its user (uid {os.getuid()})"
     top = next((root for root in roots if found.startswith(root)), found)
     return f"{who} cannot read {found}; make the interpreter's files readable to it (chmod -R o+rX {top})"

@@ -64,7 +64,7 @@ def run_program(
         namespaced = kind != "none"
         max_bytes = limits.file_mb * MB
         notes_read, notes_write = os.pipe()  # the launcher's notes on outputs it left in the tmpfs
-        spec = {"gate": gate, "limits": limits.as_dict(), "user": owner, "namespace": _namespace(kind, where)}
+        spec = {"gate": gate, "limits": limits.as_dict(), "user": owner, "namespace": _namespace(kind, where, owner)}
         if namespaced:
             spec["scratch"] = {
                 "size_mb": limits.folder_mb,
@@ -119,7 +119,7 @@ def _read_notes(pipe: BinaryIO) -> list[str]:
     return [str(note) for note in notes][:50] if isinstance(notes, list) else []
 
 
-def _namespace(kind: isolation.Kind, where: isolation.Space) -> dict[str, object] | None:
+def _namespace(kind: isolation.Kind, where: isolation.Space, owner: int | None) -> dict[str, object] | None:
     """What the launcher needs to enter the `unshare` isolation itself; None for the others."""
     if kind != "unshare":
         return None
@@ -127,7 +127,7 @@ def _namespace(kind: isolation.Kind, where: isolation.Space) -> dict[str, object
         "mount_point": str(where.mount_point),
         "steps": isolation.view(where),
         "home": isolation.SANDBOX_HOME,
-        "new_user": isolation.sandbox_user() is None,
+        "new_user": owner is None,
     }
 
 

@@ -4,7 +4,7 @@ The same walls as code.execute's sandbox where the machine has them (tools/code/
 network, IPC and UTS namespaces (and a user namespace when paor is not root), a read-only view holding only the
 interpreter, its libraries and paor's `tools` and `graph` packages (no `.env`, no database, no other client's
 documents), a private /tmp of `TMP_MB` and `TMP_FILES`, no network at all, `no_new_privs`, no capabilities, and
-`nobody` when paor runs as root. On any machine, rlimits: the address space and CPU time the request allows, no
+a user of its own when paor runs as root. On any machine, rlimits: the address space and CPU time the request allows, no
 core files, files of at most `FILE_MB`, `OPEN_FILES` descriptors and no new process or thread (`PROCESSES`: the
 child itself is the one). Where the namespaces cannot be entered (no user namespaces, a seccomp filter), the child
 keeps the rlimits and says so in `Confinement.isolated`.

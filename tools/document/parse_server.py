@@ -147,7 +147,7 @@ class Server:
             ceiling = _address_space() + int(request["memory_mb"]) * MB
             cpu = max(1, math.ceil(float(request["cpu_s"])))
             confine.confine(ceiling, cpu, self.mount_point, self.view)  # namespaces, view, rlimits, no privileges
-            # Becoming nobody (paor as root) cleared the parent-death signal: the kernel drops it when the user
+            # Becoming another user (paor as root) cleared the parent-death signal: the kernel drops it when the user
             # changes. Without it, a child whose server was killed ran on, orphaned, until its CPU limit.
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != server:  # the server died while this child confined itself

@@ -87,18 +87,30 @@ def test_the_probe_names_what_the_sandbox_user_cannot_read(
 
 
 @pytest.mark.parametrize(
-    ("uid_map", "user"),
+    ("uid_map", "users"),
     [
-        ("0 0 4294967295\n", isolation.SANDBOX_UID),  # root of the host
-        ("0 100000 65536\n", isolation.SANDBOX_UID),  # root of a container whose range holds nobody
-        ("0 1000 1\n", None),  # root of a rootless container: no nobody to become, its own user namespace instead
+        ("0 0 4294967295\n", isolation.RUN_UIDS),  # root of the host: a user of each run's own
+        ("0 100000 65536\n", [isolation.NOBODY]),  # root of a container whose range holds nobody, not those
+        ("0 1000 1\n", [None]),  # root of a rootless container: no nobody to become, its own user namespace instead
     ],
 )
-def test_root_becomes_nobody_only_where_nobody_exists(
-    uid_map: str, user: int | None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_root_runs_programs_as_a_user_of_the_runs_own_where_the_ids_exist(
+    uid_map: str, users: range | list[int | None], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     table = tmp_path / "map"
     table.write_text(uid_map, encoding="ascii")
     monkeypatch.setattr(isolation, "ID_MAPS", (str(table), str(table)))
     monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
-    assert isolation.sandbox_user() == user
+    drawn = {isolation.sandbox_user() for _ in range(20)}
+    assert drawn <= set(users)
+    assert len(drawn) == (20 if isinstance(users, range) else 1)  # one per run: none shares another's limit
+
+
+def test_a_drawn_user_is_never_an_account_of_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    accounts = {isolation.RUN_UIDS.start, isolation.RUN_UIDS.start + 1}
+    draws = iter([*accounts, isolation.RUN_UIDS.start + 2])
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(isolation, "ID_MAPS", ())
+    monkeypatch.setattr(isolation.secrets, "choice", lambda _: next(draws))
+    monkeypatch.setattr(isolation, "_is_account", lambda uid: uid in accounts)
+    assert isolation.sandbox_user() == isolation.RUN_UIDS.start + 2
