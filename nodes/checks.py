@@ -10,14 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import takewhile
-
-from sympy import isprime
-from sympy.ntheory.primetest import is_square
 
 from graph.schemas import DocumentRef, Intent
 from nodes.echo import echoed
@@ -35,12 +33,24 @@ _CODE_LINE = re.compile(
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _INTEGER = re.compile(r"(?<![\w.])-?\d+(?![\w.]\d)")
+
+
+def _is_prime(n: int) -> bool:
+    from sympy import isprime  # sympy takes half a second to import: only runs that check primes pay it
+
+    return bool(isprime(n))
+
+
+def _is_square(n: int) -> bool:
+    return n >= 0 and math.isqrt(n) ** 2 == n
+
+
 _PROPERTIES: dict[str, Callable[[int], bool]] = {
-    "prime": lambda n: bool(isprime(n)),
+    "prime": _is_prime,
     "even": lambda n: n % 2 == 0,
     "odd": lambda n: n % 2 == 1,
-    "square": lambda n: n >= 0 and bool(is_square(n)),
-    "fibonacci": lambda n: n >= 0 and (bool(is_square(5 * n * n + 4)) or bool(is_square(5 * n * n - 4))),
+    "square": _is_square,
+    "fibonacci": lambda n: n >= 0 and (_is_square(5 * n * n + 4) or _is_square(5 * n * n - 4)),
 }
 _FORMAT_MIMES = {
     "docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",),

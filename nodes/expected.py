@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from sympy import prime, primerange
-
 from nodes.hints import LANGUAGE_WORDS
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
@@ -138,6 +136,8 @@ def translation_of(request: str) -> Translation | None:
 
 def first_primes(count: int) -> list[int]:
     """The first `count` primes, in order."""
+    from sympy import prime, primerange  # half a second to import: only runs that check primes pay it
+
     return [int(p) for p in primerange(2, int(prime(count)) + 1)]
 
 
