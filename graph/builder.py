@@ -11,6 +11,7 @@ and store.
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import Sequence
 from typing import Literal
 
@@ -166,6 +167,17 @@ def build_graph(
     if checkpointer is None:
         return compiled.with_config(recursion_limit=RECURSION_LIMIT)
     return compiled.with_config(CRASH_SAFE_CONFIG)
+
+
+#: Loaded on first use (prime checks, pages read): half a second each, which a `paor` process rarely needs. A
+#: server loads them before its first request (`warm_server`).
+ON_DEMAND_MODULES = ("sympy", "trafilatura")
+
+
+def warm_server() -> None:
+    """What any run may need, loaded before a server's first request: no first run waits for it."""
+    for name in ON_DEMAND_MODULES:
+        importlib.import_module(name)
 
 
 def warm() -> None:
