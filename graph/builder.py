@@ -175,19 +175,20 @@ ON_DEMAND_MODULES = ("sympy", "trafilatura")
 
 
 def warm_server() -> None:
-    """What any run may need, loaded before a server's first request: no first run waits for it."""
+    """What any run may need, loaded before a server's first request: no first run waits for it. The token encoding
+    (a second) counts only texts longer than a budget, or a conversation's earlier turns."""
     for name in ON_DEMAND_MODULES:
         importlib.import_module(name)
+    count_tokens("load the token encoding once")
 
 
 def warm() -> None:
-    """Load at start what a first request needs (language profiles, built-in actions, the token encoding, the
-    configured endpoint's HTTP clients and OpenAI's structured-output streaming): the first run after a server
-    starts is then no slower than the second (it spent seconds loading; the HTTP clients alone load the CA bundle
-    twice, cached per endpoint and timeout)."""
+    """Load at start what a first request needs (language profiles, built-in actions, the configured endpoint's
+    HTTP clients and OpenAI's structured-output streaming): the first run after a server starts is then no slower
+    than the second (it spent seconds loading; the HTTP clients alone load the CA bundle twice, cached per endpoint
+    and timeout)."""
     detect_language("load the language profiles once")
     catalog()
-    count_tokens("load the token encoding once")
     with contextlib.suppress(ConfigurationError):  # no endpoint configured yet: the first run says so
         chat_openai(Context()).root_client.beta  # noqa: B018 (structured output streams through it: 700 modules, 1 s)
 

@@ -11,6 +11,7 @@ import gzip
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterable
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -57,3 +58,12 @@ def encoding(name: str = ENCODING) -> tiktoken.Encoding:
 
 def count_tokens(text: str) -> int:
     return len(encoding().encode(text, disallowed_special=()))
+
+
+def fit(texts: Iterable[str], budget: int) -> bool:
+    """Whether `texts` hold at most `budget` tokens together. Every token stands for at least one byte of UTF-8,
+    so texts of no more bytes than that fit without loading the encoding (a second, which most short runs skip)."""
+    texts = list(texts)
+    if sum(len(text.encode("utf-8", errors="replace")) for text in texts) <= budget:
+        return True
+    return sum(count_tokens(text) for text in texts) <= budget

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from graph.errors import ToolFailed
 from graph.llm import length_limit, streamed
 from graph.schemas import DocumentRef
-from graph.tokens import ENCODING, count_tokens
+from graph.tokens import ENCODING, fit
 from prompts.render import ai_process_messages
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
@@ -66,10 +66,11 @@ def process_texts(
     without them."""
     budget = max(256, deps.context.chunk_tokens)
     sources = list(texts)
-    if sum(count_tokens(text) for _, text in sources) <= budget:
+    if fit((text for _, text in sources), budget):
         return _ask(
             deps, ai_prompt, sources, custom_instructions, output_format, processing_mode, final=True, images=images
         )
+    # tiktoken's own loading finds the encoding `fit` installed offline (graph/tokens.py) when it counted above.
     splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
         encoding_name=ENCODING, chunk_size=budget, chunk_overlap=min(200, budget // 10)
     )
@@ -84,7 +85,7 @@ def process_texts(
                     _ask(deps, task, [(name, chunk)], custom_instructions, "md", processing_mode),
                 )
             )
-    while sum(count_tokens(text) for _, text in partials) > budget and len(partials) > 1:
+    while not fit((text for _, text in partials), budget) and len(partials) > 1:
         partials = _merge_pairs(deps, ai_prompt, partials, custom_instructions, processing_mode)
     merge_task = f"{ai_prompt}\n\nCombine the partial answers below into one complete answer."
     return _ask(
