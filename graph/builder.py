@@ -169,30 +169,19 @@ def build_graph(
     return compiled.with_config(CRASH_SAFE_CONFIG)
 
 
-#: Loaded on first use (prime checks, pages read): half a second each, which a `paor` process rarely needs. A
-#: server loads them before its first request (`warm_server`).
-ON_DEMAND_MODULES = ("sympy", "trafilatura")
-
-
-def warm_server() -> None:
-    """What any run may need, loaded before a server's first request: no first run waits for it. The token encoding
-    (a second) counts only texts longer than a budget, or a conversation's earlier turns."""
-    for name in ON_DEMAND_MODULES:
-        importlib.import_module(name)
-    count_tokens("load the token encoding once")
-
-
 def warm() -> None:
-    """Load at start what a first request needs (language profiles, built-in actions, the configured endpoint's
-    HTTP clients and OpenAI's structured-output streaming): the first run after a server starts is then no slower
-    than the second (it spent seconds loading; the HTTP clients alone load the CA bundle twice, cached per endpoint
-    and timeout)."""
+    """Load what a run may need (language profiles, built-in actions, the token encoding, sympy, the configured
+    endpoint's HTTP clients and OpenAI's structured-output streaming) before a server's first request: the first
+    run after a start is then no slower than the second (it spent seconds loading; the HTTP clients alone load the
+    CA bundle twice, cached per endpoint and timeout). A `paor` process loads each on first use instead: most runs
+    need only part of it (one the bare answer ends needs no action catalog)."""
     detect_language("load the language profiles once")
     catalog()
+    count_tokens("load the token encoding once")
+    importlib.import_module("sympy")  # prime checks
     with contextlib.suppress(ConfigurationError):  # no endpoint configured yet: the first run says so
         chat_openai(Context()).root_client.beta  # noqa: B018 (structured output streams through it: 700 modules, 1 s)
 
 
 builder = make_builder(server_services())
 graph = builder.compile(name="paor").with_config(recursion_limit=RECURSION_LIMIT)
-warm()

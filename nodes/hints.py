@@ -7,12 +7,17 @@ more reliably than a model does. Keywords cover English, German and French, the 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from langdetect import DetectorFactory, LangDetectException, detect_langs
+from langdetect.detector_factory import init_factory
 
 DetectorFactory.seed = 0  # langdetect is random without a seed; validation must be deterministic
+#: langdetect loads its profiles on first use (a second) without a lock: a thread that came second while another
+#: loaded them detected with a half-loaded factory.
+_PROFILES = threading.Lock()
 
 _COUNT = re.compile(
     r"\b(?:first|top|last|erste[nr]?|ersten|premi(?:er|ers|ères?)|primeros?)\s+(\d[\d,.'’ ]*\d|\d)\b"
@@ -189,6 +194,8 @@ def detect_language(text: str, min_probability: float = 0.0) -> str | None:
     words = words_of(text)
     if len(words) < (SURE_WORDS if min_probability else 3):
         return None
+    with _PROFILES:
+        init_factory()
     try:
         best = detect_langs(" ".join(words))[0]
     except (LangDetectException, IndexError):

@@ -24,7 +24,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graph.builder import warm_server
+from graph.builder import warm
 from graph.capacity import blocking_threads
 
 #: Requests that create what a client then refers to: a thread, a run, an assistant, a cron.
@@ -40,7 +40,7 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     pool = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-node")
     asyncio.get_running_loop().set_default_executor(pool)
     _take_turns_writing()
-    warm_server()
+    warm()
     yield
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import logging
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -82,7 +83,9 @@ class ActionSource(Protocol):
 _REGISTRY: dict[str, CatalogEntry] = {}
 _UNAVAILABLE: dict[str, str] = {}
 _SOURCE: ContextVar[ActionSource | None] = ContextVar("paor_action_source", default=None)
-_loaded = False
+_loaded = False  # every built-in module has registered its actions
+_started = False
+_LOADING = threading.RLock()  # runs load the catalog on first use, from threads of their own
 
 
 @contextmanager
@@ -111,18 +114,24 @@ def mark_unavailable(display_name: str, reason: str) -> None:
 
 
 def _load_builtins() -> None:
-    global _loaded
+    """Once: another thread waits until every module has registered (a half-loaded catalog would offer a run only
+    some of its actions); a module that asks for the catalog while it loads, in this thread, gets what is there."""
+    global _loaded, _started
     if _loaded:
         return
-    _loaded = True
-    for module, actions in BUILTIN_MODULES.items():
-        try:
-            importlib.import_module(module)
-        except Exception as exc:  # any import-time failure of one backend must leave the others working
-            reason = f"{module} cannot be imported ({type(exc).__name__}: {exc})"
-            log.warning("%s unavailable: %s", ", ".join(actions), reason)
-            for action in actions:
-                mark_unavailable(action, reason)
+    with _LOADING:
+        if _started:  # loaded meanwhile, or asked for by a module this thread is loading
+            return
+        _started = True
+        for module, actions in BUILTIN_MODULES.items():
+            try:
+                importlib.import_module(module)
+            except Exception as exc:  # any import-time failure of one backend must leave the others working
+                reason = f"{module} cannot be imported ({type(exc).__name__}: {exc})"
+                log.warning("%s unavailable: %s", ", ".join(actions), reason)
+                for action in actions:
+                    mark_unavailable(action, reason)
+        _loaded = True
 
 
 def catalog() -> dict[str, CatalogEntry]:

@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import Literal
 
 import lxml.html
+import trafilatura
 
 TextFormat = Literal["markdown", "text"]
 
 
 def html_to_text(html: str | bytes, url: str | None = None, output_format: TextFormat = "markdown") -> str:
     """Main content of a page; never None, empty only for pages without any visible text."""
-    import trafilatura  # half a second to import: a run that reads no page never pays it
-
     extracted = trafilatura.extract(
         html,
         url=url,

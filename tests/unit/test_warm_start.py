@@ -1,45 +1,71 @@
-"""Issue 31, item 8: what the first request needs is loaded when the graph module is (at server start), so the first
-run is no slower than the second — and nothing it does not need: the MCP SDK loads only where a server is declared,
-sympy, trafilatura and the token encoding (a prime check, a page, a long text) where used or when a server starts.
-Checked in a fresh interpreter: the test process has long loaded everything."""
+"""Issue 31, item 8 and issue 33: a server loads what a run may need before its first request, so the first run is
+no slower than the second; a `paor` process (or a program importing the graph) loads each part on first use, since
+most runs need only some of it — and loading it then is safe from the threads a run starts. Checked in fresh
+interpreters: the test process has long loaded everything."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
-PROBE = """
-import sys
-import graph.builder
+LOADED = """
 from langdetect import detector_factory
-from tools import catalog
-graph.builder.build_graph()
 from graph.tokens import encoding
-print(detector_factory._factory is not None, catalog._loaded, *(name in sys.modules for name in ON_DEMAND),
-      encoding.cache_info().currsize)
+from tools import catalog
+print(detector_factory._factory is not None, catalog._loaded, encoding.cache_info().currsize == 1,
+      *(name in sys.modules for name in ("sympy", "mcp")))
 """
-ON_DEMAND = ("mcp", "sympy", "trafilatura")
+IMPORTED = "import sys\nimport graph.builder\ngraph.builder.build_graph()\n" + LOADED
 SERVER_START = """
 import asyncio, sys
 from server.capacity import lifespan
 
 async def start():
     async with lifespan(None):
-        from graph.tokens import encoding
-
-        print(*(name in sys.modules for name in ("sympy", "trafilatura")), encoding.cache_info().currsize)
+        exec(LOADED)
 
 asyncio.run(start())
+""".replace("LOADED", repr(LOADED))
+FIRST_USE_FROM_THREADS = """
+import json, threading
+from nodes.hints import detect_language
+from tools.catalog import catalog
+
+start, seen = threading.Barrier(6), []
+
+def use(first_use):
+    start.wait()
+    seen.append(first_use())
+
+german = "Dies ist ein ganz gewöhnlicher Satz über das Wetter von heute"
+uses = [lambda: len(catalog()), lambda: detect_language(german)]
+threads = [threading.Thread(target=use, args=(uses[i % 2],)) for i in range(6)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(json.dumps(sorted(set(map(str, seen)))))
 """
 
 
-def test_importing_the_graph_loads_the_language_profiles_and_the_actions_but_no_mcp_sdk() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.replace("ON_DEMAND", repr(ON_DEMAND))], capture_output=True, text=True, check=True
-    )
-    assert done.stdout.split() == ["True", "True", "False", "False", "False", "0"]
+def _printed(program: str) -> list[str]:
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
 
 
-def test_a_server_loads_what_runs_load_on_demand_before_its_first_request() -> None:
-    done = subprocess.run([sys.executable, "-c", SERVER_START], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["True", "True", "1"]
+def test_importing_the_graph_loads_nothing_a_run_may_not_need() -> None:
+    assert _printed(IMPORTED) == ["False"] * 5
+
+
+def test_a_server_loads_what_a_run_may_need_before_its_first_request_but_no_mcp_sdk() -> None:
+    assert _printed(SERVER_START) == ["True"] * 4 + ["False"]
+
+
+def test_threads_that_use_the_catalog_and_language_detection_first_all_see_them_whole() -> None:
+    from nodes.hints import detect_language
+    from tools.catalog import catalog
+
+    german = "Dies ist ein ganz gewöhnlicher Satz über das Wetter von heute"
+    assert detect_language(german) == "de"
+    done = subprocess.run([sys.executable, "-c", FIRST_USE_FROM_THREADS], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == sorted([str(len(catalog())), "de"])  # every thread saw the same
