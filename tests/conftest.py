@@ -34,15 +34,22 @@ def pytest_configure(config: pytest.Config) -> None:
     scrub_caller_settings(os.environ)
 
 
-#: The files that take minutes (real models, parse bombs, paor processes killed and resumed, a soak run): under
-#: `--dist loadfile` each file goes to one worker in collection order, so these start first instead of last.
-LONG_FILES = (
-    "tests/local/test_real_models.py",
-    "tests/local/test_local_smoke.py",
-    "tests/reliability/test_parse_bombs.py",
+#: The units of work that take minutes (the PostgreSQL folder, paor processes killed and resumed, real models, a soak
+#: run), longest first: each goes to one worker in collection order (`--no-loadscope-reorder`), so they start first.
+#: xdist's default order, most tests first, started these few-test files last, and for minutes at the end one or
+#: two workers ran them while the others had nothing left.
+LONG_FIRST = (
+    "tests/postgres/",
     "tests/mcp/test_cli.py",
     "tests/reliability/test_process_faults.py",
+    "tests/local/test_real_models.py",
+    "tests/local/test_local_smoke.py",
     "tests/reliability/test_soak.py",
+    "tests/reliability/test_budgets.py",
+    "tests/server/test_capacity.py",
+    "tests/browser/test_chat_page.py",
+    "tests/mcp/test_langgraph_dev.py",
+    "tests/reliability/test_parse_bombs.py",
 )
 
 
@@ -67,8 +74,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    first = {path: rank for rank, path in enumerate(LONG_FILES)}
-    items.sort(key=lambda item: first.get(item.nodeid.split("::")[0], len(first)))  # stable: the rest keep order
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, unit in enumerate(LONG_FIRST) if item.nodeid.startswith(unit)), len(LONG_FIRST))
+
+    items.sort(key=rank)  # stable: the rest keep their order
 
 
 def scrub_caller_settings(env: MutableMapping[str, str]) -> None:

@@ -25,6 +25,8 @@ KINDS = each_isolation()
 
 
 BOMB_NAME = "paor-leftover"  # the name the programs that fork give themselves (a process name holds 15 characters)
+#: How those programs start: PR_SET_NAME gives the process the name, and the processes it forks inherit it.
+NAMED = f"import ctypes, os, time\nctypes.CDLL(None).prctl(15, {BOMB_NAME!r}.encode(), 0, 0, 0)\n"
 
 
 def _raw(source: str, kind: isolation.Kind | None = None, limits: Limits = TIGHT) -> tuple[str, str, str | None]:
@@ -75,9 +77,7 @@ def test_a_loopback_server_sees_no_connection(loopback_server: LoopbackServer, k
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_fork_bomb_is_bounded_by_the_process_limit(kind: isolation.Kind) -> None:
     program = (
-        "import ctypes, os, sys\n"
-        f"ctypes.CDLL(None).prctl(15, {BOMB_NAME!r}.encode(), 0, 0, 0)\n"  # PR_SET_NAME: its forks carry the name
-        "while True:\n"
+        NAMED + "while True:\n"
         "    try:\n"
         "        pid = os.fork()\n"
         "    except OSError:\n"
@@ -95,9 +95,7 @@ def test_a_fork_bomb_is_bounded_by_the_process_limit(kind: isolation.Kind) -> No
 def test_a_fork_bomb_leaves_a_run_beside_it_its_processes(kind: isolation.Kind) -> None:
     """Run as root, every program was nobody, and one run's fork bomb took the processes of all the others."""
     bomb = (
-        "import ctypes, os, time\n"
-        f"ctypes.CDLL(None).prctl(15, {BOMB_NAME!r}.encode(), 0, 0, 0)\n"
-        "while True:\n"
+        NAMED + "while True:\n"
         "    try:\n"
         "        os.fork()\n"
         "    except OSError:\n"
@@ -124,9 +122,7 @@ def test_a_fork_bomb_leaves_a_run_beside_it_its_processes(kind: isolation.Kind) 
 def test_children_the_program_leaves_behind_are_gone_when_the_run_returns(kind: isolation.Kind) -> None:
     """Children holding memory take the kernel a moment to kill; the run must not return before they are gone."""
     program = (
-        "import ctypes, os, time\n"
-        f"ctypes.CDLL(None).prctl(15, {BOMB_NAME!r}.encode(), 0, 0, 0)\n"
-        "ready, told = os.pipe()\n"
+        NAMED + "ready, told = os.pipe()\n"
         "for _ in range(3):\n"
         "    if os.fork() == 0:\n"
         "        block = bytearray(150 * 1024 * 1024)\n"
