@@ -2,6 +2,9 @@
 
 Each command runs in a fresh interpreter, REPEATS times; the median wall time counts. `history` reads a real thread
 (a primes run against the scripted loopback model, made first) in a fresh PAOR_HOME.
+
+`--against DIR` compares this checkout with another one (`git worktree add DIR REV`): a one-step run and importing
+and building the graph, each checkout's process in turn, RUN_REPEATS times.
 """
 
 from __future__ import annotations
@@ -92,7 +95,33 @@ def verdicts(results: dict[str, float]) -> list[str]:
     return lines
 
 
+def compare(other: Path, repeats: int = RUN_REPEATS) -> str:
+    """This checkout's one-step run and graph import against `other`'s, alternating; a table of medians."""
+    trees = {"this checkout": Path(__file__).resolve().parents[1], str(other): other.resolve()}
+    home = tempdir("startup-against")
+    env = {**os.environ, "PAOR_HOME": str(home), "OPENAI_API_KEY": "sk-bench-not-a-real-key"}
+    work = {
+        "one-step `paor run`": [sys.executable, "-m", "cli", "run", "Calculate the first 1000 prime numbers", "--json"],
+        "import and build the graph": [sys.executable, "-c", "import graph.builder; graph.builder.build_graph()"],
+    }
+    seconds: dict[tuple[str, str], list[float]] = {}
+    with _scripted_model(env) as run_env:
+        for _ in range(repeats):
+            for tree, path in trees.items():
+                for name, command in work.items():  # PYTHONPATH wins over the editable install's finder
+                    runs = seconds.setdefault((tree, name), [])
+                    runs.append(_median_seconds(command, {**run_env, "PYTHONPATH": str(path)}, repeats=1))
+    lines = [f"| (median of {repeats}, alternating) | {' | '.join(trees)} | ratio |", "|---|---:|---:|---:|"]
+    for name in work:
+        mine, theirs = (statistics.median(seconds[tree, name]) for tree in trees)
+        lines.append(f"| {name} | {mine:.2f} s | {theirs:.2f} s | {mine / theirs:.2f}× |")
+    return "\n".join(lines)
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--against":
+        print(compare(Path(sys.argv[2])))
+        return
     results = run_all()
     print_report(table(results), verdicts(results))
 
