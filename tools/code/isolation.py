@@ -41,7 +41,7 @@ OPT_IN_VALUE = "unsandboxed-network"
 NOBODY = 65534
 #: The users paor as root runs programs as, one drawn per run, so that a program's process limit counts only its own
 #: run's processes (all runs as one user shared it: a fork bomb in one run left the others none). No account's ids:
-#: systemd's conventions leave 0x70000000–0x7FFEFFFF unassigned.
+#: systemd's table of ranges (docs/UIDS-GIDS.md) has them unused, above its container ranges and below 0x7FFE0000.
 RUN_UIDS = range(0x7000_0000, 0x7100_0000)
 SANDBOX_HOME = "/home/sandbox"
 SANDBOX_CODE = "/paor"
