@@ -393,7 +393,7 @@ def test_a_body_over_the_limit_is_refused_on_langgraphs_routes_while_uploads_kee
 
         chunked = mallory.post("/threads", content=chunks(), headers={"content-type": "application/json"})
         assert chunked.status_code == 413
-        big = secrets.token_bytes(16) + b"a" * int(1.5 * BODY_MB * MB)
+        big = secrets.token_hex(16).encode() + b"a" * int(1.5 * BODY_MB * MB)
         uploaded = mallory.post("/paor/documents", params={"name": "big.txt"}, content=big)
         assert uploaded.status_code == 201, "uploads keep their own limit (max_document_mb)"
         mallory.delete(f"/paor/documents/{uploaded.json()['reference']}")
