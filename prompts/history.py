@@ -6,6 +6,7 @@ findings and learnings — all clipped — so the prompt stays the same size how
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from graph.schemas import HistoryEntry
@@ -20,44 +21,89 @@ def render_history(
     entries: Sequence[HistoryEntry], current_round: int, limit: int = MAX_ENTRIES, listed: Collection[str] = ()
 ) -> str:
     """`listed`: the labels of the document lists the prompt's AVAILABLE DOCUMENTS shows, with their files; an entry
-    whose list is one of them names it in its first line only."""
+    whose list is one of them names it in its first line only. Repetition costs little: a detailed step whose
+    objective or findings are those of the step above says so, and older one-line steps that did the same with the
+    same outcome share one line ("steps 2–6"), which also reads as the repetition it is."""
     if not entries:
         return "(no steps yet)"
     ordered = sorted(entries, key=lambda e: (e.round != current_round, -e.round, -e.step))
     shown = ordered[:limit]
     lines: list[str] = []
     in_earlier = False
+    above: HistoryEntry | None = None
     for position, entry in enumerate(shown):
         if entry.round != current_round and not in_earlier:
             lines.append("Earlier rounds:")
-            in_earlier = True
-        rendered = _render_entry(entry, lessons_shown=entry.round == current_round, listed=listed)
-        lines.extend(rendered if position < DETAILED_ENTRIES else rendered[:1])
+            in_earlier, above = True, None
+        if position < DETAILED_ENTRIES:
+            lines.extend(_render_entry(entry, entry.round == current_round, listed, above))
+        elif above is not None and position > DETAILED_ENTRIES and _same_line(above, entry):
+            lines[-1] = _joined(lines[-1], entry)
+        else:
+            lines.append(_head(entry))
+        above = entry
     if len(ordered) > limit:
         lines.append(f"(… {len(ordered) - limit} older steps omitted)")
     return "\n".join(lines)
 
 
-def _render_entry(entry: HistoryEntry, lessons_shown: bool, listed: Collection[str]) -> list[str]:
-    """One entry; `lessons_shown`: the round's lessons (learn's "Step n: …") are in CURRENT LEARNINGS already."""
-    outcome = {
+def _outcome(entry: HistoryEntry) -> str:
+    return {
         "met": f"met the criteria, quality {entry.qualityScore:.2f}",
         "progress": f"intermediate result, quality {entry.qualityScore:.2f}",
         "judging": "delivered, being checked",
     }.get(entry.outcome or "", "FAILED")
-    head = f"- [round {entry.round} · step {entry.step}] {entry.action or '(no action)'} — {outcome}"
-    if entry.resultLabel:
-        head += f" — {entry.resultLabel}"
-    lines = [head]
+
+
+def _head(entry: HistoryEntry, steps: str = "") -> str:
+    head = (
+        f"- [round {entry.round} · {steps or f'step {entry.step}'}] {entry.action or '(no action)'} — {_outcome(entry)}"
+    )
+    return f"{head} — {entry.resultLabel}" if entry.resultLabel else head
+
+
+def _same_line(newer: HistoryEntry, older: HistoryEntry) -> bool:
+    """Two one-line steps that read the same but for their number and label: consecutive, same action and outcome."""
+    return (newer.round, newer.step - 1, newer.action, _outcome(newer)) == (
+        older.round,
+        older.step,
+        older.action,
+        _outcome(older),
+    )
+
+
+_MERGED = re.compile(r"^- \[round (\d+) · steps? (?:\d+–)?(\d+)\] ")
+
+
+def _joined(line: str, older: HistoryEntry) -> str:
+    """The line of steps n (or m–n) extended down to `older`'s step, its label appended to theirs."""
+    match = _MERGED.match(line)
+    assert match is not None  # every one-line step starts with its head
+    rest = line[match.end() :]
+    label = f", {older.resultLabel}" if older.resultLabel else ""
+    return f"- [round {match[1]} · steps {older.step}–{match[2]}] {rest}{label}"
+
+
+def _render_entry(
+    entry: HistoryEntry, lessons_shown: bool, listed: Collection[str], above: HistoryEntry | None
+) -> list[str]:
+    """One entry in full; `lessons_shown`: the round's lessons (learn's "Step n: …") are in CURRENT LEARNINGS
+    already; `above`: the step shown just before, whose objective and findings this one may share."""
+    lines = [_head(entry)]
     if entry.actionObjective:
-        lines.append(f"  objective: {clip(entry.actionObjective, FIELD_CHARS)}")
+        same = above is not None and above.actionObjective == entry.actionObjective
+        lines.append(
+            f"  objective: {f'as step {above.step}' if same and above else clip(entry.actionObjective, FIELD_CHARS)}"
+        )
     if entry.documents and entry.documents[0].label not in listed:
         names = ", ".join(ref.name for ref in entry.documents[:5])
         more = f" +{len(entry.documents) - 5}" if len(entry.documents) > 5 else ""
         lines.append(f"  documents: docList:{entry.documents[0].label} ({names}{more})")
     if entry.summary and not entry.findings:  # a summary names the documents and the findings again
         lines.append("  summary: " + untrusted(clip(entry.summary, FIELD_CHARS), "summary").replace("\n", " "))
-    if entry.findings:  # tool notes carry URLs, file names and page text: untrusted like the summary
+    if entry.findings and above is not None and above.findings == entry.findings:
+        lines.append(f"  findings: as step {above.step}")
+    elif entry.findings:  # tool notes carry URLs, file names and page text: untrusted like the summary
         findings = untrusted(clip("; ".join(entry.findings), FIELD_CHARS), "findings").replace("\n", " ")
         lines.append(f"  findings: {findings}")
     if entry.learnings and not (lessons_shown and entry.learnings[-1].startswith(f"Step {entry.step}:")):

@@ -126,7 +126,8 @@ class DocumentIndex:
         """Compact listing for the Stage-1 prompt: labels, names, types and sizes — never content.
 
         Newest lists first; the user's inputs are always listed; older results are counted, not listed, so the
-        prompt does not grow with the number of steps."""
+        prompt does not grow with the number of steps. A list of one document is that document (its docList
+        reference resolves to it), so it takes one line."""
         if not self._by_label:
             return "(no documents yet)"
         labels = list(reversed(self._by_label))
@@ -134,7 +135,10 @@ class DocumentIndex:
         lines = []
         for label in shown:
             refs = self._by_label[label]
-            lines.append(f"- docList:{label} ({len(refs)} document{'s' if len(refs) != 1 else ''})")
+            if len(refs) == 1:  # the list is its one document: one line, no docItem reference repeating the label
+                lines.append(f"- docList:{label}: {refs[0].name} [{refs[0].mime}, {refs[0].size} bytes]")
+                continue
+            lines.append(f"- docList:{label} ({len(refs)} documents)")
             for ref in refs[:max_items_per_list]:
                 lines.append(f"  - {ref.item_reference} [{ref.mime}, {ref.size} bytes]")
             if len(refs) > max_items_per_list:

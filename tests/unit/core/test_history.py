@@ -13,12 +13,17 @@ def _entry(round_: int, step: int, **fields: object) -> HistoryEntry:
     return HistoryEntry.model_validate({"round": round_, "step": step, "action": "ai.process", **fields})
 
 
+def _scored(round_: int, step: int) -> HistoryEntry:
+    """An entry whose head line differs from every other's (its quality score), so none share a line."""
+    return _entry(round_, step, outcome="progress", qualityScore=round_ / 10 + step / 100)
+
+
 def _heads(text: str) -> list[str]:
     return [line.split("]")[0].lstrip("- [") for line in text.splitlines() if line.startswith("- [")]
 
 
 def test_current_round_newest_first_then_earlier_rounds() -> None:
-    entries = [_entry(1, 1), _entry(1, 2), _entry(2, 1), _entry(2, 2), _entry(3, 1)]
+    entries = [_scored(1, 1), _scored(1, 2), _scored(2, 1), _scored(2, 2), _scored(3, 1)]
     text = render_history(entries, current_round=2)
     assert _heads(text) == [
         "round 2 · step 2",
@@ -81,7 +86,9 @@ def test_a_step_being_judged_is_shown_as_delivered() -> None:
 def _fifty_entries(summary: str) -> list[HistoryEntry]:
     other = summary[:20_000]
     return [
-        _entry(1 + i // 10, i % 10 + 1, summary=summary, findings=[other], learnings=[other], actionObjective=other)
+        _scored(1 + i // 10, i % 10 + 1).model_copy(
+            update={"summary": summary, "findings": [other], "learnings": [other], "actionObjective": other}
+        )
         for i in range(50)
     ]
 
@@ -121,17 +128,50 @@ def test_each_outcome_is_named_in_the_head_line() -> None:
 
 
 def test_the_three_newest_steps_are_detailed_older_ones_one_line_each() -> None:
-    entries = [_entry(1, step, actionObjective=f"objective {step}") for step in range(1, 6)]
+    entries = [_scored(1, step).model_copy(update={"actionObjective": f"objective {step}"}) for step in range(1, 6)]
     lines = render_history(entries, current_round=1).splitlines()
     assert [line for line in lines if "objective" in line] == [f"  objective: objective {s}" for s in (5, 4, 3)]
-    assert lines[-2:] == ["- [round 1 · step 2] ai.process — FAILED", "- [round 1 · step 1] ai.process — FAILED"]
+    assert lines[-2:] == [
+        "- [round 1 · step 2] ai.process — intermediate result, quality 0.12",
+        "- [round 1 · step 1] ai.process — intermediate result, quality 0.11",
+    ]
     assert len(lines) == 3 * 2 + 2
 
 
+def test_older_steps_that_did_the_same_with_the_same_outcome_share_one_line_naming_every_result() -> None:
+    entries = [
+        _entry(1, step, resultLabel=f"round1_task1_action{step}_process", outcome="progress", qualityScore=0.5)
+        for step in range(1, 9)
+    ]
+    entries[1] = entries[1].model_copy(update={"qualityScore": 0.7})  # step 2 reads differently: its own line
+    lines = render_history(entries, current_round=1).splitlines()
+    older = [line for line in lines if line.startswith("- [")][3:]
+    assert older == [
+        "- [round 1 · steps 3–5] ai.process — intermediate result, quality 0.50 — round1_task1_action5_process, "
+        "round1_task1_action4_process, round1_task1_action3_process",
+        "- [round 1 · step 2] ai.process — intermediate result, quality 0.70 — round1_task1_action2_process",
+        "- [round 1 · step 1] ai.process — intermediate result, quality 0.50 — round1_task1_action1_process",
+    ]
+    gap = render_history([e for e in entries if e.step != 4], current_round=1)  # not consecutive: apart
+    assert "steps" not in gap
+
+
+def test_a_detailed_step_with_the_objective_and_findings_of_the_step_above_says_so() -> None:
+    same = {"actionObjective": "Write the next section", "findings": ["regions are still missing"]}
+    entries = [_entry(1, step, **same) for step in (1, 2, 3)]
+    lines = render_history(entries, current_round=1).splitlines()
+    assert lines.count("  objective: Write the next section") == 1
+    assert lines.count('  findings: <untrusted source="findings"> regions are still missing </untrusted>') == 1
+    assert lines[4:6] == ["  objective: as step 3", "  findings: as step 3"]
+    assert lines[-2:] == ["  objective: as step 2", "  findings: as step 2"]
+    other = render_history([_entry(1, 2, **same), _entry(1, 1, actionObjective="Search")], current_round=1)
+    assert "  objective: Search" in other.splitlines()
+
+
 def test_exactly_the_limit_omits_nothing_and_one_more_says_so() -> None:
-    entries = [_entry(1, step) for step in range(1, MAX_ENTRIES + 1)]
+    entries = [_scored(1, step) for step in range(1, MAX_ENTRIES + 1)]
     assert "omitted" not in render_history(entries, current_round=1)
-    text = render_history([*entries, _entry(1, MAX_ENTRIES + 1)], current_round=1)
+    text = render_history([*entries, _scored(1, MAX_ENTRIES + 1)], current_round=1)
     assert text.splitlines()[-1] == "(… 1 older steps omitted)"
     assert _heads(text)[-1] == "round 1 · step 2"
 

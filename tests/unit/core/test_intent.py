@@ -161,7 +161,7 @@ def test_input_documents_are_stored_and_listed_for_the_model(
     update = _intent(services, context, "Summarise my notes", documents=[str(source)])
     [doc] = update["input_documents"]
     assert (doc["label"], doc["name"], doc["size"]) == ("input", "notes.txt", len("meeting notes"))
-    assert "docItem:input/notes.txt" in scripted_llm.requests_for("Intent")[0].text
+    assert "docList:input: notes.txt [text/plain, 13 bytes]" in scripted_llm.requests_for("Intent")[0].text
 
 
 FINISHED_ROUND: dict[str, Any] = {

@@ -58,7 +58,7 @@ def test_stage1_prompt_carries_catalog_documents_history_and_step(
     )
     prompt = _stage1(scripted_llm)[0].text
     assert "ai.process(documentList,aiPrompt" in prompt
-    assert "docItem:input/paper.pdf" in prompt
+    assert "docList:input: paper.pdf [application/pdf," in prompt
     assert "code, not numbers" in prompt
     assert "Ask for the numbers directly." in prompt
     assert "This is step 2 of at most 5." in prompt
