@@ -22,7 +22,9 @@ from prompts.templates import clip
 
 MAX_LEARNINGS = SHOWN_LEARNINGS  # state keeps no more than Stage 1 shows: every checkpoint holds them
 _APPROACH_KEYS = ("aiPrompt", "query", "title")
-LESSON_APPROACH = 100  # characters of the approach a lesson quotes: Stage 1 shows lessons cut, their verdict last
+#: Characters of the approach a lesson quotes: Stage 1 shows each lesson cut to 160 characters, and its verdict
+#: ("gave an intermediate result (regions are still missing)") must fit after the action and the quote.
+LESSON_APPROACH = 60
 
 
 def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:

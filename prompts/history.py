@@ -6,7 +6,6 @@ findings and learnings — all clipped — so the prompt stays the same size how
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Sequence
 
 from graph.schemas import HistoryEntry
@@ -31,16 +30,19 @@ def render_history(
     lines: list[str] = []
     in_earlier = False
     above: HistoryEntry | None = None
+    group: list[HistoryEntry] = []  # the one-line steps the last line names
     for position, entry in enumerate(shown):
         if entry.round != current_round and not in_earlier:
             lines.append("Earlier rounds:")
             in_earlier, above = True, None
         if position < DETAILED_ENTRIES:
-            lines.extend(_render_entry(entry, entry.round == current_round, listed, above))
-        elif above is not None and position > DETAILED_ENTRIES and _same_line(above, entry):
-            lines[-1] = _joined(lines[-1], entry)
+            lines.extend(_render_entry(entry, current_round, listed, above))
+        elif group and above is group[-1] and _same_line(above, entry):
+            group.append(entry)
+            lines[-1] = _head(group, current_round)
         else:
-            lines.append(_head(entry))
+            group = [entry]
+            lines.append(_head(group, current_round))
         above = entry
     if len(ordered) > limit:
         lines.append(f"(… {len(ordered) - limit} older steps omitted)")
@@ -55,11 +57,16 @@ def _outcome(entry: HistoryEntry) -> str:
     }.get(entry.outcome or "", "FAILED")
 
 
-def _head(entry: HistoryEntry, steps: str = "") -> str:
-    head = (
-        f"- [round {entry.round} · {steps or f'step {entry.step}'}] {entry.action or '(no action)'} — {_outcome(entry)}"
-    )
-    return f"{head} — {entry.resultLabel}" if entry.resultLabel else head
+def _head(steps: Sequence[HistoryEntry], current_round: int) -> str:
+    """The first line of one step, or of consecutive steps newest first: where, action, outcome, result labels.
+    The round is named only for earlier rounds (the current round's steps come first)."""
+    newest, oldest = steps[0], steps[-1]
+    where = f"step {newest.step}" if len(steps) == 1 else f"steps {oldest.step}–{newest.step}"
+    if newest.round != current_round:
+        where = f"round {newest.round} · {where}"
+    head = f"- [{where}] {newest.action or '(no action)'} — {_outcome(newest)}"
+    labels = ", ".join(e.resultLabel for e in steps if e.resultLabel)
+    return f"{head} — {labels}" if labels else head
 
 
 def _same_line(newer: HistoryEntry, older: HistoryEntry) -> bool:
@@ -72,24 +79,11 @@ def _same_line(newer: HistoryEntry, older: HistoryEntry) -> bool:
     )
 
 
-_MERGED = re.compile(r"^- \[round (\d+) · steps? (?:\d+–)?(\d+)\] ")
-
-
-def _joined(line: str, older: HistoryEntry) -> str:
-    """The line of steps n (or m–n) extended down to `older`'s step, its label appended to theirs."""
-    match = _MERGED.match(line)
-    assert match is not None  # every one-line step starts with its head
-    rest = line[match.end() :]
-    label = f", {older.resultLabel}" if older.resultLabel else ""
-    return f"- [round {match[1]} · steps {older.step}–{match[2]}] {rest}{label}"
-
-
 def _render_entry(
-    entry: HistoryEntry, lessons_shown: bool, listed: Collection[str], above: HistoryEntry | None
+    entry: HistoryEntry, current_round: int, listed: Collection[str], above: HistoryEntry | None
 ) -> list[str]:
-    """One entry in full; `lessons_shown`: the round's lessons (learn's "Step n: …") are in CURRENT LEARNINGS
-    already; `above`: the step shown just before, whose objective and findings this one may share."""
-    lines = [_head(entry)]
+    """One entry in full; `above`: the step shown just before, whose objective and findings this one may share."""
+    lines = [_head([entry], current_round)]
     if entry.actionObjective:
         same = above is not None and above.actionObjective == entry.actionObjective
         lines.append(
@@ -106,6 +100,8 @@ def _render_entry(
     elif entry.findings:  # tool notes carry URLs, file names and page text: untrusted like the summary
         findings = untrusted(clip("; ".join(entry.findings), FIELD_CHARS), "findings").replace("\n", " ")
         lines.append(f"  findings: {findings}")
+    # The current round's lessons (learn's "Step n: …") are in CURRENT LEARNINGS already.
+    lessons_shown = entry.round == current_round
     if entry.learnings and not (lessons_shown and entry.learnings[-1].startswith(f"Step {entry.step}:")):
         lines.append(f"  learnings: {clip(entry.learnings[-1], FIELD_CHARS)}")
     return lines

@@ -25,9 +25,9 @@ def _heads(text: str) -> list[str]:
 def test_current_round_newest_first_then_earlier_rounds() -> None:
     entries = [_scored(1, 1), _scored(1, 2), _scored(2, 1), _scored(2, 2), _scored(3, 1)]
     text = render_history(entries, current_round=2)
-    assert _heads(text) == [
-        "round 2 · step 2",
-        "round 2 · step 1",
+    assert _heads(text) == [  # the round is named where it is not the current one
+        "step 2",
+        "step 1",
         "round 3 · step 1",
         "round 1 · step 2",
         "round 1 · step 1",
@@ -38,7 +38,7 @@ def test_current_round_newest_first_then_earlier_rounds() -> None:
 
 def test_no_earlier_rounds_heading_when_only_the_current_round_exists() -> None:
     text = render_history([_entry(1, 1), _entry(1, 2)], current_round=1)
-    assert "Earlier rounds:" not in text and _heads(text) == ["round 1 · step 2", "round 1 · step 1"]
+    assert "Earlier rounds:" not in text and _heads(text) == ["step 2", "step 1"]
 
 
 def test_entry_shows_label_documents_summary_findings_and_learnings() -> None:
@@ -132,8 +132,8 @@ def test_the_three_newest_steps_are_detailed_older_ones_one_line_each() -> None:
     lines = render_history(entries, current_round=1).splitlines()
     assert [line for line in lines if "objective" in line] == [f"  objective: objective {s}" for s in (5, 4, 3)]
     assert lines[-2:] == [
-        "- [round 1 · step 2] ai.process — intermediate result, quality 0.12",
-        "- [round 1 · step 1] ai.process — intermediate result, quality 0.11",
+        "- [step 2] ai.process — intermediate result, quality 0.12",
+        "- [step 1] ai.process — intermediate result, quality 0.11",
     ]
     assert len(lines) == 3 * 2 + 2
 
@@ -147,10 +147,10 @@ def test_older_steps_that_did_the_same_with_the_same_outcome_share_one_line_nami
     lines = render_history(entries, current_round=1).splitlines()
     older = [line for line in lines if line.startswith("- [")][3:]
     assert older == [
-        "- [round 1 · steps 3–5] ai.process — intermediate result, quality 0.50 — round1_task1_action5_process, "
+        "- [steps 3–5] ai.process — intermediate result, quality 0.50 — round1_task1_action5_process, "
         "round1_task1_action4_process, round1_task1_action3_process",
-        "- [round 1 · step 2] ai.process — intermediate result, quality 0.70 — round1_task1_action2_process",
-        "- [round 1 · step 1] ai.process — intermediate result, quality 0.50 — round1_task1_action1_process",
+        "- [step 2] ai.process — intermediate result, quality 0.70 — round1_task1_action2_process",
+        "- [step 1] ai.process — intermediate result, quality 0.50 — round1_task1_action1_process",
     ]
     gap = render_history([e for e in entries if e.step != 4], current_round=1)  # not consecutive: apart
     assert "steps" not in gap
@@ -173,7 +173,7 @@ def test_exactly_the_limit_omits_nothing_and_one_more_says_so() -> None:
     assert "omitted" not in render_history(entries, current_round=1)
     text = render_history([*entries, _scored(1, MAX_ENTRIES + 1)], current_round=1)
     assert text.splitlines()[-1] == "(… 1 older steps omitted)"
-    assert _heads(text)[-1] == "round 1 · step 2"
+    assert _heads(text)[-1] == "step 2"
 
 
 def test_documents_show_five_names_and_the_count_of_the_rest_and_the_latest_learning() -> None:
@@ -190,7 +190,7 @@ def test_documents_show_five_names_and_the_count_of_the_rest_and_the_latest_lear
 
 def test_a_step_that_failed_before_choosing_an_action_says_so() -> None:
     text = render_history([_entry(1, 1, action="", summary="selection failed: no JSON")], current_round=1)
-    assert text.startswith("- [round 1 · step 1] (no action) — FAILED")
+    assert text.startswith("- [step 1] (no action) — FAILED")
 
 
 def test_a_list_shown_in_available_documents_is_named_once() -> None:

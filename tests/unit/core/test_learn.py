@@ -12,6 +12,7 @@ from graph.schemas import ActionResult, ContentValidation, HistoryEntry, Intent,
 from graph.services import Services
 from nodes.learn import MAX_LEARNINGS, learn
 from nodes.strategies import KEY, MAX_AVOID, NAMESPACE, pattern_of, recall, record
+from prompts.render import selection_messages
 from tests.unit.core.factories import entry, primes_intent, ref, runtime, selection, state
 
 LABEL = "round1_task1_action1_process"
@@ -236,3 +237,24 @@ def test_failures_of_paors_own_stored_by_earlier_versions_are_left_out_of_a_stra
 
     assert learned.avoid == ['mcp.shop.lookup_order: order_id "A-2" → order A-2 does not exist']
     assert learned.attempts == 1
+
+
+def test_a_lesson_on_a_long_prompt_still_shows_stage_1_its_verdict(services: Services, context: Context) -> None:
+    """Stage 1 shows each lesson cut to 160 characters: the quoted prompt is cut so that the verdict is not."""
+    current = _step_state(False)
+    current["parameters"] = {"aiPrompt": "Write the next regional section of the market analysis, citing sources " * 3}
+    current["validation"] = {**current["validation"], "dataTypeMatch": True, "issues": ["regions are still missing"]}
+    lesson = HistoryEntry.model_validate(learn(current, runtime(context), services)["history"][0]).learnings[-1]
+    shown = selection_messages(
+        request="r",
+        intent=primes_intent(),
+        strategies=[],
+        catalog="",
+        documents="",
+        learnings=[lesson],
+        hint=None,
+        history="",
+        step=2,
+        max_steps=5,
+    )[1].text
+    assert "gave an intermediate result (regions are still missing)." in shown
