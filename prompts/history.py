@@ -85,10 +85,10 @@ def _render_entry(
     """One entry in full; `above`: the step shown just before, whose objective and findings this one may share."""
     lines = [_head([entry], current_round)]
     if entry.actionObjective:
-        same = above is not None and above.actionObjective == entry.actionObjective
-        lines.append(
-            f"  objective: {f'as step {above.step}' if same and above else clip(entry.actionObjective, FIELD_CHARS)}"
-        )
+        objective = clip(entry.actionObjective, FIELD_CHARS)
+        if above is not None and above.actionObjective == entry.actionObjective:
+            objective = f"as step {above.step}"
+        lines.append(f"  objective: {objective}")
     if entry.documents and entry.documents[0].label not in listed:
         names = ", ".join(ref.name for ref in entry.documents[:5])
         more = f" +{len(entry.documents) - 5}" if len(entry.documents) > 5 else ""
