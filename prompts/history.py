@@ -37,7 +37,7 @@ def render_history(
             in_earlier, above = True, None
         if position < DETAILED_ENTRIES:
             lines.extend(_render_entry(entry, current_round, listed, above))
-        elif group and above is group[-1] and _same_line(above, entry):
+        elif group and _same_line(group[-1], entry):
             group.append(entry)
             lines[-1] = _head(group, current_round)
         else:
@@ -71,12 +71,8 @@ def _head(steps: Sequence[HistoryEntry], current_round: int) -> str:
 
 def _same_line(newer: HistoryEntry, older: HistoryEntry) -> bool:
     """Two one-line steps that read the same but for their number and label: consecutive, same action and outcome."""
-    return (newer.round, newer.step - 1, newer.action, _outcome(newer)) == (
-        older.round,
-        older.step,
-        older.action,
-        _outcome(older),
-    )
+    consecutive = newer.round == older.round and newer.step == older.step + 1
+    return consecutive and newer.action == older.action and _outcome(newer) == _outcome(older)
 
 
 def _render_entry(

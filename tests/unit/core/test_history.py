@@ -205,3 +205,14 @@ def test_a_list_shown_in_available_documents_is_named_once() -> None:
     assert "documents: docList:round1_task1_action2_process" not in text
     assert "round1_task1_action2_process" in text.splitlines()[0]
     assert "  documents: docList:round1_task1_action1_scrape (doc.txt)" in text.splitlines()
+
+
+def test_steps_of_different_rounds_never_share_a_line() -> None:
+    same = {"outcome": "progress", "qualityScore": 0.5}
+    entries = [_entry(2, step, **same) for step in range(3, 7)] + [_entry(1, 2, **same)]
+    lines = render_history(entries, current_round=2).splitlines()
+    assert lines[-3:] == [
+        "- [step 3] ai.process — intermediate result, quality 0.50",
+        "Earlier rounds:",
+        "- [round 1 · step 2] ai.process — intermediate result, quality 0.50",
+    ]
