@@ -761,6 +761,15 @@ def _display_url(url: str) -> str:
 @app.command("serve-local")
 def serve_local(
     port: Annotated[int | None, typer.Option("--port", min=1, max=65535, help="Port (default: a free one).")] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            min=1,
+            help="CPU threads llama.cpp uses (default: all cores to read a prompt, half to generate); "
+            "1 is faster on a machine busy with other work.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the bundled local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
     with bad_input_exits():
@@ -768,7 +777,7 @@ def serve_local(
         from graph.context import paor_home
 
         try:
-            local.run_local_server(port, log=paor_home() / "logs" / "llama-server.log")
+            local.run_local_server(port, log=paor_home() / "logs" / "llama-server.log", threads=threads)
         except KeyboardInterrupt:
             _stderr().print("local model server stopped")
 

@@ -76,10 +76,21 @@ def _require_server() -> None:
 
 
 def server_command(
-    port: int, *, n_ctx: int = DEFAULT_N_CTX, model: Path | None = None, alias: str = LOCAL_MODEL_NAME
+    port: int,
+    *,
+    n_ctx: int = DEFAULT_N_CTX,
+    model: Path | None = None,
+    alias: str = LOCAL_MODEL_NAME,
+    threads: int | None = None,
 ) -> list[str]:
     """`python -m cli.llama_server …` (llama.cpp's server) for the bundled model on loopback, loaded without weight
-    repacking: a CPU that reports AMX in a VM that does not allow it would otherwise die on the first request."""
+    repacking: a CPU that reports AMX in a VM that does not allow it would otherwise die on the first request.
+
+    `threads` sets the CPU threads for reading the prompt and for generating (llama-cpp-python's defaults: all
+    cores and half of them). On a machine busy with other work 1 is faster: llama.cpp's threads wait for each
+    other at every layer, spinning, and one of them without a core holds up the rest (tests/local measured a
+    SmolLM2 run beside two busy processes at 196 s with 1 thread, 361 s with the defaults)."""
+    pinned = [] if threads is None else ["--n_threads", str(threads), "--n_threads_batch", str(threads)]
     return [
         sys.executable,
         "-m",
@@ -96,6 +107,7 @@ def server_command(
         str(n_ctx),
         "--use_extra_bufts",
         "false",
+        *pinned,
     ]
 
 
@@ -137,6 +149,7 @@ def serve_local(
     startup_timeout_s: float = STARTUP_TIMEOUT_S,
     model: Path | None = None,
     alias: str = LOCAL_MODEL_NAME,
+    threads: int | None = None,
 ) -> Iterator[str]:
     """Run llama.cpp's OpenAI-compatible server with the bundled model (or another GGUF file, answering to
     `alias`); yields `http://127.0.0.1:PORT/v1`. The server lives in its own process group and is stopped when the
@@ -149,7 +162,7 @@ def serve_local(
         log = Path(tmp) / "server.log"
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                server_command(port, n_ctx=n_ctx, model=model, alias=alias),
+                server_command(port, n_ctx=n_ctx, model=model, alias=alias, threads=threads),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
@@ -162,7 +175,9 @@ def serve_local(
             stop_process_group(process)
 
 
-def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX, log: Path) -> None:
+def run_local_server(
+    port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX, log: Path, threads: int | None = None
+) -> None:
     """`paor serve-local`: the server on loopback until it exits, Ctrl-C or SIGTERM.
 
     llama.cpp's own output (model loading, per-request timings, tracebacks of refused requests) goes to `log`,
@@ -180,7 +195,7 @@ def run_local_server(port: int | None = None, *, n_ctx: int = DEFAULT_N_CTX, log
     try:
         with log.open("ab") as sink:
             process = subprocess.Popen(
-                server_command(port, n_ctx=n_ctx, model=model),
+                server_command(port, n_ctx=n_ctx, model=model, threads=threads),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,

@@ -183,3 +183,16 @@ def test_local_runs_against_the_server_serve_local_starts(
     assert started == ["up", "down"]
     assert {r.body["model"] for r in scripted_llm.requests} == {local_model.LOCAL_MODEL_NAME}
     assert paor("run", PRIMES_PROMPT, "--local", "--base-url", "http://x/v1").exit_code == 2
+
+
+def test_serve_local_passes_its_thread_count_to_llama_cpp(paor: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    import cli.local_model as local_model
+
+    served: list[dict[str, object]] = []
+    monkeypatch.setattr(local_model, "run_local_server", lambda port, **options: served.append(options))
+
+    assert paor("serve-local", "--threads", "1").exit_code == 0
+    assert paor("serve-local").exit_code == 0
+    assert paor("serve-local", "--threads", "0").exit_code == 2
+
+    assert [options["threads"] for options in served] == [1, None]

@@ -116,16 +116,21 @@ def test_models_loaded_after_the_launcher_skip_weight_repacking(monkeypatch: pyt
     assert lib.llama_model_default_params().n_gpu_layers == original.n_gpu_layers  # the other defaults stay
 
 
-def test_the_installed_server_accepts_the_launchers_arguments(tmp_path: Path) -> None:
-    """The whole command line parses as the installed llama_cpp.server's settings (no model is loaded)."""
+@pytest.mark.parametrize("threads", [None, 1])
+def test_the_installed_server_accepts_the_launchers_arguments(threads: int | None, tmp_path: Path) -> None:
+    """The whole command line parses as the installed llama_cpp.server's settings (no model is loaded); `threads`
+    sets both of its thread counts, and without it llama.cpp keeps its own."""
     pytest.importorskip("llama_cpp.server", reason="local model extra not installed")
     from llama_cpp.server.__main__ import Settings
     from llama_cpp.server.cli import add_args_from_model, parse_model_from_args
     from llama_cpp.server.settings import ModelSettings
 
-    command = local_model.server_command(8123, model=tmp_path / "m.gguf")
+    command = local_model.server_command(8123, model=tmp_path / "m.gguf", threads=threads)
     parser = argparse.ArgumentParser()
     add_args_from_model(parser, Settings)
     rest = llama_server.server_argv(command[3:])
     settings = parse_model_from_args(ModelSettings, parser.parse_args(rest))
     assert settings.model == str(tmp_path / "m.gguf") and settings.n_ctx == local_model.DEFAULT_N_CTX
+    defaults = ModelSettings(model="m.gguf")
+    expected = (defaults.n_threads, defaults.n_threads_batch) if threads is None else (threads, threads)
+    assert (settings.n_threads, settings.n_threads_batch) == expected

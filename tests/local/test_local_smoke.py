@@ -21,6 +21,7 @@ from graph.capabilities import Capabilities, endpoint_key
 from graph.context import Context
 from graph.llm import Models
 from graph.schemas import HistoryEntry
+from tests.local import LLAMA_THREADS
 
 
 def _installed(name: str) -> bool:
@@ -43,7 +44,7 @@ pytestmark = [
 def local_url() -> Iterator[str]:
     from cli.local_model import serve_local
 
-    with serve_local() as url:
+    with serve_local(threads=LLAMA_THREADS) as url:
         yield url
 
 

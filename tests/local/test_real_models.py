@@ -20,6 +20,7 @@ import pytest
 from bench.models import PROMPTS, gguf_model, run_prompt, summary
 from cli.local_model import LOCAL_SETTINGS
 from graph.capabilities import forget_all
+from tests.local import LLAMA_THREADS
 
 
 def _installed(*names: str) -> bool:
@@ -54,7 +55,7 @@ def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     from cli.local_model import serve_local
 
     path, alias = gguf_model(request.param)
-    with serve_local(model=path, alias=alias) as url:
+    with serve_local(model=path, alias=alias, threads=LLAMA_THREADS) as url:
         yield url, alias
 
 

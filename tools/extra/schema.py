@@ -12,8 +12,6 @@ import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from jsonschema import validators
-from jsonschema.exceptions import SchemaError, best_match
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
 Json = dict[str, Any]
@@ -30,6 +28,9 @@ class JsonSchemaArguments(BaseModel):
     def _valid_by_the_tools_schema(cls, value: Any) -> Any:
         if not isinstance(value, Mapping):
             raise ValueError("the arguments must be an object")
+        from jsonschema import validators  # on first use: a graph without own tools never loads it (0.1–0.2 s)
+        from jsonschema.exceptions import best_match
+
         given = {k: v for k, v in value.items() if v is not None}  # null means "not given"
         validator = validators.validator_for(cls.tool_schema)(cls.tool_schema)
         error = best_match(validator.iter_errors(given))
@@ -47,6 +48,9 @@ def arguments_model(name: str, schema: Mapping[str, Any] | type[BaseModel] | Non
     """A pydantic model as is; a JSON schema (MCP's `inputSchema`, a dict `args_schema`) as a validating model."""
     if isinstance(schema, type) and issubclass(schema, BaseModel):
         return schema
+    from jsonschema import validators
+    from jsonschema.exceptions import SchemaError
+
     declared: Json = dict(schema or {})
     declared.setdefault("type", "object")
     declared.setdefault("properties", {})
