@@ -485,7 +485,7 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
         detail = f"{len(repeated)} numbers are repeated (e.g. {repeated[:3]})"
     ok = not wrong and not repeated
     if ok and intent.numberProperty == "prime" and intent.itemCount:
-        ok = numbers == first_primes(intent.itemCount)
+        ok = tuple(numbers) == first_primes(intent.itemCount)
         detail = "exactly the first primes in order" if ok else "not exactly the first primes in order"
     report.checks.append(
         Check(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.expected import NotComputable, evaluate, expected_number, numbers_in, translation_of
+from nodes.expected import NotComputable, evaluate, expected_number, first_primes, numbers_in, translation_of
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,18 @@ def test_a_translation_request_names_its_text_and_target_language() -> None:
     french = translation_of('Please translate "thank you very much" to French')
     assert french is not None and (french.source, french.language) == ("thank you very much", "fr")
     assert translation_of("Write a sentence about the sea in German.") is None
+
+
+def test_the_first_primes_are_computed_once_for_the_note_and_the_check_of_one_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sympy
+
+    ranges: list[int] = []
+    real_primerange = sympy.primerange
+    monkeypatch.setattr(sympy, "primerange", lambda a, b: ranges.append(b) or real_primerange(a, b))
+    first_primes.cache_clear()
+
+    assert first_primes(10) == (2, 3, 5, 7, 11, 13, 17, 19, 23, 29)
+    assert first_primes(10) == first_primes(10) and len(first_primes(1000)) == 1000
+    assert ranges == [30, 7920]

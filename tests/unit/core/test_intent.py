@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langdetect import detect_langs as real_detect_langs
 
 from graph.context import Context
 from graph.errors import InvalidRequest
 from graph.schemas import Intent
 from graph.services import Services
+from nodes import hints
 from nodes.checks import run_checks
 from nodes.hints import read_hints
 from nodes.intent import intent
@@ -68,6 +70,24 @@ def test_asking_for_code_is_read_as_code() -> None:
 def test_language_is_detected_from_the_request_when_not_named() -> None:
     hints = read_hints("Fasse die wichtigsten Punkte der beiden Verträge zusammen und vergleiche sie")
     assert hints.language == "de" and not hints.languageExplicit
+
+
+def test_a_round_reads_its_requests_language_once_and_each_caller_still_gets_its_own_threshold(
+    scripted_llm: ScriptedLLM, services: Services, context: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """langdetect takes ~20 ms a text; the hints, the read by code and how sure the round is all ask about the
+    request."""
+    detections: list[str] = []
+    monkeypatch.setattr(hints, "detect_langs", lambda text: detections.append(text) or real_detect_langs(text))
+    hints._most_likely.cache_clear()
+    request = "Wie viele Tage hat eine Woche im Kalender?"
+
+    update = _intent(services, context, request)
+
+    assert Intent.model_validate(update["intent"]).language == "de" and update["language_sure"]
+    assert len(detections) == 1 and scripted_llm.requests_for("Intent") == []  # read by code alone
+    assert hints.detect_language(request) == "de" and hints.detect_language(request, 1.01) is None
+    assert len(detections) == 1
 
 
 # --- the intent node -------------------------------------------------------------------------------------------
