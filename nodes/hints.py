@@ -203,7 +203,8 @@ def detect_language(text: str, min_probability: float = 0.0) -> str | None:
 def _most_likely(words: str) -> tuple[str, float] | None:
     """The likeliest language of `words` and its probability. Cached: a round reads its request's language up to
     three times (the hints, the read by code, how sure it is), ~20 ms of langdetect each, and the seed makes the
-    answer the same every time. 64 texts of at most a request's 200,000 characters bound the cache."""
+    answer the same every time. Bounded: 64 texts, each a request (≤ 200,000 characters), a deliverable's first
+    4,000 or the answer to a translation request."""
     with _PROFILES:
         init_factory()
     try:
