@@ -766,8 +766,9 @@ def serve_local(
         typer.Option(
             "--threads",
             min=1,
-            help="CPU threads llama.cpp uses (default: all cores to read a prompt, half to generate); "
-            "1 is faster on a machine busy with other work.",
+            max=os.cpu_count() or 1,
+            help="CPU threads llama.cpp uses, at most one a core (default: all cores to read a prompt, half to "
+            "generate); 1 is faster on a machine busy with other work.",
         ),
     ] = None,
 ) -> None:

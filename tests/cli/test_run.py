@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -194,5 +195,6 @@ def test_serve_local_passes_its_thread_count_to_llama_cpp(paor: Invoke, monkeypa
     assert paor("serve-local", "--threads", "1").exit_code == 0
     assert paor("serve-local").exit_code == 0
     assert paor("serve-local", "--threads", "0").exit_code == 2
+    assert paor("serve-local", "--threads", str((os.cpu_count() or 1) + 1)).exit_code == 2  # more than the cores
 
     assert [options["threads"] for options in served] == [1, None]
