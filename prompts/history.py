@@ -6,7 +6,9 @@ findings and learnings — all clipped — so the prompt stays the same size how
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
+from itertools import pairwise
 
 from graph.schemas import HistoryEntry
 from prompts.templates import clip, untrusted
@@ -65,8 +67,23 @@ def _head(steps: Sequence[HistoryEntry], current_round: int) -> str:
     if newest.round != current_round:
         where = f"round {newest.round} · {where}"
     head = f"- [{where}] {newest.action or '(no action)'} — {_outcome(newest)}"
-    labels = ", ".join(e.resultLabel for e in steps if e.resultLabel)
+    labels = _labels([e.resultLabel for e in steps if e.resultLabel])
     return f"{head} — {labels}" if labels else head
+
+
+_NUMBERED = re.compile(r"(.*?)(\d+)(\D*)")
+
+
+def _labels(labels: Sequence[str]) -> str:
+    """Result labels, newest first; labels that differ only in a number counting down one by one (one per step of
+    a shared line) are their range, oldest first like "steps 2–6": the middle ones follow from the two ends."""
+    parts = [_NUMBERED.fullmatch(label) for label in labels]
+    if len(labels) > 2 and all(parts):
+        shapes = {(m[1], m[3]) for m in parts if m}
+        numbers = [int(m[2]) for m in parts if m]
+        if len(shapes) == 1 and all(a == b + 1 for a, b in pairwise(numbers)):
+            return f"{labels[-1]} … {labels[0]}"
+    return ", ".join(labels)
 
 
 def _same_line(newer: HistoryEntry, older: HistoryEntry) -> bool:

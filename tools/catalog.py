@@ -209,5 +209,21 @@ def unavailable_notes(allowed: Iterable[str] = ()) -> list[str]:
 
 
 def render_tiny_catalog(entries: Iterable[CatalogEntry]) -> str:
-    """Names and parameter names only, as spec 4 prescribes — the prompt never carries full schemas here."""
-    return "\n".join(f"- {e.display_name}({','.join(e.parameter_names)}) — {e.summary}" for e in entries)
+    """Names and parameter names only, as spec 4 prescribes — the prompt never carries full schemas here. An
+    action that takes every parameter of one listed before it, and more, says so instead of repeating them
+    (web.scrape is web.search and its extraction: 34 tokens become 14)."""
+    lines: list[str] = []
+    earlier: list[CatalogEntry] = []
+    for entry in entries:
+        names = list(entry.parameter_names)
+        base = next((e for e in earlier if _extends(names, list(e.parameter_names))), None)
+        if base is not None:
+            names = [f"{base.display_name}'s parameters", *names[len(base.parameter_names) :]]
+        lines.append(f"- {entry.display_name}({','.join(names)}) — {entry.summary}")
+        earlier.append(entry)
+    return "\n".join(lines)
+
+
+def _extends(names: list[str], base: list[str]) -> bool:
+    """`names` starts with every one of `base`'s (at least four: fewer cost less than naming the action) and adds."""
+    return len(base) >= 4 and len(names) > len(base) and names[: len(base)] == base

@@ -8,7 +8,14 @@ import pytest
 
 import tools.catalog as catalog_module
 from graph.errors import ConfigurationError
-from tools.catalog import allowed_entries, catalog, mark_unavailable, unavailable, unavailable_notes
+from tools.catalog import (
+    allowed_entries,
+    catalog,
+    mark_unavailable,
+    render_tiny_catalog,
+    unavailable,
+    unavailable_notes,
+)
 
 
 @pytest.fixture
@@ -46,3 +53,14 @@ def test_an_allow_list_of_which_nothing_can_run_is_a_configuration_error(scrape_
 def test_an_allow_list_naming_an_action_that_does_not_exist_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match=r"unknown actions \['web.teleport'\]"):
         allowed_entries(["ai.process", "web.teleport"])
+
+
+def test_the_tiny_catalog_names_every_parameter_once_and_an_extension_by_what_it_extends() -> None:
+    """web.scrape takes web.search's ten parameters and two more: Stage 1 reads them once, not twice."""
+    lines = render_tiny_catalog(allowed_entries(["web.search", "web.scrape", "code.execute"])).splitlines()
+    search, scrape, code = lines
+    assert search.startswith("- web.search(query,maxResults,searchDepth,timeRange,topic,includeDomains,")
+    assert scrape.startswith("- web.scrape(web.search's parameters,extractDepth,format) — ")
+    assert code.startswith("- code.execute(code,documentList) — ")
+    alone = render_tiny_catalog(allowed_entries(["web.scrape"]))  # nothing listed before it to refer to
+    assert alone.startswith("- web.scrape(query,maxResults,") and alone.count("\n") == 0

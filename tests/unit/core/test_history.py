@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from graph.schemas import HistoryEntry
 from prompts.history import MAX_ENTRIES, render_history
 from tests.unit.core.factories import ref
@@ -146,14 +148,32 @@ def test_older_steps_that_did_the_same_with_the_same_outcome_share_one_line_nami
     entries[1] = entries[1].model_copy(update={"qualityScore": 0.7})  # step 2 reads differently: its own line
     lines = render_history(entries, current_round=1).splitlines()
     older = [line for line in lines if line.startswith("- [")][3:]
-    assert older == [
-        "- [steps 3–5] ai.process — intermediate result, quality 0.50 — round1_task1_action5_process, "
-        "round1_task1_action4_process, round1_task1_action3_process",
+    assert older == [  # the labels in between follow from the two ends
+        "- [steps 3–5] ai.process — intermediate result, quality 0.50 — round1_task1_action3_process … "
+        "round1_task1_action5_process",
         "- [step 2] ai.process — intermediate result, quality 0.70 — round1_task1_action2_process",
         "- [step 1] ai.process — intermediate result, quality 0.50 — round1_task1_action1_process",
     ]
     gap = render_history([e for e in entries if e.step != 4], current_round=1)  # not consecutive: apart
     assert "steps" not in gap
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ["round1_task1_action6_search", "round1_task1_action5_process", "round1_task1_action4_process"],
+        ["round1_task1_action6_process", "round1_task1_action5_process", "round1_task1_action3_process"],
+    ],
+    ids=["another kind", "a gap"],
+)
+def test_a_shared_line_whose_labels_do_not_count_down_by_one_names_each(labels: list[str]) -> None:
+    """A range is only for labels that differ in a number counting with the steps; any other names each label."""
+    entries = [
+        _entry(1, step, resultLabel=label, outcome="progress", qualityScore=0.5)
+        for step, label in zip((6, 5, 4), labels, strict=True)
+    ] + [_scored(1, step) for step in (9, 8, 7)]  # the three newest, shown in full
+    head = render_history(entries, current_round=1).splitlines()[-1]
+    assert head.startswith("- [steps 4–6]") and head.endswith(" — " + ", ".join(labels)), head
 
 
 def test_a_detailed_step_with_the_objective_and_findings_of_the_step_above_says_so() -> None:
