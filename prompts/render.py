@@ -39,9 +39,13 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def render_intent(intent: Intent) -> str:
-    """The intent as later prompts see it: only what was found (no nulls), compact."""
-    return _json(intent.model_dump(mode="json", exclude_none=True))
+def render_intent(intent: Intent, leave_out: frozenset[str] = frozenset()) -> str:
+    """The intent as later prompts see it: only what was found (no nulls), compact, without `leave_out`'s fields."""
+    return _json(intent.model_dump(mode="json", exclude_none=True, exclude=set(leave_out)))
+
+
+#: Stage 1 chooses an action: the quality thresholds are the judge's to apply, not a choice's input.
+SELECTION_LEAVES_OUT = frozenset({"qualityRequirements"})
 
 
 def intent_messages(request: str, hints: dict[str, object], documents: str, earlier: str = "") -> list[BaseMessage]:
@@ -119,7 +123,7 @@ def selection_messages(
     user = fill(
         "select_user",
         request=request,
-        intent=render_intent(intent),
+        intent=render_intent(intent, SELECTION_LEAVES_OUT),
         catalog=catalog,
         progress=progress,
         step=step,

@@ -62,6 +62,8 @@ def test_stage1_prompt_carries_catalog_documents_history_and_step(
     assert "code, not numbers" in prompt
     assert "Ask for the numbers directly." in prompt
     assert "This is step 2 of at most 5." in prompt
+    assert '"successCriteria":["first 1000","prime numbers"]' in prompt
+    assert "qualityRequirements" not in prompt  # the judge's thresholds, not a choice's input
 
 
 def test_stage1_answer_with_parameters_is_rejected_then_retried_once(

@@ -241,6 +241,7 @@ def test_criterion_code_cannot_decide_goes_to_one_judge_request(
     [judge] = scripted_llm.requests_for("ContentJudgement")
     assert "1. the summary covers the three PDFs" in judge.text
     assert "<untrusted" in judge.text and "revenue" in judge.text
+    assert '"qualityRequirements":{"accuracy"' in judge.text  # the thresholds it judges against
     assert scripted_llm.requests == [judge]
     assert validation.overallSuccess and validation.successCriteriaMet == [True]
     assert validation.qualityScore == 0.85
