@@ -226,9 +226,21 @@ def verdicts(results: list[RunResult], model: str) -> list[str]:
         f"{'MET' if rate >= 0.95 else 'NOT MET'}",
         f"{model}: {completed}/{len(results)} runs completed, {steps} steps, {seconds:.0f} s in all "
         f"({seconds / max(steps, 1):.1f} s per step), {sum(r.tracebacks for r in results)} tracebacks",
-        f"{model}: refused capability requests: {results[0].refusals if results else 0} in the first run, "
-        f"{sum(r.refusals for r in results[1:])} after it",
+        refusals_line(results, model),
     ]
+
+
+def refusals_line(results: list[RunResult], model: str) -> str:
+    """Refused structured-output methods in the first run that asked for structured output, and after it (they are
+    remembered per endpoint, so 0 after it). A run answered by the bare call alone asks for none: counting from the
+    first run instead put the first refusals after it."""
+    first = next((i for i, r in enumerate(results) if r.answers or r.refusals), 0)
+    before = sum(r.refusals for r in results[: first + 1])
+    after = sum(r.refusals for r in results[first + 1 :])
+    return (
+        f"{model}: refused capability requests: {before} in the first run asking for structured output "
+        f"(run {first + 1}), {after} after it"
+    )
 
 
 def summary(results: list[RunResult]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, ValidationError
 
-from bench.models import protocol_tally
+from bench.models import PROMPTS, RunResult, protocol_tally, refusals_line
 from graph.capabilities import NAMESPACE, endpoint_key
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
@@ -435,3 +435,15 @@ def test_an_endpoint_whose_answers_were_cut_is_known_to_take_json_schema() -> No
             _ask(model)
         assert _ask(model).dataType == "numbers"
         assert [r.body["response_format"]["type"] for r in llm.requests] == ["json_schema"] * 4
+
+
+def test_refusals_are_counted_from_the_first_run_that_asked_for_structured_output() -> None:
+    """Runs answered by the bare call ask for no structured output: the refusals of the first run that does are not
+    'after the first run', and a refusal in a later run is."""
+    answered, asked, again = RunResult(PROMPTS[0]), RunResult(PROMPTS[1]), RunResult(PROMPTS[2])
+    asked.accepted, asked.refusals = 1, 2
+    again.accepted, again.refusals = 1, 1
+    assert refusals_line([answered, asked], "m").endswith(
+        "2 in the first run asking for structured output (run 2), 0 after it"
+    )
+    assert refusals_line([answered, asked, again], "m").endswith("(run 2), 1 after it")
