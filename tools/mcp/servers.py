@@ -7,7 +7,7 @@ annotations). The sessions are reused by every call until `close()`, which ends 
 recorded with the reason; one that dies, stops answering or fails at the transport level during a call is
 withdrawn for the rest of the session with the reason. `open()` after `close()` starts them afresh.
 
-A stdio server is started through tools/mcp/launcher.py, which ends it with its process group when paor ends in
+A stdio server is started through graph/lifeline.py, which ends it with its process group when paor ends in
 any way (SIGTERM, SIGHUP, a crashed worker), within a second or two: `close()` and atexit cannot run in a killed
 process, and a server stuck in a call never reads the end of its stdin.
 
@@ -21,8 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import sys
 import threading
 from collections.abc import AsyncIterator, Coroutine
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -42,6 +40,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 
 from graph.errors import ActionUnavailable, ToolFailed, ToolNotCalled
+from graph.processes import ended_with_this_process
 from tools.mcp.config import ServerSpec
 from tools.mcp.stderr import StderrLog
 
@@ -53,7 +52,6 @@ PING_TIMEOUT_S = 5.0
 CLOSE_TIMEOUT_S = 15.0
 STDERR_DRAIN_S = 2.0
 _GRACE_S = 5.0  # beyond a server's own timeouts, before the waiting thread gives up on the loop itself
-LAUNCHER = Path(__file__).with_name("launcher.py")
 
 T = TypeVar("T")
 
@@ -231,8 +229,7 @@ class McpServers:
             return
         assert link.stderr is not None
         command, args = spec.command or "", spec.args
-        if os.name == "posix":  # its process group ends with paor, however paor ends
-            command, args = sys.executable, ["-I", "-S", str(LAUNCHER), str(os.getpid()), command, *args]
+        command, *args = ended_with_this_process([command, *args])  # its process group ends with paor
         params = StdioServerParameters(command=command, args=args, env=spec.env or None, cwd=spec.cwd or None)
         try:
             async with stdio_client(params, errlog=link.stderr.writer) as (read, write):

@@ -1,11 +1,12 @@
-"""Starts one stdio MCP server and ends it, with everything it started, when paor ends — however paor ends.
+"""Starts one child server and ends it, with everything it started, when its owner ends — however the owner ends.
 
-paor runs `python -I -S launcher.py <paor's pid> <command> <args…>` in a session of its own; this process starts
-the server in its process group (stdin, stdout and stderr are passed through) and waits. A signal (paor closing
-the session, `killpg` from the MCP SDK, a second Ctrl-C) or the end of paor — SIGTERM, SIGHUP, a crash or
-SIGKILL, noticed as a new parent within POLL_S — ends the whole group: SIGTERM, then SIGKILL after GRACE_S.
-No atexit hook or signal handler inside paor can do that for a killed paor, and a server stuck in a call never
-reads the end of its stdin. Standard library only: it runs isolated (-I -S) and starts in milliseconds.
+paor runs `python -I -S lifeline.py <owner's pid> <command> <args…>` in a session of its own
+(`graph.processes.ended_with_this_process`): stdio MCP servers, llama.cpp's server. This process starts the command
+in its process group (stdin, stdout and stderr are passed through) and waits. A signal (the owner closing the
+session, `killpg` from the MCP SDK, a second Ctrl-C) or the end of the owner — SIGTERM, SIGHUP, a crash or SIGKILL,
+noticed as a new parent within POLL_S — ends the whole group: SIGTERM, then SIGKILL after GRACE_S. No atexit hook
+or signal handler inside paor can do that for a killed paor, and a server stuck in a call never reads the end of
+its stdin. Standard library only: it runs isolated (-I -S) and starts in milliseconds.
 """
 
 from __future__ import annotations
