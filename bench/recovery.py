@@ -95,7 +95,8 @@ GERMAN_ANSWER = (
 
 
 def script_language(llm: ScriptedLLM) -> None:
-    """Delivers English although German was asked, until the prompt says the language was wrong."""
+    """Delivers English although German was asked, until a prompt says the answer must be German: Stage 1 learns it
+    from the failed step, and the retry of the bare call names the language."""
 
     def knows(request: RecordedRequest) -> bool:
         return bool(re.search(r"written in \w+, not de\b", request.text)) or GERMAN_MARKER in request.text
@@ -113,11 +114,14 @@ def script_language(llm: ScriptedLLM) -> None:
     def parameters(request: RecordedRequest) -> dict[str, Any]:
         return _parameters(GERMAN_TASK if GERMAN_MARKER in request.text else ENGLISH_TASK)
 
+    def german_asked(request: RecordedRequest) -> bool:
+        return GERMAN_MARKER in _task(request) or "in language 'de'" in request.last_user
+
     (
         llm.on("Intent", json.dumps(LANGUAGE_INTENT))
         .on("ActionSelection", selection)
         .on("ParametersAnswer", parameters)
-        .on("text", lambda request: GERMAN_ANSWER if GERMAN_MARKER in _task(request) else ENGLISH_ANSWER)
+        .on("text", lambda request: GERMAN_ANSWER if german_asked(request) else ENGLISH_ANSWER)
         .on("ContentJudgement", _judge(lambda previews: "Heimspeicher" in previews))
     )
 
