@@ -213,13 +213,7 @@ def run_local_server(
             )
             code = process.wait()
         finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            stop_process_group(process)  # the lifeline and the server: SIGTERM, then SIGKILL after a grace period
     finally:
         if on_main_thread:
             signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)

