@@ -65,11 +65,12 @@ def test_stage1_goes_out_while_the_judge_reads_and_the_judges_hint_reaches_the_n
         return SELECTION
 
     def judgement(request: RecordedRequest) -> dict[str, Any]:
-        # The judge of step 1 answers only once step 2's Stage 1 has arrived (at most 10 s): they were in flight
+        # Each judge answers only once the next step's Stage 1 has arrived (at most 10 s): they were in flight
         # together. One after the other, the next Stage 1 would come after this answer, and the wait would time out.
+        # (Answered at once, step 2's stop could come before step 3's Stage 1 was sent, which is then never sent.)
         if not overlapped:
             selections.acquire()  # step 1's own Stage 1
-            overlapped.append(selections.acquire(timeout=10))
+        overlapped.append(selections.acquire(timeout=10))
         return judge(request)
 
     scripted_llm.on("Intent", json.dumps(INTENT)).on("ActionSelection", selection)
@@ -79,7 +80,7 @@ def test_stage1_goes_out_while_the_judge_reads_and_the_judges_hint_reaches_the_n
     out = _run(scripted_llm, context, checkpointer, store, steps=4)
     returned.set()
 
-    assert overlapped == [True]
+    assert overlapped == [True, True]
     assert [h["step"] for h in out["history"]] == [1, 2]  # step 2's judgement ended the round
     # Step 3's Stage 1 was asked alongside step 2's judgement, answered before the run ended, then discarded: no
     # third action ran.
