@@ -3,8 +3,9 @@
 Every checkpoint holds the whole state, so an append-only history list would be rewritten into each of the six
 checkpoints a step makes and a run's storage would grow with the square of its steps. Instead the node that makes an
 entry puts it in the store under `("paor", "history", thread)`, keyed by round and step (a node re-run after a
-crash writes the same key again), and state keeps the newest `WINDOW` entries: what Stage 1 shows in full and what
-refine's no-progress rule reads. finalize puts the complete history into the output state once per round, so
+crash writes the same key again), and state keeps only the head of the newest `WINDOW` entries (round, step,
+action, outcome, label): what refine's no-progress rule and the selection chosen ahead read. Stage 1 reads the
+entries it shows in full from the store, which select reads anyway for the document index. finalize puts the complete history into the output state once per round, so
 callers, `paor history` and Studio still see every step. Without a store or a thread (no checkpointer) state is the
 only home, so it keeps every entry as before.
 """
@@ -20,13 +21,13 @@ from langgraph.types import Overwrite
 from graph import history_store
 from graph.schemas import HistoryEntry, dump
 from graph.state import State
-from prompts.history import DETAILED_ENTRIES, MAX_ENTRIES
+from prompts.history import MAX_ENTRIES
 
-# What Stage 1 shows of an entry older than the newest DETAILED_ENTRIES (its one-line head); the window keeps only
-# this of them, so a full window costs little in every checkpoint.
+# What the window keeps of an entry (what Stage 1 shows of an older step as its one line): every checkpoint of a
+# step holds the window, and the newest steps in full were half of a step's checkpoint bytes.
 _HEAD = ("round", "task", "step", "action", "resultLabel", "success", "outcome", "qualityScore")
 
-WINDOW = MAX_ENTRIES  # Stage 1 renders at most this many entries: it sees exactly what it saw before
+WINDOW = MAX_ENTRIES  # Stage 1 renders at most this many entries
 
 
 def _log(runtime: Runtime[Any]) -> tuple[BaseStore, str] | None:
@@ -56,10 +57,8 @@ def record(state: State, runtime: Runtime[Any], entry: HistoryEntry) -> dict[str
 
 
 def _windowed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The newest WINDOW entries: the newest DETAILED_ENTRIES in full, the older ones as their head."""
-    window = items[-WINDOW:]
-    older, newest = window[:-DETAILED_ENTRIES], window[-DETAILED_ENTRIES:]
-    return [*map(_head, older), *newest]
+    """The heads of the newest WINDOW entries."""
+    return [_head(item) for item in items[-WINDOW:]]
 
 
 def _head(item: dict[str, Any]) -> dict[str, Any]:
@@ -74,6 +73,11 @@ def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
         return window_of(state)
     store, thread = log
     return history_store.complete(store, thread, state)
+
+
+def shown(entries: list[HistoryEntry]) -> list[HistoryEntry]:
+    """What Stage 1 shows of the complete history: its newest WINDOW entries."""
+    return entries[-WINDOW:]
 
 
 def current_round(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:

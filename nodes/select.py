@@ -61,12 +61,13 @@ def choose(
     context = context_of(runtime)
     intent = intent_of(state)
     extra = [pending] if pending is not None else []
-    index = document_index(state, [*history_log.complete(state, runtime), *extra])
+    past = history_log.complete(state, runtime)
+    index = document_index(state, [*past, *extra])
     strategies = recall(runtime.store, intent) if context.learning else []
     learned = {s.successfulAction for s in strategies if s.successfulAction}
     usable = usable_entries(allowed_entries(context.allowed_method_names), index)
     entries = offered_entries(usable, f"{state['prompt']}\n{state.get('hint') or ''}", learned)
-    shown = [*history_log.window_of(state), *extra]
+    shown = [*history_log.shown(past), *extra]
     messages = selection_messages(
         request=state["prompt"],
         intent=intent,

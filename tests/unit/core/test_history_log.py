@@ -12,7 +12,7 @@ from graph import history_store
 from graph.context import Context
 from graph.schemas import HistoryEntry
 from nodes import history_log
-from prompts.history import DETAILED_ENTRIES, MAX_ENTRIES, render_history
+from prompts.history import MAX_ENTRIES, render_history
 from tests.unit.core.factories import state
 
 
@@ -50,13 +50,15 @@ def test_state_keeps_a_bounded_window_and_the_store_every_entry(context: Context
     current = _run(runtime, 20)
     window = history_log.window_of(current)
     assert [e.step for e in window] == list(range(20 - MAX_ENTRIES + 1, 21))
-    assert all(e.summary for e in window[-DETAILED_ENTRIES:]) and not any(e.summary for e in window[:-DETAILED_ENTRIES])
-    assert [e.step for e in history_log.complete(current, runtime)] == list(range(1, 21))
+    assert not any(e.summary or e.findings for e in window)  # heads only: every checkpoint of a step holds them
+    complete = history_log.complete(current, runtime)
+    assert complete == [_entry(s) for s in range(1, 21)]
     # Stage 1 sees what the full history would have shown it: the newest steps in full, the rest as one line.
-    full = [_entry(s) for s in range(1, 21)]
+    shown = history_log.shown(complete)
+    assert "finding 20" in render_history(shown, 1)
     assert (
-        render_history(window, 1)
-        == render_history(full, 1).replace(f"(… {20 - MAX_ENTRIES} older steps omitted)", "").rstrip()
+        render_history(shown, 1)
+        == render_history(complete, 1).replace(f"(… {20 - MAX_ENTRIES} older steps omitted)", "").rstrip()
     )
 
 
@@ -90,7 +92,7 @@ def test_the_output_has_the_complete_history_and_a_new_round_shrinks_it_again(co
     assert [h["step"] for h in output] == list(range(1, 13)) and all(h["summary"] for h in output)
     bounded = history_log.bounded({**current, "history": output}, runtime)["history"].value
     assert [h["step"] for h in bounded] == list(range(5, 13))
-    assert ["summary" in h for h in bounded] == [False] * 5 + [True] * 3
+    assert not any("summary" in h for h in bounded)
 
 
 def test_any_thread_id_works_as_a_store_namespace(context: Context) -> None:
