@@ -42,7 +42,7 @@ def stage2_fields(selection: ActionSelection, entry: CatalogEntry) -> list[Param
 
 
 def _tool_fields(entry: CatalogEntry) -> list[ParameterField]:
-    schema = entry.args_schema.model_json_schema()
+    schema = entry.json_schema
     required = set(schema.get("required", []))
     fields = []
     for name, spec in schema.get("properties", {}).items():

@@ -29,7 +29,7 @@ def plan(state: State, runtime: Runtime[Context], services: Services) -> dict[st
     context = context_of(runtime)
     intent = intent_of(state)
     entries = allowed_entries(context.allowed_method_names)
-    methods: dict[str, object] = {e.display_name: e.args_schema.model_json_schema() for e in entries}
+    methods: dict[str, object] = {e.display_name: e.json_schema for e in entries}
     messages = plan_messages(
         request=state["prompt"],
         intent=intent,

@@ -114,7 +114,7 @@ def _string_array(choices: list[str]) -> Json:
 
 def parameters_shape(entry: CatalogEntry, fields: list[ParameterField]) -> AnswerShape:
     """ParametersAnswer whose `parameters` is the tool's real argument schema, limited to Stage 1's fields."""
-    tool = entry.args_schema.model_json_schema()
+    tool = entry.json_schema
     known = tool.get("properties", {})
     chosen = {
         f.name: _grammar_safe(known[f.name])

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any, Literal, Protocol
 
 from langchain_core.tools import BaseTool
@@ -70,6 +71,17 @@ class CatalogEntry:
     @property
     def parameter_names(self) -> list[str]:
         return list(self.args_schema.model_fields)
+
+    @property
+    def json_schema(self) -> dict[str, Any]:
+        """The arguments' JSON schema, shared: read it, never change it."""
+        return _json_schema(self.args_schema)
+
+
+@lru_cache(maxsize=256)  # bounded: a server builds brought tools' argument classes anew for each run
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """pydantic builds the schema anew on every call (about 2 ms for ai.process's), and a step reads it twice."""
+    return model.model_json_schema()
 
 
 class ActionSource(Protocol):
