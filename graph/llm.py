@@ -124,9 +124,12 @@ def without_client_retries(llm: BaseChatModel) -> BaseChatModel:
 
 
 def schema_instruction(shape: AnswerShape, *, with_schema: bool = True) -> str:
-    """The sentence (plus, where nothing enforces it, the schema) that unconstrained fallbacks rely on."""
+    """The sentence (plus, where nothing enforces it, the schema) that unconstrained fallbacks rely on; a grammar
+    enforces the schema without showing it, so there the shape's example, if it has one, shows it."""
     sentence = f"Answer with one JSON object of schema `{shape.name}` and nothing else"
-    return f"{sentence}:\n{shape.schema_text}" if with_schema else f"{sentence}."
+    if with_schema:
+        return f"{sentence}:\n{shape.schema_text}"
+    return f"{sentence}, shaped as:\n{shape.example}" if shape.example else f"{sentence}."
 
 
 def ask_json(

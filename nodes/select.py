@@ -67,7 +67,7 @@ def choose(
     learned = {s.successfulAction for s in strategies if s.successfulAction}
     usable = usable_entries(allowed_entries(context.allowed_method_names), index)
     entries = offered_entries(usable, f"{state['prompt']}\n{state.get('hint') or ''}", learned)
-    shown = [*history_log.shown(past), *extra]
+    shown = history_log.shown([*past, *extra])
     messages = selection_messages(
         request=state["prompt"],
         intent=intent,

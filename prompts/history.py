@@ -22,7 +22,7 @@ def render_history(
     entries: Sequence[HistoryEntry], current_round: int, limit: int = MAX_ENTRIES, listed: Collection[str] = ()
 ) -> str:
     """`listed`: the labels of the document lists the prompt's AVAILABLE DOCUMENTS shows, with their files; an entry
-    whose list is one of them names it in its first line only. Repetition costs little: a detailed step whose
+    in full whose list is one of them leaves it to that section (its label names the step). Repetition costs little: a detailed step whose
     objective or findings are those of the step above says so, and older one-line steps that did the same with the
     same outcome share one line ("steps 2–6"), which also reads as the repetition it is."""
     if not entries:
@@ -59,15 +59,16 @@ def _outcome(entry: HistoryEntry) -> str:
     }.get(entry.outcome or "", "FAILED")
 
 
-def _head(steps: Sequence[HistoryEntry], current_round: int) -> str:
-    """The first line of one step, or of consecutive steps newest first: where, action, outcome, result labels.
-    The round is named only for earlier rounds (the current round's steps come first)."""
+def _head(steps: Sequence[HistoryEntry], current_round: int, listed: Collection[str] = ()) -> str:
+    """The first line of one step, or of consecutive steps newest first: where, action, outcome, result labels
+    (but those AVAILABLE DOCUMENTS lists: its "docList:round1_task1_action9_…" names the step already). The round
+    is named only for earlier rounds (the current round's steps come first)."""
     newest, oldest = steps[0], steps[-1]
     where = f"step {newest.step}" if len(steps) == 1 else f"steps {oldest.step}–{newest.step}"
     if newest.round != current_round:
         where = f"round {newest.round} · {where}"
     head = f"- [{where}] {newest.action or '(no action)'} — {_outcome(newest)}"
-    labels = _labels([e.resultLabel for e in steps if e.resultLabel])
+    labels = _labels([e.resultLabel for e in steps if e.resultLabel and e.resultLabel not in listed])
     return f"{head} — {labels}" if labels else head
 
 
@@ -94,7 +95,7 @@ def _render_entry(
     entry: HistoryEntry, current_round: int, listed: Collection[str], above: HistoryEntry | None
 ) -> list[str]:
     """One entry in full; `above`: the step shown just before, whose objective and findings this one may share."""
-    lines = [_head([entry], current_round)]
+    lines = [_head([entry], current_round, listed)]
     if entry.actionObjective:
         objective = clip(entry.actionObjective, FIELD_CHARS)
         if above is not None and above.actionObjective == entry.actionObjective:

@@ -116,7 +116,7 @@ def selection_messages(
             "CURRENT LEARNINGS",
             "\n".join(f"- {clip(item, 160)}" for item in merged_lessons(learnings[-SHOWN_LEARNINGS:])),
         ),
-        ("HISTORY (newest first; current round, then earlier rounds)", history),
+        ("HISTORY (newest first)", history),
         ("REFINEMENT HINT", hint or ""),
     )
     progress = "".join(f"\n{title}:\n{body}\n" for title, body in sections if body)
@@ -129,7 +129,7 @@ def selection_messages(
         step=step,
         max_steps=max_steps,
     )
-    system = fill("select", selection_shape=SELECTION_EXAMPLE.model_dump_json())
+    system = fill("select")
     return [SystemMessage(content=system), HumanMessage(content=user)]
 
 

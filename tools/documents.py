@@ -144,5 +144,5 @@ class DocumentIndex:
             if len(refs) > max_items_per_list:
                 lines.append(f"  - … {len(refs) - max_items_per_list} more")
         if len(labels) > len(shown):
-            lines.append(f"- … {len(labels) - len(shown)} older result lists (see HISTORY for their labels)")
+            lines.append(f"- … {len(labels) - len(shown)} older lists (labels in HISTORY)")
         return "\n".join(lines)

@@ -88,7 +88,7 @@ def test_primes_are_computed_by_a_program_and_delivered_exactly(
     assert "primerange" not in text  # the data, not the program
     assert scripted_llm.requests_for("text") == []  # no model typed a single prime
     stage1 = scripted_llm.requests_for("ActionSelection")[0].text
-    assert "code.execute(code,documentList)" in stage1 and "Computed answers" in stage1
+    assert "code.execute(code,documentList)" in stage1 and "code.execute when listed" in stage1
     learned = Strategy.model_validate(store.get((*NAMESPACE, "numbers-raw_data-prime"), KEY).value)
     assert learned.successfulAction == "code.execute" and learned.successes == 1
 

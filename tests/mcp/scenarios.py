@@ -61,5 +61,5 @@ def script_time(llm: ScriptedLLM) -> ScriptedLLM:
 
 def offered_actions(request: RecordedRequest) -> list[str]:
     """The actions a Stage-1 request offered (the catalog lines of its prompt)."""
-    text = request.text.split("AVAILABLE ACTIONS (name(parameter names)):", 1)[1].split("AVAILABLE DOCUMENTS", 1)[0]
+    text = request.text.split("AVAILABLE ACTIONS:", 1)[1].split("AVAILABLE DOCUMENTS", 1)[0]
     return [line[2:].split("(", 1)[0] for line in text.splitlines() if line.startswith("- ")]

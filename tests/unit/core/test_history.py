@@ -214,7 +214,8 @@ def test_a_step_that_failed_before_choosing_an_action_says_so() -> None:
 
 
 def test_a_list_shown_in_available_documents_is_named_once() -> None:
-    """AVAILABLE DOCUMENTS lists the newest lists with their files: the history's documents line would repeat it."""
+    """AVAILABLE DOCUMENTS lists the newest lists with their files (as docList:round1_task1_action2_…, which names
+    the step): the history would only repeat the label."""
     shown = _entry(
         1, 2, resultLabel="round1_task1_action2_process", documents=[ref(label="round1_task1_action2_process")]
     )
@@ -222,8 +223,8 @@ def test_a_list_shown_in_available_documents_is_named_once() -> None:
         1, 1, resultLabel="round1_task1_action1_scrape", documents=[ref(label="round1_task1_action1_scrape")]
     )
     text = render_history([shown, older], current_round=1, listed=["round1_task1_action2_process"])
-    assert "documents: docList:round1_task1_action2_process" not in text
-    assert "round1_task1_action2_process" in text.splitlines()[0]
+    assert "round1_task1_action2_process" not in text
+    assert "round1_task1_action1_scrape" in text.splitlines()[-2]  # the head of a step whose list is not shown
     assert "  documents: docList:round1_task1_action1_scrape (doc.txt)" in text.splitlines()
 
 

@@ -215,6 +215,23 @@ def test_a_grammar_constrained_request_does_not_spend_tokens_on_the_schema_text(
         assert '"properties"' not in grammar.system
 
 
+def test_only_a_grammar_constrained_stage1_request_shows_the_shapes_example() -> None:
+    """OpenAI's json_schema gives the model the schema itself (the example would only repeat it, ~100 tokens of every
+    Stage-1 prompt); a grammar (llama.cpp, vLLM) enforces the schema unseen, so there the example shows it."""
+    from nodes.shapes import selection_shape
+    from tests.unit.core.factories import selection_payload
+    from tools.catalog import allowed_entries
+
+    shape = selection_shape(allowed_entries(["ai.process"]), [])
+    for rejected, shown in ((set(), False), ({"json_schema"}, True)):
+        with ScriptedLLM(reject_response_formats=rejected) as llm:
+            llm.on("ActionSelection", selection_payload())
+            ask_json(llm.model(), MESSAGES, shape, ActionSelection.model_validate, what="Stage 1 selection")
+            request = llm.requests[-1]
+        assert bool(request.schema_grammar) is shown
+        assert ('"actionObjective":"what this one action must achieve"' in request.text) is shown
+
+
 def test_json_mode_which_enforces_no_schema_gets_the_schema_written_out() -> None:
     with ScriptedLLM(reject_response_formats={"json_schema"}, reject_body_keys={"guided_json", "tools"}) as llm:
         llm.on("Intent", lambda r: HTTPError(400, "schema unsupported") if r.schema_grammar else json.dumps(INTENT))

@@ -96,12 +96,12 @@ def test_stage_1_sees_five_documents_of_a_list_and_the_count_of_the_rest() -> No
 def test_stage_1_sees_six_lists_the_inputs_first_and_counts_the_older_ones() -> None:
     labels = [f"round1_task1_action{i}_process" for i in range(1, 8)]
     six = DocumentIndex([ref for label in labels[:5] for ref in _refs(label, 1)] + _refs("input", 1)).render()
-    assert six.splitlines()[0] == "- docList:input: d0.md [text/markdown, 0 bytes]" and "older result lists" not in six
+    assert six.splitlines()[0] == "- docList:input: d0.md [text/markdown, 0 bytes]" and "older lists" not in six
     eight = DocumentIndex([*_refs("input", 1), *(ref for label in labels for ref in _refs(label, 1))]).render()
     lists = [line for line in eight.splitlines() if line.startswith("- ")]
     assert lists[0] == "- docList:input: d0.md [text/markdown, 0 bytes]"
     assert lists[1].startswith("- docList:round1_task1_action7_process: ")  # newest results next
-    assert lists[-1] == "- … 2 older result lists (see HISTORY for their labels)" and len(lists) == 7
+    assert lists[-1] == "- … 2 older lists (labels in HISTORY)" and len(lists) == 7
 
 
 def test_a_missing_document_names_itself_and_the_store() -> None:
