@@ -32,9 +32,6 @@ class AnswerShape:
     max_tokens: int = DEFAULT_ANSWER_TOKENS
     #: A root-object variant of `schema` for endpoints that reject a root `anyOf` (OpenAI strict, tool parameters).
     flat_schema: Json | None = None
-    #: A filled-in answer for endpoints that enforce the schema by grammar without showing it to the model
-    #: (llama.cpp, vLLM); the others are given the schema itself, and the example would only repeat it.
-    example: str = ""
 
     @cached_property
     def schema_text(self) -> str:

@@ -124,12 +124,17 @@ def without_client_retries(llm: BaseChatModel) -> BaseChatModel:
 
 
 def schema_instruction(shape: AnswerShape, *, with_schema: bool = True) -> str:
-    """The sentence (plus, where nothing enforces it, the schema) that unconstrained fallbacks rely on; a grammar
-    enforces the schema without showing it, so there the shape's example, if it has one, shows it."""
+    """The sentence (plus, where nothing enforces it, the schema) that unconstrained fallbacks rely on."""
     sentence = f"Answer with one JSON object of schema `{shape.name}` and nothing else"
-    if with_schema:
-        return f"{sentence}:\n{shape.schema_text}"
-    return f"{sentence}, shaped as:\n{shape.example}" if shape.example else f"{sentence}."
+    return f"{sentence}:\n{shape.schema_text}" if with_schema else f"{sentence}."
+
+
+def _instructed(instruction: str, messages: list[BaseMessage]) -> list[BaseMessage]:
+    """`instruction` at the head of the first system message, never as a second one: chat templates that take only
+    the first message as the system prompt (Gemma 3's, on llama.cpp) dropped the prompt's own, with every rule in it."""
+    if messages and isinstance(messages[0], SystemMessage):
+        return [SystemMessage(content=f"{instruction}\n\n{messages[0].text}"), *messages[1:]]
+    return [SystemMessage(content=instruction), *messages]
 
 
 def ask_json(
@@ -271,21 +276,22 @@ def _invoke(llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape,
         strict = {"name": shape.name, "schema": shape.strict_schema, "strict": True}
         reply = llm.invoke(messages, response_format={"type": "json_schema", "json_schema": strict}, **limit)
     elif method == "json_object_schema":  # llama.cpp: a grammar built from the schema constrains every token
-        instructed = [SystemMessage(content=schema_instruction(shape, with_schema=False)), *messages]
-        reply = llm.invoke(instructed, response_format={"type": "json_object", "schema": shape.schema}, **limit)
+        prompt = _instructed(schema_instruction(shape, with_schema=False), messages)
+        reply = llm.invoke(prompt, response_format={"type": "json_object", "schema": shape.schema}, **limit)
     elif method == "guided_json":  # vLLM / SGLang
-        instructed = [SystemMessage(content=schema_instruction(shape, with_schema=False)), *messages]
-        reply = llm.invoke(instructed, **length_limit(llm, shape.max_tokens, guided_json=shape.schema))
+        prompt = _instructed(schema_instruction(shape, with_schema=False), messages)
+        reply = llm.invoke(prompt, **length_limit(llm, shape.max_tokens, guided_json=shape.schema))
     elif method == "function_calling":
         reply = llm.bind_tools([shape.as_tool()], tool_choice=shape.name).invoke(messages, **limit)
     elif method == "generic_json_schema":  # a non-OpenAI LangChain model: its own structured-output support
         structured = llm.with_structured_output(shape.as_tool(), method="json_schema", include_raw=True)
         reply = structured.invoke(messages)["raw"]  # type: ignore[index]
     elif method == "json_mode":
-        instructed = [SystemMessage(content=schema_instruction(shape)), *messages]
-        reply = llm.invoke(instructed, response_format={"type": "json_object"}, **limit)
+        reply = llm.invoke(
+            _instructed(schema_instruction(shape), messages), response_format={"type": "json_object"}, **limit
+        )
     else:
-        reply = llm.invoke([SystemMessage(content=schema_instruction(shape)), *messages], **limit)
+        reply = llm.invoke(_instructed(schema_instruction(shape), messages), **limit)
     if not isinstance(reply, AIMessage):
         raise ModelOutputInvalid(f"unexpected reply type {type(reply).__name__}")
     return reply

@@ -5,9 +5,9 @@ checkpoints a step makes and a run's storage would grow with the square of its s
 entry puts it in the store under `("paor", "history", thread)`, keyed by round and step (a node re-run after a
 crash writes the same key again), and state keeps only the head of the newest `WINDOW` entries (round, step,
 action, outcome, label): what refine's no-progress rule and the selection chosen ahead read. Stage 1 reads the
-entries it shows in full from the store, which select reads anyway for the document index. finalize puts the complete history into the output state once per round, so
-callers, `paor history` and Studio still see every step. Without a store or a thread (no checkpointer) state is the
-only home, so it keeps every entry as before.
+entries it shows in full from the store, which select reads anyway for the document index. finalize puts the
+complete history into the output state once per round, so callers, `paor history` and Studio still see every step.
+Without a store or a thread (no checkpointer) state is the only home, so it keeps every entry as before.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Placeholder detection: a value that repeats the host's own words is no value at all.
 
-Small models fill a JSON shape by copying what the prompt showed them: the schema's field descriptions ("What this
-one action must achieve"), the example's placeholders ("<parameter name>", "…") or a tool parameter's own
-description ("The task, stated as what to deliver."). Such an answer parses and validates, then the step runs on
+Small models fill a JSON shape by copying what the request showed them: the schema's field descriptions ("What this
+one action must achieve"), placeholders ("<parameter name>", "…") or a tool parameter's own description ("The
+task, stated as what to deliver."). Such an answer parses and validates, then the step runs on
 no request at all and the filler it produces can even pass a lenient judge. Stage 1, Stage 2 and learning treat
 these values as protocol errors; this module says which values they are.
 """
@@ -16,7 +16,6 @@ from functools import cache
 from pydantic import BaseModel
 
 from graph.schemas import ActionSelection, ParameterField
-from prompts.render import SELECTION_EXAMPLE
 from prompts.templates import normalised
 
 #: Every refusal of a copied description says this (benchmarks count such refusals apart from broken shapes).
@@ -45,17 +44,13 @@ def _example_values(value: object) -> Iterator[str]:
 
 @cache
 def _protocol_texts() -> frozenset[str]:
-    """The texts the Stage-1 and Stage-2 prompts show as shape, never as content."""
-    texts = [
-        *_descriptions(ActionSelection),
-        *_descriptions(ParameterField),
-        *_example_values(SELECTION_EXAMPLE.model_dump(mode="json")),
-    ]
+    """The texts the Stage-1 and Stage-2 shapes show, never as content."""
+    texts = [*_descriptions(ActionSelection), *_descriptions(ParameterField)]
     return frozenset(n for n in map(normalised, texts) if n)
 
 
 def is_placeholder(value: str, host_texts: Iterable[str] = ()) -> bool:
-    """True for a value that is a placeholder or repeats a host text (protocol descriptions and examples, plus
+    """True for a value that is a placeholder or repeats a host text (protocol descriptions, plus
     `host_texts`: e.g. the selected tool's own parameter descriptions)."""
     if _ANGLED.match(value):
         return True

@@ -20,7 +20,6 @@ from graph.schemas import (
     ParameterField,
     ParametersAnswer,
 )
-from prompts.render import SELECTION_EXAMPLE
 from tools.catalog import CatalogEntry
 
 #: Most document references Stage 1 may choose from (newest first); older ones stay reachable through docList.
@@ -57,8 +56,7 @@ def _selection_shape(
     every_parameter = sorted({p for _, parameters, _ in actions for p in parameters})
     flat = _branch(base, "", every_parameter, documents, names=[name for name, _, _ in actions])
     schema: Json = branches[0] if len(branches) == 1 else {"description": base.get("description"), "anyOf": branches}
-    example = SELECTION_EXAMPLE.model_dump_json()
-    return AnswerShape(ActionSelection.__name__, schema, ActionSelection.answer_tokens, flat_schema=flat, example=example)
+    return AnswerShape(ActionSelection.__name__, schema, ActionSelection.answer_tokens, flat_schema=flat)
 
 
 #: Bounds a grammar enforces on Stage 1's answer, so a small model that starts repeating itself ends each string

@@ -22,9 +22,9 @@ def render_history(
     entries: Sequence[HistoryEntry], current_round: int, limit: int = MAX_ENTRIES, listed: Collection[str] = ()
 ) -> str:
     """`listed`: the labels of the document lists the prompt's AVAILABLE DOCUMENTS shows, with their files; an entry
-    in full whose list is one of them leaves it to that section (its label names the step). Repetition costs little: a detailed step whose
-    objective or findings are those of the step above says so, and older one-line steps that did the same with the
-    same outcome share one line ("steps 2–6"), which also reads as the repetition it is."""
+    in full whose list is one of them leaves it to that section (its label names the step). Repetition costs little:
+    a detailed step whose objective or findings are those of the step above says so, and older one-line steps that
+    did the same with the same outcome share one line ("steps 2–6"), which also reads as the repetition it is."""
     if not entries:
         return "(no steps yet)"
     ordered = sorted(entries, key=lambda e: (e.round != current_round, -e.round, -e.step))

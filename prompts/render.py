@@ -10,29 +10,15 @@ from itertools import pairwise
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from graph.schemas import (
-    ActionSelection,
     Intent,
     Observation,
     ParameterField,
-    ParametersSchema,
     Strategy,
 )
 from graph.tokens import count_tokens
 from prompts.templates import clip, fill, normalised, untrusted
 
 SHOWN_LEARNINGS = 4  # Stage 1 shows the newest learnings only
-
-SELECTION_EXAMPLE = ActionSelection(
-    action="method.action",
-    actionObjective="what this one action must achieve",
-    learnings=["what earlier steps taught"],
-    requiredInputDocuments=["docList:<label from AVAILABLE DOCUMENTS>"],
-    requiredConnection=None,
-    parametersContext="concise facts Stage 2 needs to set the parameters",
-    parametersSchema=ParametersSchema(
-        fields=[ParameterField(name="<parameter name>", type="string", required=True, description="…")]
-    ),
-)
 
 
 def _json(value: object) -> str:

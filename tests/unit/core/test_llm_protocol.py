@@ -215,21 +215,16 @@ def test_a_grammar_constrained_request_does_not_spend_tokens_on_the_schema_text(
         assert '"properties"' not in grammar.system
 
 
-def test_only_a_grammar_constrained_stage1_request_shows_the_shapes_example() -> None:
-    """OpenAI's json_schema gives the model the schema itself (the example would only repeat it, ~100 tokens of every
-    Stage-1 prompt); a grammar (llama.cpp, vLLM) enforces the schema unseen, so there the example shows it."""
-    from nodes.shapes import selection_shape
-    from tests.unit.core.factories import selection_payload
-    from tools.catalog import allowed_entries
-
-    shape = selection_shape(allowed_entries(["ai.process"]), [])
-    for rejected, shown in ((set(), False), ({"json_schema"}, True)):
-        with ScriptedLLM(reject_response_formats=rejected) as llm:
-            llm.on("ActionSelection", selection_payload())
-            ask_json(llm.model(), MESSAGES, shape, ActionSelection.model_validate, what="Stage 1 selection")
-            request = llm.requests[-1]
-        assert bool(request.schema_grammar) is shown
-        assert ('"actionObjective":"what this one action must achieve"' in request.text) is shown
+def test_the_fallback_instruction_joins_the_prompts_own_system_message() -> None:
+    """Gemma 3's chat template on llama.cpp takes only the first message as the system prompt: a second system
+    message, the prompt's own with every rule of it, was dropped without a word."""
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        _ask(llm.model())
+        sent = llm.requests[-1].body["messages"]
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert sent[0]["content"].startswith("Answer with one JSON object of schema `Intent` and nothing else.")
+    assert sent[0]["content"].endswith("Analyse the request.")
 
 
 def test_json_mode_which_enforces_no_schema_gets_the_schema_written_out() -> None:
