@@ -27,7 +27,7 @@ from prompts.history import MAX_ENTRIES
 # step holds the window, and the newest steps in full were half of a step's checkpoint bytes.
 _HEAD = ("round", "task", "step", "action", "resultLabel", "success", "outcome", "qualityScore")
 
-WINDOW = MAX_ENTRIES  # Stage 1 renders at most this many entries
+WINDOW = MAX_ENTRIES  # as many as Stage 1 renders
 
 
 def _log(runtime: Runtime[Any]) -> tuple[BaseStore, str] | None:
@@ -40,7 +40,7 @@ def _log(runtime: Runtime[Any]) -> tuple[BaseStore, str] | None:
 
 
 def window_of(state: State) -> list[HistoryEntry]:
-    """The entries state holds: the newest `WINDOW` (or all of them, without a store)."""
+    """The entries state holds: the heads of the newest `WINDOW` (or every entry in full, without a store)."""
     return [HistoryEntry.model_validate(item) for item in state.get("history") or []]
 
 
@@ -73,11 +73,6 @@ def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:
         return window_of(state)
     store, thread = log
     return history_store.complete(store, thread, state)
-
-
-def shown(entries: list[HistoryEntry]) -> list[HistoryEntry]:
-    """What Stage 1 shows of the complete history: its newest WINDOW entries."""
-    return entries[-WINDOW:]
 
 
 def current_round(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:

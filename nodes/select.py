@@ -67,7 +67,7 @@ def choose(
     learned = {s.successfulAction for s in strategies if s.successfulAction}
     usable = usable_entries(allowed_entries(context.allowed_method_names), index)
     entries = offered_entries(usable, f"{state['prompt']}\n{state.get('hint') or ''}", learned)
-    shown = history_log.shown([*past, *extra])
+    steps = [*past, *extra]  # render_history shows the newest of them
     messages = selection_messages(
         request=state["prompt"],
         intent=intent,
@@ -76,7 +76,7 @@ def choose(
         documents=index.render(max_lists=SHOWN_LISTS) if len(index) else "",  # older lists: labels in HISTORY
         learnings=state.get("learnings") or [],
         hint=state.get("hint"),
-        history=render_history(shown, int(state.get("round") or 1), listed=index.listed(SHOWN_LISTS)) if shown else "",
+        history=render_history(steps, int(state.get("round") or 1), listed=index.listed(SHOWN_LISTS)) if steps else "",
         step=step,
         max_steps=context.max_steps,
     )

@@ -21,7 +21,8 @@ FIELD_CHARS = 240
 def render_history(
     entries: Sequence[HistoryEntry], current_round: int, limit: int = MAX_ENTRIES, listed: Collection[str] = ()
 ) -> str:
-    """`listed`: the labels of the document lists the prompt's AVAILABLE DOCUMENTS shows, with their files; an entry
+    """The newest `limit` steps (older ones are left out without a word: the step numbers say there were more).
+    `listed`: the labels of the document lists the prompt's AVAILABLE DOCUMENTS shows, with their files; an entry
     in full whose list is one of them leaves it to that section (its label names the step). Repetition costs little:
     a detailed step whose objective or findings are those of the step above says so, and older one-line steps that
     did the same with the same outcome share one line ("steps 2–6"), which also reads as the repetition it is."""
@@ -46,8 +47,6 @@ def render_history(
             group = [entry]
             lines.append(_head(group, current_round))
         above = entry
-    if len(ordered) > limit:
-        lines.append(f"(… {len(ordered) - limit} older steps omitted)")
     return "\n".join(lines)
 
 

@@ -170,3 +170,14 @@ def test_a_grammar_bounds_free_text_so_a_repeating_model_ends_its_string() -> No
     with_documents = _branches(selection_shape(allowed_entries(), ["docList:input"]).schema)["ai.process"]
     assert with_documents["properties"]["requiredInputDocuments"]["maxItems"] == 5
     assert "maxLength" not in str(shape.strict_schema)  # OpenAI's strict mode takes no string bounds
+
+
+def test_the_shared_argument_schema_is_left_as_the_tool_declares_it() -> None:
+    """`CatalogEntry.json_schema` is built once and shared by every step: a shape that trimmed it in place would
+    change what every later Stage 2 is shown."""
+    from nodes.arguments import stage2_fields
+
+    for entry in allowed_entries():
+        fields = stage2_fields(selection(action=entry.display_name, parametersSchema={"fields": []}), entry)
+        parameters_shape(entry, fields)
+        assert entry.json_schema == entry.args_schema.model_json_schema(), entry.display_name
