@@ -237,6 +237,12 @@ class Scenario:
     fault: str
     prompt: str
     script: Callable[[ScriptedLLM], Any]
+    #: Whether a request that fits one call is answered by the bare call first (issue 29). Off for the suite: its
+    #: scenarios measure how the loop recovers, and the bare call would answer "List the first 20 prime numbers"
+    #: before Stage 1 could pick an invalid action or answer malformed JSON.
+    direct: bool = False
+    #: What the delivered answer must contain (the direct path has no judge to say so).
+    delivers: str = ""
 
 
 SCENARIOS = (
@@ -247,6 +253,15 @@ SCENARIOS = (
     Scenario("malformed JSON (Stage 1)", "prose instead of JSON, once", SMALL_PROMPT, script_garbage_once),
     Scenario("malformed JSON (Stage 2)", "truncated JSON, once", SMALL_PROMPT, script_truncated_once),
 )
+#: The bare call first, as users meet it: the same wrong-language model answering a request that fits one call.
+DIRECT = Scenario(
+    "wrong language, answered directly",
+    "German asked, English delivered",
+    LANGUAGE_PROMPT,
+    script_language,
+    direct=True,
+    delivers="Heimspeicher",
+)
 
 
 # --- running and measuring ---------------------------------------------------------------------------------------
@@ -256,6 +271,8 @@ SCENARIOS = (
 class RunResult:
     status: str
     stop_reason: str
+    answer: str
+    calls: int  # model requests of the run
     attempts: list[tuple[int, str, bool]]  # (step, fingerprint of action+parameters, met)
     steps: int
     rejected: int  # Stage-1/Stage-2 answers paor rejected and asked again
@@ -314,6 +331,8 @@ def run_once(graph: Any, llm: ScriptedLLM, context: Any, prompt: str, thread: st
     return RunResult(
         status=str(out.get("status")),
         stop_reason=str(out.get("stop_reason")),
+        answer=str(out.get("answer") or ""),
+        calls=len(llm.requests) - before,
         attempts=attempts,
         steps=max((int(h["step"]) for h in history), default=0),
         rejected=_rejections(llm.requests[before:]),
@@ -338,6 +357,7 @@ def run_scenario(scenario: Scenario, learning: bool) -> tuple[RunResult, RunResu
             max_retries=0,
             max_steps=MAX_STEPS,
             learning=learning,
+            direct_answer=scenario.direct,
             store_dir=str(root / "store"),
             documents_dir=str(root / "docs"),
         )
@@ -347,10 +367,10 @@ def run_scenario(scenario: Scenario, learning: bool) -> tuple[RunResult, RunResu
     return first, second
 
 
-def run_all() -> list[ScenarioResult]:
+def run_all(scenarios: tuple[Scenario, ...] = (*SCENARIOS, DIRECT)) -> list[ScenarioResult]:
     prepare_environment(tempdir("recovery-env"))
     results = []
-    for scenario in SCENARIOS:
+    for scenario in scenarios:
         result = ScenarioResult(scenario)
         for learning in (True, False):
             result.runs[learning] = run_scenario(scenario, learning)
@@ -366,6 +386,7 @@ def _share(values: list[bool]) -> float:
 
 
 def summary(results: list[ScenarioResult]) -> dict[str, float]:
+    results = [r for r in results if not r.scenario.direct]
     first_on = [r.runs[True][0] for r in results]
     first_off = [r.runs[False][0] for r in results]
     second_on = [r.runs[True][1] for r in results]
@@ -399,7 +420,7 @@ def table(results: list[ScenarioResult]) -> str:
         "| run 2 first-action success, learning on | learning off | run 2 repeats run-1 failures, on / off |",
         "|---|---|---|---:|---:|---:|---|---|---|",
     ]
-    for r in results:
+    for r in (r for r in results if not r.scenario.direct):
         first, second = r.runs[True]
         _, second_off = r.runs[False]
         first_off = r.runs[False][0]
@@ -426,6 +447,32 @@ def table(results: list[ScenarioResult]) -> str:
         "First-action success: the model's first Stage-1 answer was accepted and its action met the criteria. "
         "Failed = the criteria were not met (outcome failed or progress).",
     ]
+    direct = [r for r in results if r.scenario.direct]
+    return "\n".join(lines + (["", direct_table(direct)] if direct else []))
+
+
+def right_first_time(scenario: Scenario, run: RunResult) -> bool:
+    """A direct run whose one model call delivered what was asked, with no check failing."""
+    return run.calls == 1 and run.status != "incomplete" and scenario.delivers in run.answer
+
+
+def direct_table(results: list[ScenarioResult]) -> str:
+    """The bare call first: run 1 recovers by the retry the failed check asks for, run 2 (same store) is right the
+    first time where learning kept the note that fixed it."""
+    lines = [
+        "| direct answer | run 1 | model calls | delivered what was asked | run 2, learning on: calls, right the first "
+        "time | learning off |",
+        "|---|---|---:|---|---|---|",
+    ]
+    for r in results:
+        first, second = r.runs[True]
+        second_off = r.runs[False][1]
+        delivered = "yes" if r.scenario.delivers in first.answer else "no"
+        lines.append(
+            f"| {r.scenario.name} | {first.status} | {first.calls} | {delivered} "
+            f"| {second.calls}, {'yes' if right_first_time(r.scenario, second) else 'no'} "
+            f"| {second_off.calls}, {'yes' if right_first_time(r.scenario, second_off) else 'no'} |"
+        )
     return "\n".join(lines)
 
 
@@ -433,10 +480,18 @@ def verdicts(results: list[ScenarioResult]) -> list[str]:
     s = summary(results)
     met = "MET" if s["success"] >= TARGET_SUCCESS else "NOT MET"
     first = "MET" if s["first_on"] >= TARGET_FIRST_ACTION else "NOT MET"
+    direct = [
+        f"{r.scenario.name}: run 1 delivers what was asked: {r.scenario.delivers in r.runs[True][0].answer}; "
+        f"run 2 right the first time with learning: {right_first_time(r.scenario, r.runs[True][1])} "
+        f"(without: {right_first_time(r.scenario, r.runs[False][1])})"
+        for r in results
+        if r.scenario.direct
+    ]
     return [
         f"recovery suite success ≥ 90 %: {s['success']:.0%} of {s['scenarios']:.0f} scenarios → {met}",
         f"second-run first-action success ≥ 90 % with learning: {s['first_on']:.0%} (without learning: "
         f"{s['first_off']:.0%}) → {first}",
+        *direct,
     ]
 
 

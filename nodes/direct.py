@@ -26,6 +26,7 @@ from graph.state import State
 from nodes.arguments import prepare_arguments
 from nodes.chat import earlier_turns
 from nodes.common import STEP_RESET, intent_of
+from nodes.direct_lessons import learned_note
 from nodes.expected import expected_number, first_primes
 from prompts.render import bare_messages
 from prompts.templates import clip
@@ -119,9 +120,18 @@ def bare_call(state: State, context: Context, text: str) -> list[BaseMessage]:
     return bare_messages(earlier_turns(state), text, context.system_prompt)
 
 
+def first_note(state: State, runtime: Runtime[Context], context: Context, intent: Intent) -> str | None:
+    """What the first call carries besides the user's words: nothing, unless learning showed that this endpoint's
+    bare answers fail a check the note fixes (nodes/direct_lessons.py) — and never a language paor only guessed."""
+    if not context.learning or state.get("language_sure") is False:
+        return None
+    return learned_note(runtime.store, intent)
+
+
 def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[str, Any]:
     """The step as ai.process over the request itself; no model call here (act makes the one call). The first
-    attempt's prompt is the request as the user wrote it; the second carries the retry's note after it."""
+    attempt's prompt is the request as the user wrote it (with a learned note, if any); the second carries the
+    retry's note after it."""
     context = context_of(runtime)
     intent = intent_of(state)
     request = str(state["prompt"])
@@ -133,6 +143,7 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
         actionObjective=f"Answer the request directly: {clip(request, 200)}",
         learnings=[],
     )
-    task = request if step == 1 else f"{request}\n\n{retry_note(state, request, intent)}"
+    note = retry_note(state, request, intent) if step > 1 else first_note(state, runtime, context, intent)
+    task = f"{request}\n\n{note}" if note else request
     arguments = prepare_arguments(entry, {"aiPrompt": task}, selection, intent, context)
     return {**STEP_RESET, "step": step, "selection": dump(selection), "parameters": arguments}

@@ -6,14 +6,16 @@ import json
 from typing import Any, Literal
 
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from graph.context import Context
 from graph.instrument import context_of
 from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation
 from graph.services import Services
 from graph.state import State
-from nodes import history_log
+from nodes import direct_lessons, history_log
 from nodes.common import intent_of
+from nodes.direct import answering_directly
 from nodes.placeholders import is_placeholder
 from nodes.repeats import repeat_lesson, same_as_earlier
 from nodes.strategies import record
@@ -41,7 +43,8 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     outcome = outcome_of(result, validation)
     issue = validation.issues[0] if validation.issues else (result.error or "criteria not met")
     advice = validation.improvementSuggestions[0] if validation.improvementSuggestions else ""
-    repeated = same_as_earlier(history_log.current_round(state, runtime), result.documents)
+    earlier = history_log.current_round(state, runtime)
+    repeated = same_as_earlier(earlier, result.documents)
     if repeated is not None and outcome != "met":  # no progress: never run again (nodes/repeats.py)
         outcome, issue, advice = "failed", repeat_lesson(repeated), ""
     lesson = {
@@ -56,6 +59,8 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     learns = learns and result.called
     if context.learning and runtime.store is not None and outcome != "progress" and learns:
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
+    if context.learning and runtime.store is not None and answering_directly(state, step):
+        learn_direct(runtime.store, state, step, validation, earlier)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),
         step=step,
@@ -76,6 +81,26 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     )
     learnings = [*(state.get("learnings") or []), lesson][-MAX_LEARNINGS:]
     return {**history_log.record(state, runtime, entry), "learnings": learnings}
+
+
+def learn_direct(
+    store: BaseStore, state: State, step: int, validation: ContentValidation, earlier: list[HistoryEntry]
+) -> None:
+    """A direct attempt's outcome on the checks whose advice a later bare call can be given (nodes/direct_lessons):
+    how the first call fared, with or without a learned note, and a retry that the advice alone fixed."""
+    added = str((state.get("parameters") or {}).get("aiPrompt") or "").removeprefix(str(state["prompt"])).strip()
+    first = next((e for e in earlier if e.step == 1), None)
+    for check in direct_lessons.LEARNABLE:
+        passed, failed = check in validation.checksPassed, check in validation.checksFailed
+        if step == 1 and (passed or failed):
+            kind: direct_lessons.Kind
+            if added:
+                kind = "noted_passed" if passed else "noted_failed"
+            else:
+                kind = "bare_passed" if passed else "bare_failed"
+            direct_lessons.record(store, intent_of(state), check, kind)
+        elif step > 1 and passed and added and first is not None and first.checksFailed == [check]:
+            direct_lessons.record(store, intent_of(state), check, "fixed", added)
 
 
 def outcome_of(result: ActionResult, validation: ContentValidation) -> Literal["met", "progress", "failed"]:

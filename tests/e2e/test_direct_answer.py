@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessageChunk
 from graph.builder import build_graph
 from graph.context import Context
 from graph.schemas import HistoryEntry, Intent
+from nodes.direct_lessons import record as record_direct
 from nodes.strategies import recall
 from tests.support.isolation import needs_isolation
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
@@ -173,3 +174,63 @@ def test_the_second_direct_answer_streams_too(
         if isinstance(message, AIMessageChunk) and message.content
     )
     assert streamed == "It is 13.Twelve times eleven is 132."
+
+
+GERMAN_REQUEST = "Fasse die wichtigsten Vorteile von Heimspeichern für Solarstrom in einem kurzen Absatz zusammen."
+GERMAN_INTENT = {**ANSWER_INTENT, "successCriteria": ["written in German"], "language": "de"}
+ENGLISH = (
+    "Home batteries store the surplus solar power of the day for the evening, which raises self-consumption and "
+    "lowers the bill; they keep essential devices running during outages and ease the grid at peak times."
+)
+GERMAN = (
+    "Heimspeicher speichern den überschüssigen Solarstrom des Tages für den Abend. Dadurch steigt der Eigenverbrauch, "
+    "die Stromrechnung sinkt, wichtige Geräte laufen bei einem Stromausfall weiter und das Netz wird entlastet."
+)
+LANGUAGE_NOTE = "Write the deliverable in language 'de'."
+
+
+def _answers_german_when_told(scripted_llm: ScriptedLLM) -> None:
+    """A model whose bare answer to a German request is English, and German once the prompt names the language."""
+    scripted_llm.on("Intent", json.dumps(GERMAN_INTENT))
+    scripted_llm.on("text", lambda request: GERMAN if "language 'de'" in request.text else ENGLISH)
+
+
+def test_a_language_the_bare_call_missed_is_named_in_the_first_call_of_the_next_run(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    _answers_german_when_told(scripted_llm)
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    first = _run(graph, context, GERMAN_REQUEST, "run-1")
+    assert first["answer"] == GERMAN  # the retry named the language and passed the check the bare answer failed
+    retried = f"{GERMAN_REQUEST}\n\n{LANGUAGE_NOTE}"
+    assert [r.text for r in scripted_llm.requests_for("text")] == [GERMAN_REQUEST, retried]
+
+    before = len(scripted_llm.requests)
+    second = _run(graph, context, GERMAN_REQUEST, "run-2")
+    calls = scripted_llm.requests[before:]
+    assert second["answer"] == GERMAN
+    assert [r.route for r in calls] == ["text"]  # right the first time: no retry
+    assert calls[0].text == retried
+
+
+def test_without_learning_or_once_the_bare_call_gets_the_language_right_the_first_call_is_bare_again(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    _answers_german_when_told(scripted_llm)
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    _run(graph, context, GERMAN_REQUEST, "run-1")
+
+    before = len(scripted_llm.requests)
+    _run(graph, replace(context, learning=False), GERMAN_REQUEST, "unlearned")
+    assert scripted_llm.requests_for("text")[-2].text == GERMAN_REQUEST  # learning off: the bare call, then the retry
+    assert len(scripted_llm.requests) - before == 2
+
+    for _ in range(2):  # two bare German answers outweigh the one English: the note is not worth sending
+        _record_bare(store, passed=True)
+    before = len(scripted_llm.requests)
+    _run(graph, context, GERMAN_REQUEST, "run-3")
+    assert scripted_llm.requests[before].text == GERMAN_REQUEST
+
+
+def _record_bare(store: Any, *, passed: bool) -> None:
+    record_direct(store, Intent.model_validate(GERMAN_INTENT), "language", "bare_passed" if passed else "bare_failed")
