@@ -113,9 +113,11 @@ class Intent(Protocol):
     @field_validator("language")
     @classmethod
     def _short_language(cls, value: str) -> str:
-        """Models answer 'de', 'de-CH' or 'German'; keep the ISO 639-1 code."""
+        """Models answer 'de', 'de-CH' or 'German'; keep the ISO 639-1 code (letters only: it names a store
+        namespace of what direct answers learned, nodes/direct_lessons.py)."""
         text = value.strip().lower()
-        return _LANGUAGE_NAMES.get(text) or text.replace("_", "-").split("-")[0][:2] or "en"
+        code = _LANGUAGE_NAMES.get(text) or text.replace("_", "-").split("-")[0][:2]
+        return code if code.isalpha() else "en"
 
 
 # --- Stage 1: action selection ----------------------------------------------------------------------------------

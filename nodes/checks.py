@@ -545,9 +545,14 @@ def _check_language(intent: Intent, text: str, report: CheckReport, *, sure: boo
             "language",
             ok,
             f"written in {detected}" + ("" if ok else f", not {intent.language}"),
-            "" if ok else f"Write the deliverable in language '{intent.language}'.",
+            "" if ok else language_advice(intent.language),
         )
     )
+
+
+def language_advice(language: str) -> str:
+    """What an answer in the wrong language is told (and what a first call learns to carry, nodes/direct_lessons)."""
+    return f"Write the deliverable in language '{language}'."
 
 
 def _assign_verdicts(intent: Intent, report: CheckReport) -> None:

@@ -4,12 +4,14 @@ The bare call carries the user's words only (issue 29). When it fails a check wh
 request (the answer's language) and the retry that carried that advice passes it, the advice is worth giving at
 once next time — but only while the evidence says so: the bare call failed that check more often than it passed it,
 and the first calls that carried the note passed it at least as often as they failed it. Every outcome is its own
-store item (a fresh key), as for strategies: the store has no compare-and-set.
+store item (a fresh key), as for strategies: the store has no compare-and-set. The store keeps outcomes only; the
+note is the check's own advice, written by code, so nothing a run stored is ever sent as prompt text.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Literal
 from uuid import uuid4
@@ -17,17 +19,18 @@ from uuid import uuid4
 from langgraph.store.base import BaseStore
 
 from graph.schemas import Intent
+from nodes.checks import language_advice
 
 NAMESPACE = ("paor", "direct")
 #: Checks whose advice holds for every request in the intent's language, not just the one that failed.
-LEARNABLE = ("language",)
+ADVICE: dict[str, Callable[[Intent], str]] = {"language": lambda intent: language_advice(intent.language)}
 MAX_OUTCOMES = 1000
 Kind = Literal["bare_passed", "bare_failed", "noted_passed", "noted_failed", "fixed"]
 
 
-def record(store: BaseStore, intent: Intent, check: str, kind: Kind, note: str = "") -> None:
+def record(store: BaseStore, intent: Intent, check: str, kind: Kind) -> None:
     """One outcome of `check` for a direct answer in the intent's language."""
-    outcome = {"check": check, "kind": kind, "note": note, "at": datetime.now(UTC).isoformat(timespec="microseconds")}
+    outcome = {"check": check, "kind": kind, "at": datetime.now(UTC).isoformat(timespec="microseconds")}
     store.put((*NAMESPACE, intent.language), uuid4().hex, outcome)
 
 
@@ -36,11 +39,9 @@ def learned_note(store: BaseStore | None, intent: Intent) -> str | None:
     if store is None:
         return None
     outcomes = [item.value for item in store.search((*NAMESPACE, intent.language), limit=MAX_OUTCOMES)]
-    for check in LEARNABLE:
-        mine = sorted((o for o in outcomes if o.get("check") == check), key=lambda o: str(o.get("at", "")))
-        counts = Counter(str(o.get("kind")) for o in mine)
-        fixes = [str(o.get("note") or "") for o in mine if o.get("kind") == "fixed" and o.get("note")]
+    for check, advice in ADVICE.items():
+        counts = Counter(str(o.get("kind")) for o in outcomes if o.get("check") == check)
         helps = counts["bare_failed"] > counts["bare_passed"] and counts["noted_passed"] >= counts["noted_failed"]
-        if fixes and helps:
-            return fixes[-1]
+        if counts["fixed"] and helps:
+            return advice(intent)
     return None

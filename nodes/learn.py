@@ -90,7 +90,7 @@ def learn_direct(
     how the first call fared, with or without a learned note, and a retry that the advice alone fixed."""
     added = str((state.get("parameters") or {}).get("aiPrompt") or "").removeprefix(str(state["prompt"])).strip()
     first = next((e for e in earlier if e.step == 1), None)
-    for check in direct_lessons.LEARNABLE:
+    for check in direct_lessons.ADVICE:
         passed, failed = check in validation.checksPassed, check in validation.checksFailed
         if step == 1 and (passed or failed):
             kind: direct_lessons.Kind
@@ -100,7 +100,7 @@ def learn_direct(
                 kind = "bare_passed" if passed else "bare_failed"
             direct_lessons.record(store, intent_of(state), check, kind)
         elif step > 1 and passed and added and first is not None and first.checksFailed == [check]:
-            direct_lessons.record(store, intent_of(state), check, "fixed", added)
+            direct_lessons.record(store, intent_of(state), check, "fixed")
 
 
 def outcome_of(result: ActionResult, validation: ContentValidation) -> Literal["met", "progress", "failed"]:

@@ -57,7 +57,7 @@ def test_a_retry_told_something_else_besides_teaches_no_note() -> None:
 def test_the_note_is_sent_only_while_it_helps_more_than_the_bare_call_would() -> None:
     store = InMemoryStore()
     record(store, GERMAN, "language", "bare_failed")
-    record(store, GERMAN, "language", "fixed", NOTE)
+    record(store, GERMAN, "language", "fixed")
     assert learned_note(store, GERMAN) == NOTE
     record(store, GERMAN, "language", "noted_failed")  # the note did not help the next first call
     assert learned_note(store, GERMAN) is None
@@ -71,7 +71,7 @@ def test_the_note_is_sent_only_while_it_helps_more_than_the_bare_call_would() ->
 def test_a_language_paor_only_guessed_never_gets_the_learned_note(offline_context: Context) -> None:
     store = InMemoryStore()
     record(store, GERMAN, "language", "bare_failed")
-    record(store, GERMAN, "language", "fixed", NOTE)
+    record(store, GERMAN, "language", "fixed")
     sure = {"language_sure": True}
     assert first_note(sure, runtime(offline_context, store), offline_context, GERMAN) == NOTE  # type: ignore[arg-type]
     guessed = {"language_sure": False}

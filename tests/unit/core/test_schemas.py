@@ -91,7 +91,9 @@ def test_intent_language_is_normalised_to_a_two_letter_code() -> None:
     assert Intent(dataType="text", expectedFormat="markdown", language=" DE-ch ").language == "de"
 
 
-@pytest.mark.parametrize(("given", "code"), [("German", "de"), ("de-CH", "de"), ("fr_FR", "fr"), ("en", "en")])
+@pytest.mark.parametrize(
+    ("given", "code"), [("German", "de"), ("de-CH", "de"), ("fr_FR", "fr"), ("en", "en"), ("..", "en"), ("", "en")]
+)
 def test_intent_language_names_and_regions_become_iso_codes(given: str, code: str) -> None:
     assert Intent(dataType="text", expectedFormat="markdown", language=given).language == code
 
