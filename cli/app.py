@@ -588,20 +588,25 @@ def strategies(
     from cli.view import print_strategies
     from graph.persistence import database_errors, open_persistence
     from graph.schemas import Strategy
+    from nodes.direct_lessons import learned_notes
     from nodes.strategies import NAMESPACE as STRATEGIES
 
     learned: list[Strategy] = []
+    notes: dict[str, str] = {}
     with bad_input_exits():
         if _database_exists(db):
             with database_errors(db), open_persistence(db) as (_, store):
                 items = store.search(STRATEGIES, limit=1000)
+                notes = learned_notes(store) if pattern is None else {}
             learned = [Strategy.model_validate(item.value) for item in items]
     learned = [s for s in learned if pattern is None or pattern in s.pattern]
     learned.sort(key=lambda s: (s.successRate, s.attempts), reverse=True)
-    if not learned:
+    if not learned and not notes:
         _stdout().print(_text("no strategies learned yet" + (f" for {pattern!r}" if pattern else "")))
         return
     print_strategies(_stdout(), learned)
+    for language, note in notes.items():
+        _stdout().print(_text(f"direct answers in {language!r}: the first call adds {note!r}"))
 
 
 def _database_exists(db: str | None) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 from uuid import uuid4
 
 from langgraph.store.base import BaseStore
@@ -22,8 +22,8 @@ from graph.schemas import Intent
 from nodes.checks import language_advice
 
 NAMESPACE = ("paor", "direct")
-#: Checks whose advice holds for every request in the intent's language, not just the one that failed.
-ADVICE: dict[str, Callable[[Intent], str]] = {"language": lambda intent: language_advice(intent.language)}
+#: Checks whose advice holds for every request in a language (the argument), not just the one that failed.
+ADVICE: dict[str, Callable[[str], str]] = {"language": language_advice}
 MAX_OUTCOMES = 1000
 Kind = Literal["bare_passed", "bare_failed", "noted_passed", "noted_failed", "fixed"]
 
@@ -39,9 +39,22 @@ def learned_note(store: BaseStore | None, intent: Intent) -> str | None:
     if store is None:
         return None
     outcomes = [item.value for item in store.search((*NAMESPACE, intent.language), limit=MAX_OUTCOMES)]
+    return _note(intent.language, outcomes)
+
+
+def learned_notes(store: BaseStore) -> dict[str, str]:
+    """Every language's learned note (for `paor strategies`)."""
+    by_language: dict[str, list[dict[str, Any]]] = {}
+    for item in store.search(NAMESPACE, limit=MAX_OUTCOMES):
+        by_language.setdefault(item.namespace[-1], []).append(item.value)
+    notes = {language: _note(language, outcomes) for language, outcomes in sorted(by_language.items())}
+    return {language: note for language, note in notes.items() if note}
+
+
+def _note(language: str, outcomes: list[dict[str, Any]]) -> str | None:
     for check, advice in ADVICE.items():
         counts = Counter(str(o.get("kind")) for o in outcomes if o.get("check") == check)
         helps = counts["bare_failed"] > counts["bare_passed"] and counts["noted_passed"] >= counts["noted_failed"]
         if counts["fixed"] and helps:
-            return advice(intent)
+            return advice(language)
     return None

@@ -57,3 +57,20 @@ def test_strategies_before_any_run_creates_no_database(paor: Invoke, isolated_ho
     assert result.exit_code == 0
     assert result.stdout.strip() == "no strategies learned yet"
     assert not (isolated_home / "paor.sqlite").exists()
+
+
+def test_strategies_show_the_note_direct_answers_learned(scripted_llm: ScriptedLLM, paor: Invoke) -> None:
+    request = "Fasse die wichtigsten Vorteile von Heimspeichern für Solarstrom in einem kurzen Absatz zusammen."
+    english = (
+        "Home batteries store the surplus solar power of the day for the evening, which raises self-consumption "
+        "and lowers the bill; they keep essential devices running during outages and ease the grid at peak times."
+    )
+    german = (
+        "Heimspeicher speichern den überschüssigen Solarstrom des Tages für den Abend. Dadurch steigt der "
+        "Eigenverbrauch, die Stromrechnung sinkt und wichtige Geräte laufen bei einem Stromausfall weiter."
+    )
+    scripted_llm.on("text", lambda r: german if "language 'de'" in r.text else english)
+    assert paor("run", request).exit_code == 0
+
+    out = paor("strategies").stdout
+    assert "direct answers in 'de': the first call adds \"Write the deliverable in language 'de'.\"" in out
