@@ -28,10 +28,11 @@ MAX_OUTCOMES = 1000
 Kind = Literal["bare_passed", "bare_failed", "noted_passed", "noted_failed", "fixed"]
 
 
-def record(store: BaseStore, intent: Intent, check: str, kind: Kind) -> None:
-    """One outcome of `check` for a direct answer in the intent's language."""
+def record(store: BaseStore, intent: Intent, check: str, kind: Kind, step: str | None = None) -> None:
+    """One outcome of `check` for a direct answer in the intent's language; `step` (thread, round and step) makes
+    a node re-run after a crash write the same item again instead of counting the outcome twice."""
     outcome = {"check": check, "kind": kind, "at": datetime.now(UTC).isoformat(timespec="microseconds")}
-    store.put((*NAMESPACE, intent.language), uuid4().hex, outcome)
+    store.put((*NAMESPACE, intent.language), f"{step}/{check}" if step else uuid4().hex, outcome)
 
 
 def learned_note(store: BaseStore | None, intent: Intent) -> str | None:

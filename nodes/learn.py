@@ -60,7 +60,10 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     if context.learning and runtime.store is not None and outcome != "progress" and learns:
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
     if context.learning and runtime.store is not None and answering_directly(state, step):
-        learn_direct(runtime.store, state, step, validation, earlier)
+        info = runtime.execution_info
+        thread = info.thread_id if info is not None else None
+        at = f"{thread}/{state.get('round') or 1}/{step}" if thread else None
+        learn_direct(runtime.store, state, step, validation, earlier, at)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),
         step=step,
@@ -84,7 +87,12 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
 
 
 def learn_direct(
-    store: BaseStore, state: State, step: int, validation: ContentValidation, earlier: list[HistoryEntry]
+    store: BaseStore,
+    state: State,
+    step: int,
+    validation: ContentValidation,
+    earlier: list[HistoryEntry],
+    at: str | None = None,
 ) -> None:
     """A direct attempt's outcome on the checks whose advice a later bare call can be given (nodes/direct_lessons):
     how the first call fared, with or without a learned note, and a retry that the advice alone fixed."""
@@ -98,9 +106,9 @@ def learn_direct(
                 kind = "noted_passed" if passed else "noted_failed"
             else:
                 kind = "bare_passed" if passed else "bare_failed"
-            direct_lessons.record(store, intent_of(state), check, kind)
+            direct_lessons.record(store, intent_of(state), check, kind, at)
         elif step > 1 and passed and added and first is not None and first.checksFailed == [check]:
-            direct_lessons.record(store, intent_of(state), check, "fixed")
+            direct_lessons.record(store, intent_of(state), check, "fixed", at)
 
 
 def outcome_of(result: ActionResult, validation: ContentValidation) -> Literal["met", "progress", "failed"]:

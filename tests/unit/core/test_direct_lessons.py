@@ -34,7 +34,7 @@ def _step(
         checksFailed=failed,
     )
     earlier = [HistoryEntry(round=1, step=1, checksFailed=first_failed)] if step > 1 else []
-    learn_direct(store, state, step, validation, earlier)  # type: ignore[arg-type]
+    learn_direct(store, state, step, validation, earlier, f"thread/1/{step}")  # type: ignore[arg-type]
 
 
 def test_a_retry_that_the_language_advice_alone_fixed_is_learned_with_the_note_it_carried() -> None:
@@ -76,3 +76,10 @@ def test_a_language_paor_only_guessed_never_gets_the_learned_note(offline_contex
     assert first_note(sure, runtime(offline_context, store), offline_context, GERMAN) == NOTE  # type: ignore[arg-type]
     guessed = {"language_sure": False}
     assert first_note(guessed, runtime(offline_context, store), offline_context, GERMAN) is None  # type: ignore[arg-type]
+
+
+def test_a_step_learned_again_after_a_crash_counts_once() -> None:
+    store = InMemoryStore()
+    for _ in range(2):  # learn re-runs when the process died before its checkpoint was written
+        _step(store, 1, REQUEST, [], ["language"], [])
+    assert _outcomes(store) == ["bare_failed"]
