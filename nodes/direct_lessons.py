@@ -4,8 +4,9 @@ The bare call carries the user's words only (issue 29). When it fails a check wh
 request (the answer's language) and the retry that carried that advice passes it, the advice is worth giving at
 once next time — but only while the evidence says so: the bare call failed that check more often than it passed it,
 and the first calls that carried the note passed it at least as often as they failed it. Every outcome is its own
-store item (a fresh key), as for strategies: the store has no compare-and-set. The store keeps outcomes only; the
-note is the check's own advice, written by code, so nothing a run stored is ever sent as prompt text.
+store item (keyed by its thread, round and step), as for strategies: the store has no compare-and-set. The store
+keeps outcomes only; the note is the check's own advice, written by code, so nothing a run stored is ever sent as
+prompt text.
 """
 
 from __future__ import annotations
