@@ -226,11 +226,7 @@ def test_without_learning_or_once_the_bare_call_gets_the_language_right_the_firs
     assert len(scripted_llm.requests) - before == 2
 
     for _ in range(2):  # two bare German answers outweigh the one English: the note is not worth sending
-        _record_bare(store, passed=True)
+        record_direct(store, Intent.model_validate(GERMAN_INTENT), "language", "bare_passed")
     before = len(scripted_llm.requests)
     _run(graph, context, GERMAN_REQUEST, "run-3")
     assert scripted_llm.requests[before].text == GERMAN_REQUEST
-
-
-def _record_bare(store: Any, *, passed: bool) -> None:
-    record_direct(store, Intent.model_validate(GERMAN_INTENT), "language", "bare_passed" if passed else "bare_failed")
