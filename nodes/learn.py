@@ -43,7 +43,8 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     outcome = outcome_of(result, validation)
     issue = validation.issues[0] if validation.issues else (result.error or "criteria not met")
     advice = validation.improvementSuggestions[0] if validation.improvementSuggestions else ""
-    earlier = history_log.current_round(state, runtime)
+    # A re-run after a crash finds this step's own entry in the store: it is not an earlier step.
+    earlier = [e for e in history_log.current_round(state, runtime) if e.step < step]
     repeated = same_as_earlier(earlier, result.documents)
     if repeated is not None and outcome != "met":  # no progress: never run again (nodes/repeats.py)
         outcome, issue, advice = "failed", repeat_lesson(repeated), ""
@@ -57,12 +58,12 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     # paor could not call (its configuration, registration, connection, refused arguments) did not fail at its job.
     learns = (outcome == "failed" or validation.verified) and repeated is None and not placeholder_approach(arguments)
     learns = learns and result.called
+    info = runtime.execution_info
+    thread = info.thread_id if info is not None else None
+    at = f"{thread}/{state.get('round') or 1}/{step}" if thread else None  # a re-run after a crash counts once
     if context.learning and runtime.store is not None and outcome != "progress" and learns:
-        record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue)
+        record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue, at)
     if context.learning and runtime.store is not None and answering_directly(state, step):
-        info = runtime.execution_info
-        thread = info.thread_id if info is not None else None
-        at = f"{thread}/{state.get('round') or 1}/{step}" if thread else None
         learn_direct(runtime.store, state, step, validation, earlier, at)
     entry = HistoryEntry(
         round=int(state.get("round") or 1),

@@ -1,9 +1,10 @@
 """Learned strategies in the LangGraph store.
 
-Every attempt is its own item (namespace ("paor", "attempts", pattern), a fresh key), so concurrent runs and
-workers never overwrite each other's counts — the store has no compare-and-set, and a read-modify-write counter
-lost increments under load. The strategy (namespace ("paor", "strategies", pattern), key "strategy") is the
-summary of those attempts: recomputed after each attempt, and recomputed from the attempts when recalled.
+Every attempt is its own item (namespace ("paor", "attempts", pattern), keyed by its thread, round and step), so
+concurrent runs and workers never overwrite each other's counts — the store has no compare-and-set, and a
+read-modify-write counter lost increments under load — and a learn node re-run after a crash counts once. The
+strategy (namespace ("paor", "strategies", pattern), key "strategy") is the summary of those attempts: recomputed
+after each attempt, and recomputed from the attempts when recalled.
 """
 
 from __future__ import annotations
@@ -53,8 +54,11 @@ def recall(store: BaseStore | None, intent: Intent, limit: int = 3) -> list[Stra
     return (found + related)[:limit]
 
 
-def record(store: BaseStore, intent: Intent, action: str, approach: str, success: bool, issue: str) -> Strategy:
-    """Count one attempt; keep what worked and what to avoid."""
+def record(
+    store: BaseStore, intent: Intent, action: str, approach: str, success: bool, issue: str, step: str | None = None
+) -> Strategy:
+    """Count one attempt; keep what worked and what to avoid. `step` (thread, round and step) makes a learn node
+    re-run after a crash write the same attempt again instead of counting it twice."""
     pattern = pattern_of(intent)
     attempt = {
         "action": action,
@@ -63,7 +67,7 @@ def record(store: BaseStore, intent: Intent, action: str, approach: str, success
         "issue": "" if success else issue,
         "at": datetime.now(UTC).isoformat(timespec="microseconds"),
     }
-    store.put((*ATTEMPTS, pattern), uuid4().hex, attempt)
+    store.put((*ATTEMPTS, pattern), step or uuid4().hex, attempt)
     strategy = summarize(pattern, _attempts(store, pattern))
     store.put((*NAMESPACE, pattern), KEY, dump(strategy))
     return strategy

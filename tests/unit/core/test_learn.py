@@ -258,3 +258,22 @@ def test_a_lesson_on_a_long_prompt_still_shows_stage_1_its_verdict(services: Ser
         max_steps=5,
     )[1].text
     assert "gave an intermediate result (regions are still missing)." in shown
+
+
+@pytest.mark.parametrize("met", [True, False])
+def test_a_learn_step_run_again_after_a_crash_counts_once_and_is_no_repeat_of_itself(
+    met: bool, services: Services, context: Context
+) -> None:
+    from dataclasses import replace
+
+    from langgraph.runtime import ExecutionInfo
+
+    store = InMemoryStore()
+    info = ExecutionInfo(checkpoint_id="c", checkpoint_ns="", task_id="learn", thread_id="t")
+    on_a_thread = replace(runtime(context, store), execution_info=info)
+    for _ in range(2):  # the process died after the store writes, before the checkpoint: learn runs again
+        update = learn(_step_state(met), on_a_thread, services)
+    lesson = update["learnings"][-1]
+    assert "byte-identical" not in lesson  # its own stored result is no earlier step's
+    assert ("met the criteria" if met else "delivered code") in lesson
+    assert _strategy(store).attempts == 1
