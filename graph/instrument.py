@@ -46,7 +46,7 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
         run = _run_key(runtime)
         if actions is not None:
             actions.hold(run)  # the graph's MCP sessions stay open while a run uses them
-        records, thread = services.records, _thread_of(runtime)
+        records, thread = services.records, thread_of(runtime)
         if records is not None and thread:  # the server: no node reads a document its thread has no record of
             records.vouch(thread, state, context_of(runtime))
         with get_usage_metadata_callback() as usage, extended_by(actions):
@@ -80,9 +80,11 @@ def _run_key(runtime: Runtime[Context]) -> str:
     return str(getattr(info, "thread_id", None) or getattr(info, "run_id", None) or "run")
 
 
-def _thread_of(runtime: Runtime[Context]) -> str | None:
-    info = runtime.execution_info
-    return str(info.thread_id) if info is not None and info.thread_id else None
+def thread_of(runtime: Runtime[Any]) -> str | None:
+    """The run's thread id; None without a checkpointer."""
+    info = getattr(runtime, "execution_info", None)
+    thread = getattr(info, "thread_id", None)
+    return str(thread) if thread else None
 
 
 def totals_of(record: TelemetryRecord) -> dict[str, Any]:

@@ -54,6 +54,11 @@ def answering_directly(state: State, step: int) -> bool:
     return bool(state.get("direct")) and step <= DIRECT_ATTEMPTS
 
 
+def added_note(state: State) -> str:
+    """What a direct attempt's prompt carries after the user's words (a retry's or a learned note)."""
+    return str((state.get("parameters") or {}).get("aiPrompt") or "").removeprefix(str(state["prompt"]))
+
+
 def fits_direct_answer(
     request: str, intent: Intent, context: Context, *, has_inputs: bool, has_own_tools: bool = False
 ) -> bool:

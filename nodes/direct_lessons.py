@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 from uuid import uuid4
 
 from langgraph.store.base import BaseStore
@@ -38,22 +38,20 @@ def record(store: BaseStore, intent: Intent, check: str, kind: Kind, step: str |
 
 def learned_note(store: BaseStore | None, intent: Intent) -> str | None:
     """The note the first direct call of a request in this language should carry, if the evidence says it helps."""
-    if store is None:
-        return None
-    outcomes = [item.value for item in store.search((*NAMESPACE, intent.language), limit=MAX_OUTCOMES)]
-    return _note(intent.language, outcomes)
+    return _note(store, intent.language) if store is not None else None
 
 
 def learned_notes(store: BaseStore) -> dict[str, str]:
     """Every language's learned note (for `paor strategies`)."""
-    by_language: dict[str, list[dict[str, Any]]] = {}
-    for item in store.search(NAMESPACE, limit=MAX_OUTCOMES):
-        by_language.setdefault(item.namespace[-1], []).append(item.value)
-    notes = {language: _note(language, outcomes) for language, outcomes in sorted(by_language.items())}
+    languages = sorted(
+        ns[-1] for ns in store.list_namespaces(prefix=NAMESPACE, max_depth=len(NAMESPACE) + 1, limit=1000)
+    )
+    notes = {language: _note(store, language) for language in languages}
     return {language: note for language, note in notes.items() if note}
 
 
-def _note(language: str, outcomes: list[dict[str, Any]]) -> str | None:
+def _note(store: BaseStore, language: str) -> str | None:
+    outcomes = [item.value for item in store.search((*NAMESPACE, language), limit=MAX_OUTCOMES)]
     for check, advice in ADVICE.items():
         counts = Counter(str(o.get("kind")) for o in outcomes if o.get("check") == check)
         helps = counts["bare_failed"] > counts["bare_passed"] and counts["noted_passed"] >= counts["noted_failed"]

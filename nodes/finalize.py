@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 
 from graph.context import Context
 from graph.errors import PaorError
-from graph.instrument import context_of
+from graph.instrument import context_of, thread_of
 from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
 from graph.services import Services
 from graph.state import State
@@ -71,8 +71,7 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
 
 def _locator(services: Services, runtime: Runtime[Context]) -> Callable[[DocumentRef], str] | None:
     """Where a server client downloads a document of this thread; None outside the server."""
-    info = runtime.execution_info
-    thread_id = info.thread_id if info is not None else None
+    thread_id = thread_of(runtime)
     links = services.links
     if links is None or not thread_id:
         return None

@@ -19,6 +19,7 @@ from langgraph.store.base import BaseStore
 from langgraph.types import Overwrite
 
 from graph import history_store
+from graph.instrument import thread_of
 from graph.schemas import HistoryEntry, dump
 from graph.state import State
 from prompts.history import MAX_ENTRIES
@@ -32,11 +33,10 @@ WINDOW = MAX_ENTRIES  # as many as Stage 1 renders
 
 def _log(runtime: Runtime[Any]) -> tuple[BaseStore, str] | None:
     """The store and the thread id, when the run has both."""
-    info = getattr(runtime, "execution_info", None)
-    thread = getattr(info, "thread_id", None)
+    thread = thread_of(runtime)
     if runtime.store is None or not thread:
         return None
-    return runtime.store, str(thread)
+    return runtime.store, thread
 
 
 def window_of(state: State) -> list[HistoryEntry]:

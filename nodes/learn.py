@@ -9,13 +9,13 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from graph.context import Context
-from graph.instrument import context_of
+from graph.instrument import context_of, thread_of
 from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation
 from graph.services import Services
 from graph.state import State
 from nodes import direct_lessons, history_log
 from nodes.common import intent_of
-from nodes.direct import answering_directly
+from nodes.direct import added_note, answering_directly
 from nodes.placeholders import is_placeholder
 from nodes.repeats import repeat_lesson, same_as_earlier
 from nodes.strategies import record
@@ -58,8 +58,7 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
     # paor could not call (its configuration, registration, connection, refused arguments) did not fail at its job.
     learns = (outcome == "failed" or validation.verified) and repeated is None and not placeholder_approach(arguments)
     learns = learns and result.called
-    info = runtime.execution_info
-    thread = info.thread_id if info is not None else None
+    thread = thread_of(runtime)
     at = f"{thread}/{state.get('round') or 1}/{step}" if thread else None  # a re-run after a crash counts once
     if context.learning and runtime.store is not None and outcome != "progress" and learns:
         record(runtime.store, intent_of(state), selection.action, approach, outcome == "met", issue, at)
@@ -97,7 +96,7 @@ def learn_direct(
 ) -> None:
     """A direct attempt's outcome on the checks whose advice a later bare call can be given (nodes/direct_lessons):
     how the first call fared, with or without a learned note, and a retry that the advice alone fixed."""
-    added = str((state.get("parameters") or {}).get("aiPrompt") or "").removeprefix(str(state["prompt"])).strip()
+    added = added_note(state).strip()
     first = next((e for e in earlier if e.step == 1), None)
     for check in direct_lessons.ADVICE:
         passed, failed = check in validation.checksPassed, check in validation.checksFailed

@@ -35,7 +35,7 @@ from graph.state import State
 from nodes.ahead import start, worth_asking
 from nodes.checks import CheckReport, check_complete, run_checks
 from nodes.common import intent_of
-from nodes.direct import answering_directly
+from nodes.direct import added_note, answering_directly
 from nodes.shapes import judgement_shape
 from prompts.render import judge_messages
 from prompts.templates import clip
@@ -73,7 +73,7 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
         return {"observation": dump(observation), "validation": dump(validation)}
     request = str(state["prompt"])
     direct = answering_directly(state, int(state.get("step") or 1))
-    added = str((state.get("parameters") or {}).get("aiPrompt") or "").removeprefix(request) if direct else ""
+    added = added_note(state) if direct else ""
     grounded, sure = bool(state.get("input_documents")), state.get("language_sure") is not False
     report = run_checks(intent, documents, request, grounded=grounded, added=added, language_sure=sure)
     if direct:
