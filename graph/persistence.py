@@ -273,10 +273,14 @@ def check_database(path: Path) -> None:
         raise _unwritable(path, f"cannot be read ({(exc.strerror or str(exc)).lower()})") from exc
     if header != b"SQLite format 3\x00":
         raise ConfigurationError(f"{path} is not an SQLite database; choose another file (PAOR_DB)")
+    side_files = [path.with_name(f"{path.name}{suffix}") for suffix in ("-wal", "-shm")]
+    absent = [side for side in side_files if not side.exists()]
     try:
         with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
             tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.DatabaseError as exc:
+        for side in absent:  # a header that says WAL makes SQLite create these even for a file it then refuses
+            side.unlink(missing_ok=True)
         denied = database_problem(path)  # SQLite says "unable to open" or "readonly" for a permission problem
         if denied:
             raise _unwritable(path, denied) from exc

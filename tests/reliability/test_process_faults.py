@@ -329,9 +329,10 @@ def _foreign_sqlite(path: Path) -> None:
         os.urandom(4096),
         b"SQLite format 3\x00" + os.urandom(4080),
         b"SQLite format 3\x00" + b"\x10\x00\x01\x01" + b"\x00" * 92 + os.urandom(4000),
+        b"SQLite format 3\x00" + b"\x10\x00\x02\x02" + os.urandom(4076),  # a header that says WAL
         b"%PDF-1.7\n" + b"x" * 500,
     ],
-    ids=["random", "sqlite-header-then-garbage", "sqlite-header-bad-pages", "pdf"],
+    ids=["random", "sqlite-header-then-garbage", "sqlite-header-bad-pages", "sqlite-header-says-wal", "pdf"],
 )
 def test_a_corrupt_database_file_is_a_clear_error_and_stays_byte_identical(tmp_path: Path, content: bytes) -> None:
     db = tmp_path / "corrupt.sqlite"
