@@ -236,3 +236,49 @@ def test_outputs_still_come_back_from_the_tmpfs(kind: isolation.Kind) -> None:
     assert result.reason is None, result.stderr
     assert result.files == [("result.csv", b"a,b\n1,2\n")]
     assert sorted(result.notes) == ["folder was left out: not a regular file", "link was left out: not a regular file"]
+
+
+#: The attack of issue 45: a user and mount namespace of the program's own, then a tmpfs with no limit in it — and
+#: every other way to a namespace or a mount. Each line prints the call and the errno it failed with (0: it worked).
+ESCAPES = """\
+import ctypes, os, platform
+libc = ctypes.CDLL(None, use_errno=True)
+NEWUSER, NEWNS, NEWNET, SIGCHLD = 0x10000000, 0x00020000, 0x40000000, 17
+CLONE, CLONE3 = {'x86_64': (56, 435), 'aarch64': (220, 435)}[platform.machine()]
+def attempt(name, result):
+    error = ctypes.get_errno() if result == -1 else 0
+    if result == 0 and name.startswith('clone'):
+        os._exit(0)  # a child made by a clone that should have failed
+    print(name, error, flush=True)
+attempt('unshare-user-mount', libc.unshare(NEWUSER | NEWNS))
+attempt('unshare-net', libc.unshare(NEWNET))
+attempt('mount-tmpfs', libc.mount(b'tmpfs', b'/tmp', b'tmpfs', 0, b'size=2g,nr_inodes=0'))
+attempt('clone-new-user', libc.syscall(CLONE, NEWUSER | SIGCHLD, 0, 0, 0, 0))
+args = (ctypes.c_uint64 * 11)(NEWUSER, 0, 0, 0, SIGCHLD)
+attempt('clone3-new-user', libc.syscall(CLONE3, args, ctypes.sizeof(args)))
+attempt('setns', libc.setns(os.open('/proc/self/ns/mnt', os.O_RDONLY), 0))
+attempt('chroot', libc.chroot(b'/tmp'))
+pid = os.fork()  # an ordinary fork, and a thread, still work
+if pid == 0:
+    os._exit(7)
+print('fork', os.WEXITSTATUS(os.waitpid(pid, 0)[1]))
+import threading
+done = []
+thread = threading.Thread(target=done.append, args=[1]); thread.start(); thread.join()
+print('thread', len(done))
+"""
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_program_makes_no_namespace_and_mounts_nothing(kind: isolation.Kind) -> None:
+    """Issue 45: through code.execute a program made its own user and mount namespace and mounted a tmpfs with no
+    size or file limit (2 GB, 30,000 files past every limit of the run). Under every isolation, each way there is
+    refused — and fork and threads still work."""
+    result = _run(ESCAPES, kind, replace(TIGHT, processes=8))
+    assert result.reason is None, result.stderr
+    seen = dict(line.split() for line in result.stdout.decode().splitlines())
+    eperm, enosys = "1", "38"
+    for call in ("unshare-user-mount", "unshare-net", "mount-tmpfs", "clone-new-user", "setns", "chroot"):
+        assert seen[call] == eperm, (call, seen)
+    assert seen["clone3-new-user"] == enosys, seen  # the C library falls back to clone, whose flags are checked
+    assert seen["fork"] == "7" and seen["thread"] == "1", seen

@@ -2,7 +2,8 @@
 
 `no_new_privs` (no setuid program or file capability can raise it again), an empty capability bounding set and
 ambient set, then the unprivileged user (when the launcher is root) or, inside a user namespace where the user
-stays, empty capability sets. Standard library only: the sandboxed interpreter loads this.
+stays, empty capability sets; last, the system-call filter that refuses new namespaces and mounts (`seccomp`).
+Standard library only: the sandboxed interpreter loads this.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import contextlib
 import os
 from pathlib import Path
 
-from tools.code import syscalls
+from tools.code import seccomp, syscalls
 
 
 def drop(user: int | None) -> None:
-    """Drop to `user` (None: keep this one) with no capabilities and `no_new_privs` set."""
+    """Drop to `user` (None: keep this one) with no capabilities, `no_new_privs` set and no way to a namespace or
+    mount of its own; OSError when any of it cannot be done."""
     _drop_bounding_set()
     with contextlib.suppress(OSError):  # kernels before 4.3 have no ambient set
         syscalls.prctl(syscalls.PR_CAP_AMBIENT, syscalls.PR_CAP_AMBIENT_CLEAR_ALL)
@@ -25,6 +27,7 @@ def drop(user: int | None) -> None:
         os.setgid(user)
         os.setuid(user)  # a root → non-root change clears every capability
     syscalls.clear_capabilities()
+    seccomp.confine()
 
 
 def _drop_bounding_set() -> None:
