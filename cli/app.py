@@ -609,6 +609,44 @@ def strategies(
         _stdout().print(_text(f"direct answers in {language!r}: the first call adds {note!r}"))
 
 
+@app.command()
+def endpoints(
+    reset: Annotated[
+        bool, typer.Option("--reset", help="Forget what was learned (of the endpoints matching --endpoint, or all).")
+    ] = False,
+    endpoint: Annotated[
+        str | None, typer.Option("--endpoint", help="Only endpoints whose key contains this text.")
+    ] = None,
+    db: DbOpt = None,
+) -> None:
+    """What paor remembers of each model endpoint (structured-output methods refused or accepted, whether it takes
+    images), shared by every run on this database, a server's included; `--reset` forgets it (a server re-reads
+    it within a minute)."""
+    from graph.capabilities import Capabilities
+    from graph.persistence import database_errors, open_persistence
+
+    console = _stdout()
+    with bad_input_exits():
+        if not _database_exists(db):
+            console.print(_text("nothing remembered of any endpoint yet"))
+            return
+        with database_errors(db), open_persistence(db) as (_, store):
+            memory = Capabilities(store)
+            known = {key: record for key, record in memory.records().items() if endpoint is None or endpoint in key}
+            if reset:
+                for key in known:
+                    memory.reset(key)
+    if not known:
+        console.print(
+            _text("nothing remembered of any endpoint yet" if endpoint is None else f"no endpoint {endpoint!r}")
+        )
+    for key, record in sorted(known.items()):
+        strikes = ", ".join(f"{method} ×{count}" for method, count in sorted(record.get("strikes", {}).items()))
+        images = {True: "yes", False: "no"}.get(record.get("images"), "not asked")
+        line = f"{key}: accepted {record.get('accepted') or '-'}; refused {strikes or '-'}; images {images}"
+        console.print(_text(("forgotten: " if reset else "") + line))
+
+
 def _database_exists(db: str | None) -> bool:
     """A PostgreSQL database always exists (setup creates the tables); an SQLite file only once written."""
     from graph.persistence import database_url, is_postgres, sqlite_path

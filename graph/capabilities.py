@@ -1,10 +1,14 @@
 """Which structured-output method an endpoint accepts, remembered in the LangGraph store.
 
-A method that an endpoint refused twice (HTTP 400/404/405/415/422/500/501) is skipped for it from then on; a
-method that worked is tried first. The record lives in the store under `("paor", "endpoints")`, so every process —
-each `paor run`, each worker, the server — starts with what the first run against that endpoint learned, and a
-server that refuses `json_schema` (llama.cpp) costs those refusals once, not on every run. A process-wide cache
-in front of the store keeps the lookups off the hot path; one transient error counts one strike, and a success
+A method that an endpoint refused twice (HTTP 400/404/405/415/422/500/501) is skipped for it from then on; a method
+that worked is tried first. A refusal counts against a method only where it is about that method (`refusal_about`):
+its message names the feature (`response_format`, `tools`, `guided_json`…), or it named nothing and another method
+then answered the same messages. A refusal of the request itself — too long for the model's context, a setting out
+of range — never counts: all clients share these records, and one client's oversized prompt once turned every later
+run of every client to plain text (issue 45). The record lives in the store under `("paor", "endpoints")`, so every
+process — each `paor run`, each worker, the server — starts with what the first run against that endpoint learned,
+and a server that refuses `json_schema` (llama.cpp) costs those refusals once, not on every run. A process-wide
+cache in front of the store keeps the lookups off the hot path; one transient error counts one strike, and a success
 clears the strikes, so a hiccup never downgrades an endpoint for good.
 
 The same record keeps whether the endpoint accepts image input (`images`): asked once (nodes/attachments.py),
@@ -14,6 +18,7 @@ then remembered, so an image attached on any later run costs no probe.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
@@ -35,9 +40,25 @@ METHODS: tuple[Method, ...] = (
 #: again later"; the same set as graph.llm's.
 REFUSED_STATUS = frozenset({400, 404, 405, 415, 422, 500, 501})
 NAMESPACE = ("paor", "endpoints")
+#: Words with which an endpoint's refusal names each feature (lower case); "images" is the image input.
+FEATURE_WORDS: dict[str, tuple[str, ...]] = {
+    "json_schema": ("response_format", "json_schema", "structured output"),
+    "json_object_schema": ("response_format", "json_object", "schema", "grammar"),
+    "guided_json": ("guided_json", "guided decoding", "guided"),
+    "function_calling": ("tool", "function"),
+    "json_mode": ("response_format", "json_object", "json mode"),
+    "images": ("image", "vision", "multimodal", "multi-modal", "modalit"),
+}
+#: Words of a refusal that is about the request's size, whatever else it names (OpenAI's context error counts the
+#: tokens "in the functions"): never a feature's fault.
+ABOUT_LENGTH = ("context length", "context_length", "context window", "maximum context", "too many tokens", "too long")
 STRIKES_TO_SKIP = 2
 
+#: Seconds a process trusts its cached record before reading the store again (an operator's reset reaches it).
+CACHE_S = 60.0
+
 _records: dict[str, dict[str, Any]] = {}
+_loaded: dict[str, float] = {}
 _lock = threading.Lock()
 
 
@@ -48,10 +69,27 @@ def endpoint_key(llm: Any) -> str:
     return f"{type(llm).__name__}|{model}|{base_url}"
 
 
+def refusal_about(feature: str, error: BaseException) -> bool | None:
+    """Whether an endpoint's refusal is about `feature`: True when it names it, False when it is about the
+    request's length, None when it says neither (the caller decides by what happens next)."""
+    text = refusal_text(error).lower()
+    if any(word in text for word in ABOUT_LENGTH):
+        return False
+    return True if any(word in text for word in FEATURE_WORDS[feature]) else None
+
+
+def refusal_text(error: BaseException) -> str:
+    """What an endpoint said when it refused: the client's message and the answer's body, if it has more."""
+    body = getattr(error, "body", None)
+    said = body.get("message", body) if isinstance(body, dict) else body
+    return f"{error}: {said}" if said and str(said) not in str(error) else str(error)
+
+
 def forget_all() -> None:
     """Drop the process cache (tests; the store keeps its records)."""
     with _lock:
         _records.clear()
+        _loaded.clear()
 
 
 class Capabilities:
@@ -97,16 +135,40 @@ class Capabilities:
             record["images"] = accepted
         self._save(key, record)
 
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Every endpoint's record in the store (what `paor endpoints` shows)."""
+        if self.store is None:
+            return {}
+        found: dict[str, dict[str, Any]] = {}
+        offset = 0
+        while page := self.store.search(NAMESPACE, limit=100, offset=offset):
+            found.update((item.key, dict(item.value)) for item in page)
+            offset += len(page)
+        return found
+
+    def reset(self, key: str | None = None) -> list[str]:
+        """Forget what was learned of one endpoint (None: of all); the keys forgotten. Every process re-reads its
+        cache within `CACHE_S`, a running server included."""
+        keys = [key] if key is not None else list(self.records())
+        with _lock:
+            for each in keys:
+                _records.pop(each, None)
+                if self.store is not None:
+                    self.store.delete(NAMESPACE, each)
+        return keys
+
     def _record(self, key: str) -> dict[str, Any]:
         with _lock:
             return self._load(key)
 
     def _load(self, key: str) -> dict[str, Any]:
-        if key not in _records:
+        now = time.monotonic()
+        if key not in _records or now - _loaded.get(key, now) > CACHE_S:
             saved = self.store.get(NAMESPACE, key) if self.store is not None else None
             record: dict[str, Any] = {"accepted": None, **(saved.value if saved is not None else {})}
             record["strikes"] = dict(record.get("strikes") or {})
             _records[key] = record
+            _loaded[key] = now
         return _records[key]
 
     def _save(self, key: str, record: dict[str, Any]) -> None:

@@ -11,7 +11,24 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from platformdirs import user_data_dir
 
+from graph.errors import ConfigurationError
+
 MAX_STEPS_LIMIT = 100
+#: The sampling temperatures OpenAI-compatible endpoints accept (OpenAI's range; llama.cpp and vLLM take it too).
+TEMPERATURE_RANGE = (0.0, 2.0)
+
+
+def refused_setting(temperature: Any) -> str | None:
+    """Why the model endpoint would refuse this run's settings, or None: a request paor knows will be refused is
+    refused here, before it is sent (a refusal would also tell paor nothing true about the endpoint)."""
+    low, high = TEMPERATURE_RANGE
+    try:
+        value = float(temperature)
+    except (TypeError, ValueError):
+        return f"temperature must be a number from {low:g} to {high:g}, not {temperature!r}"
+    if not low <= value <= high:  # NaN fails both
+        return f"temperature {value:g} is outside {low:g}–{high:g}, the range model endpoints accept"
+    return None
 
 
 def paor_home() -> Path:
@@ -140,6 +157,11 @@ class Context:
                     setattr(self, f.name, _convert(raw, f.type, f.name))
                     break
         self.max_steps = max(1, min(int(self.max_steps), MAX_STEPS_LIMIT))
+        self._check_settings()
+
+    def _check_settings(self) -> None:
+        if refused := refused_setting(self.temperature):
+            raise ConfigurationError(refused)
 
     @classmethod
     def from_env(cls, **given: Any) -> "Context":
@@ -148,6 +170,7 @@ class Context:
         for name, value in given.items():
             setattr(context, name, value)
         context.max_steps = max(1, min(int(context.max_steps), MAX_STEPS_LIMIT))
+        context._check_settings()
         return context
 
     @property

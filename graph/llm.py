@@ -33,7 +33,7 @@ from langgraph.store.base import BaseStore
 from pydantic import BaseModel, ValidationError
 
 from graph.answer_shapes import AnswerShape, shape_of
-from graph.capabilities import METHODS, Capabilities, Method, endpoint_key
+from graph.capabilities import METHODS, Capabilities, Method, endpoint_key, refusal_about, refusal_text
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
 
@@ -216,6 +216,7 @@ def _request(
     memory = Capabilities(store)
     key = endpoint_key(llm)
     last_error: Exception | None = None
+    unexplained: list[tuple[Method, int]] = []  # refusals that named nothing: counted once another method answers
     for method in memory.candidates(key, _supported_methods(llm)):
         probe = method != "text" and memory.accepted(key) != method  # plain text is no capability: retry it
         try:
@@ -238,15 +239,24 @@ def _request(
                 raise StepFailed(
                     f"the model endpoint answered HTTP {exc.status_code} after the client's retries"
                 ) from exc
+            about = refusal_about(method, exc)
+            if about is False:  # the request itself (its length): no other shape of it would pass
+                said = refusal_text(exc)[:500]
+                raise StepFailed(f"the model endpoint refused the request (HTTP {exc.status_code}): {said}") from exc
             log.info(
                 "endpoint refused %s structured output (HTTP %s); falling back",
                 method,
                 exc.status_code,
                 extra={"refused": method},
             )
-            memory.refuse(key, method, exc.status_code)
+            if about:
+                memory.refuse(key, method, exc.status_code)
+            else:
+                unexplained.append((method, exc.status_code))
             last_error = exc
             continue
+        for refused, status in unexplained:  # another shape of the same messages passed: it was the shape
+            memory.refuse(key, refused, status)
         memory.accept(key, method)
         text, payload = _payload(message)
         return text, payload, message.response_metadata.get("finish_reason") == "length"

@@ -30,7 +30,7 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.store.base import BaseStore
 
-from graph.capabilities import REFUSED_STATUS, Capabilities, endpoint_key
+from graph.capabilities import REFUSED_STATUS, Capabilities, endpoint_key, refusal_about
 from graph.errors import DocumentRejected
 from graph.llm import length_limit, without_client_retries
 from graph.schemas import DocumentRef
@@ -259,7 +259,8 @@ def with_left_out(answer: str, notes: Sequence[str]) -> str:
 def image_refusal(llm: BaseChatModel, store: BaseStore | None) -> str | None:
     """None where the endpoint accepts images, else why the model is not shown them. Asked once per endpoint with
     a one-pixel PNG and one output token, the answer kept beside its structured-output methods, so no run pays the
-    probe twice; a failure that says nothing about images (a timeout, HTTP 429 or 503) is not remembered."""
+    probe twice; a failure that says nothing about images (a timeout, HTTP 429 or 503, a refusal of a setting) is
+    not remembered."""
     if not isinstance(llm, ChatOpenAI):
         return "paor passes images only to OpenAI-compatible endpoints"
     memory, key = Capabilities(store), endpoint_key(llm)
@@ -284,8 +285,8 @@ def _probe_images(llm: ChatOpenAI) -> bool | None:
         without_client_retries(llm).invoke([probe], **length_limit(llm, 1))
     except (openai.AuthenticationError, openai.PermissionDeniedError):
         raise  # a wrong key is configuration, not an answer about images
-    except openai.APIStatusError as exc:
-        return False if exc.status_code in REFUSED_STATUS else None
+    except openai.APIStatusError as exc:  # a "no" only where the refusal names images (not a setting, a length)
+        return False if exc.status_code in REFUSED_STATUS and refusal_about("images", exc) else None
     except openai.APITimeoutError:
         return None
     return True

@@ -24,6 +24,7 @@ from typing import Any, cast
 
 from langgraph_sdk import Auth
 
+from graph.context import refused_setting
 from server import inprocess, quotas
 from server.keys import ANONYMOUS, HEADER, REFUSAL, client_of
 from server.records import writes_working_state
@@ -112,6 +113,8 @@ async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
     command = kwargs.get("command")
     if api_keys() and isinstance(command, dict) and writes_working_state(command):
         raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
+    if isinstance(value, dict):
+        _check_run_request(kwargs)
     if api_keys() and isinstance(value, dict):
         owner = ctx.user.identity
         quotas.check_size("the run's metadata", value.get("metadata"))
@@ -125,6 +128,28 @@ async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
             await quotas.check_count(owner, "threads")
         await quotas.check_runs(owner, str(value.get("run_id") or "") or None)  # last: it reserves a place
     return _owner_only(ctx, value)
+
+
+#: The parts of a run request a client writes, each kept in the run's record (and the input in its thread).
+RUN_PARTS = ("input", "command", "config", "context")
+
+
+def _check_run_request(kwargs: Mapping[str, Any]) -> None:
+    """Each part of a run request within `PAOR_SERVER_MAX_RUN_KB` (its inline files are uploads by now: server/
+    attachments.py), and settings the model endpoint would refuse refused here, before any request is sent."""
+    if api_keys():
+        for part in RUN_PARTS:
+            quotas.check_size(f"the run's {part}", kwargs.get(part), "run_kb")
+    for settings in _run_settings(kwargs):
+        if "temperature" in settings and (refused := refused_setting(settings["temperature"])):
+            raise Auth.exceptions.HTTPException(status_code=422, detail=f"the run's context: {refused}")
+
+
+def _run_settings(kwargs: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Where a run's Context comes from: its `context`, and its `config.configurable`, which LangGraph merges in."""
+    config = kwargs.get("config")
+    configurable = config.get("configurable") if isinstance(config, Mapping) else None
+    return [part for part in (kwargs.get("context"), configurable) if isinstance(part, Mapping)]
 
 
 @auth.on.crons
@@ -202,6 +227,9 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
 async def _check_assistant(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
     for field in ("metadata", "config", "context"):
         quotas.check_size(f"the assistant's {field}", value.get(field))
+    for settings in _run_settings(value):
+        if "temperature" in settings and (refused := refused_setting(settings["temperature"])):
+            raise Auth.exceptions.HTTPException(status_code=422, detail=f"the assistant's context: {refused}")
     quotas.check_size("the assistant's description", value.get("description"))
     name = value.get("name")
     if isinstance(name, str) and _tool_name(name) in {_tool_name(own) for own in await _operator_names()}:

@@ -7,15 +7,18 @@
   LangGraph's own teardown runs after and still uses it; the loop shuts it down when it closes.
 - **The registry on disk before the client hears of it.** `langgraph dev`'s in-memory runtime keeps threads, runs,
   assistants and crons in memory and writes them to `.langgraph_api/` every 10 s, so a `kill -9` lost the threads and
-  runs of those seconds while paor's SQLite still held their checkpoints. `DurableRegistry` writes the registry
-  before the answer to a request that created one starts: what a client was told exists survives a crash. The
-  periodic writer and this one take turns (both write the same temporary file).
+  runs of those seconds while paor's SQLite still held their checkpoints. `DurableRegistry` journals what a request
+  created before the answer to it starts (server/registry.py: only the new records, so no client's volume makes
+  another's creations slower); the periodic writer writes the whole registry on its own thread and starts a new
+  journal, and the journal is replayed at start.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
+import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -26,12 +29,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.builder import warm
 from graph.capacity import blocking_threads
+from server.registry import Journal
 
 #: Requests that create what a client then refers to: a thread, a run, an assistant, a cron.
 _CREATES = re.compile(
     r"^/(threads(/[^/]+/(copy|runs(/(stream|wait|crons))?))?|runs(/(stream|wait|batch|crons))?|assistants)/?$"
 )
 _WRITE_LOCK = threading.Lock()
+log = logging.getLogger("paor.server")
 
 
 @asynccontextmanager
@@ -39,52 +44,61 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     """Runs on the server's loop after LangGraph's own start-up, before the first request."""
     pool = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-node")
     asyncio.get_running_loop().set_default_executor(pool)
-    _take_turns_writing()
+    _journal_creations()
     warm()
     yield
 
 
-def _registry() -> Any | None:
-    """The in-memory runtime's registry (None under another runtime: PostgreSQL-backed serving keeps its own)."""
-    try:
-        from langgraph_runtime_inmem import database
-    except ImportError:
+_JOURNAL: Journal | None = None
+
+
+def _journal() -> Journal | None:
+    """The journal of the in-memory runtime's registry; None where that runtime does not serve this process (another
+    runtime keeps its own records) or keeps no files (LANGGRAPH_DISABLE_FILE_PERSISTENCE)."""
+    runtime = sys.modules.get("langgraph_runtime_inmem.database")
+    persistence = sys.modules.get("langgraph_runtime_inmem._persistence")
+    if runtime is None or getattr(persistence, "DISABLE_FILE_PERSISTENCE", False):
         return None
-    return database.GLOBAL_STORE
+    return _JOURNAL
 
 
-def _take_turns_writing() -> None:
-    """The periodic writer calls the registry's `sync` from its thread: the same method, under one lock."""
-    registry = _registry()
-    if registry is None or getattr(registry.sync, "__paor_locked__", False):
+def _journal_creations() -> None:
+    """Put back what the journal holds, then let the periodic writer compact it (same method, under one lock)."""
+    global _JOURNAL
+    runtime = sys.modules.get("langgraph_runtime_inmem.database")
+    if runtime is None or _JOURNAL is not None:
         return
-    unlocked: Callable[[], None] = registry.sync
+    registry = runtime.GLOBAL_STORE
+    journal = Journal(registry)
+    if restored := journal.replay():
+        log.info("restored %d records the registry's last full write had not reached", restored)
+    compacting: Callable[[], None] = journal.compacting(registry.sync)
 
     def sync() -> None:
         with _WRITE_LOCK:
-            unlocked()
+            compacting()
 
-    sync.__paor_locked__ = True  # type: ignore[attr-defined]
     registry.sync = sync
+    _JOURNAL = journal
 
 
 class DurableRegistry:
-    """ASGI middleware: after a request created a thread, run, assistant or cron, the registry is on disk before
-    the response starts."""
+    """ASGI middleware: after a request created a thread, run, assistant or cron, what it created is on disk
+    before the response starts."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        registry = _registry()
+        journal = _journal()
         creates = scope["type"] == "http" and scope.get("method") == "POST" and _CREATES.match(scope["path"])
-        if registry is None or not creates:
+        if journal is None or not creates:
             await self.app(scope, receive, send)
             return
 
         async def written_first(message: Message) -> None:
             if message["type"] == "http.response.start" and 200 <= int(message["status"]) < 300:
-                registry.sync()  # on the loop's thread: nothing changes the registry while it is written
+                journal.record_new()  # on the loop's thread: nothing changes the registry while it is read
             await send(message)
 
         await self.app(scope, receive, written_first)

@@ -88,16 +88,25 @@ def release(reservations: list[tuple[str, str]]) -> None:
         _RESERVED.get(owner, {}).pop(run, None)
 
 
+#: How the place of a request that starts its run later (an MCP `tools/call`) is named: that run takes it over.
+AHEAD = "ahead:"
+
+
 async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = True) -> None:
     """Refuse a run while the client has its quota of runs queued or running, or its documents fill their quota.
     Checks of one client take turns, and a run that passed counts until LangGraph lists it, so runs sent at once
-    cannot all pass on the same count (`reserve=False`: a look ahead, by a request that starts its run later)."""
+    cannot all pass on the same count (`reserve=False`: a look ahead that keeps no place). A request that checked
+    ahead under an `AHEAD` name holds a place until it ends, and the run it then starts takes that place: no run
+    of another request can take it in between (an MCP call beside other runs once passed its look ahead, then its
+    run was refused and LangGraph answered a bare 500)."""
     if not api_keys():
         return
     most = int(limit("runs"))
     async with _RUN_LOCKS.setdefault(owner, asyncio.Lock()):
         now = time.monotonic()
         reserved = _RESERVED.setdefault(owner, {})  # changed in place: a request that ends meanwhile releases its own
+        if not (run_id or "").startswith(AHEAD):
+            _take_over_place_held_ahead(owner, reserved)
         for run in [run for run, until in reserved.items() if until <= now]:
             del reserved[run]
         listed = await inprocess.runs_in_flight(owner, most + len(reserved))
@@ -121,15 +130,24 @@ async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = T
                 held.append((owner, run))
 
 
-def check_size(what: str, value: Any) -> None:
-    """Refuse metadata, configuration or context larger than the operator allows for one resource."""
-    most = int(limit("metadata_kb") * 1024)
+def _take_over_place_held_ahead(owner: str, reserved: dict[str, float]) -> None:
+    held = REQUEST_RESERVATIONS.get()
+    ahead = next((entry for entry in held or [] if entry[0] == owner and entry[1].startswith(AHEAD)), None)
+    if held is not None and ahead is not None:
+        held.remove(ahead)
+        reserved.pop(ahead[1], None)
+
+
+def check_size(what: str, value: Any, setting: str = "metadata_kb") -> None:
+    """Refuse metadata, configuration or context (or, by `run_kb`, a part of a run request) larger than the
+    operator allows for one resource."""
+    most = int(limit(setting) * 1024)
     size = size_of(value)
     if value is not None and size > most:
         raise refuse(
             413,
             f"{what} takes {size / 1024:.1f} KB; this server keeps at most {most // 1024} KB of it "
-            f"({_setting('metadata_kb')}); keep large data in documents (POST /paor/documents)",
+            f"({_setting(setting)}); keep large data in documents (POST /paor/documents)",
         )
 
 

@@ -79,6 +79,7 @@ LIMITS: dict[str, tuple[str, float]] = {
     "store_mb": ("PAOR_SERVER_MAX_STORE_MB", 50),
     "documents_mb": ("PAOR_SERVER_MAX_DOCUMENTS_MB", 1024),
     "metadata_kb": ("PAOR_SERVER_MAX_METADATA_KB", 64),
+    "run_kb": ("PAOR_SERVER_MAX_RUN_KB", 1024),
     "requests": ("PAOR_SERVER_MAX_REQUESTS", 32),
     "requests_per_s": ("PAOR_SERVER_MAX_REQUESTS_PER_S", 10),
     "body_mb_per_s": ("PAOR_SERVER_MAX_BODY_MB_PER_S", 10),

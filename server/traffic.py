@@ -27,6 +27,7 @@ import json
 import math
 import re
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -315,7 +316,8 @@ class _Refused:
 
 async def _mcp_refusal(body: bytes | None, owner: str) -> _Refused | None:
     """An MCP `tools/call` starts a run: refused like any run above the client's quota, as a JSON-RPC error (LangGraph's
-    MCP endpoint would turn the refused run into a bare 500)."""
+    MCP endpoint would turn the refused run into a bare 500). A call that passes holds its place until it ends, and
+    the run it starts takes it (`quotas.AHEAD`), so runs sent beside it cannot take the place in between."""
     try:
         message = json.loads(body or b"{}")
     except ValueError:
@@ -323,7 +325,7 @@ async def _mcp_refusal(body: bytes | None, owner: str) -> _Refused | None:
     if not isinstance(message, dict) or message.get("method") != "tools/call":
         return None
     try:
-        await quotas.check_runs(owner, reserve=False)
+        await quotas.check_runs(owner, f"{quotas.AHEAD}{uuid.uuid4()}")
     except Auth.exceptions.HTTPException as refused:
         error = {"code": -32000, "message": refused.detail}
         reply = {"jsonrpc": "2.0", "id": message.get("id"), "error": error, "detail": refused.detail}

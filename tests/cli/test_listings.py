@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import Invoke
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -74,3 +76,27 @@ def test_strategies_show_the_note_direct_answers_learned(scripted_llm: ScriptedL
 
     out = paor("strategies").stdout
     assert "direct answers in 'de': the first call adds \"Write the deliverable in language 'de'.\"" in out
+
+
+def test_endpoints_show_what_paor_remembers_and_reset_forgets_it(
+    scripted_llm: ScriptedLLM, paor: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: what one run learned of the endpoint holds for every later run and client; an operator can see it
+    and take it back. A temperature the endpoint would refuse is refused before anything is sent."""
+    monkeypatch.setenv("PAOR_TEMPERATURE", "5")
+    refused = paor("run", "Name the three primary colours")
+    assert refused.exit_code == 2 and "temperature 5 is outside 0–2" in refused.stderr
+    assert scripted_llm.requests == []
+    monkeypatch.delenv("PAOR_TEMPERATURE")
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llama:
+        script_primes(llama)
+        result = paor("run", PRIMES_PROMPT, "--base-url", llama.base_url)
+        assert result.exit_code == 0, result.output
+        endpoint = llama.base_url
+
+    shown = paor("endpoints")
+    assert shown.exit_code == 0, shown.output
+    assert f"|{endpoint}" in shown.stdout and "refused json_schema ×" in shown.stdout
+
+    assert "forgotten: " in paor("endpoints", "--reset").stdout
+    assert paor("endpoints").stdout.strip() == "nothing remembered of any endpoint yet"

@@ -20,7 +20,7 @@ from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, ValidationError
 
 from bench.models import PROMPTS, RunResult, protocol_tally, refusals_line
-from graph.capabilities import NAMESPACE, endpoint_key
+from graph.capabilities import NAMESPACE, Capabilities, endpoint_key
 from graph.context import Context
 from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
 from graph.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain, length_limit, without_client_retries
@@ -459,3 +459,54 @@ def test_refusals_are_counted_from_the_first_run_that_asked_for_structured_outpu
         "2 in the first run asking for structured output (run 2), 0 after it"
     )
     assert refusals_line([answered, asked, again], "m").endswith("(run 2), 1 after it")
+
+
+# -- a refusal counts only against the feature it names (issue 45) -----------------------------------------
+
+CONTEXT_LENGTH = (
+    "This model's maximum context length is 8192 tokens. However, your messages resulted in 48600 tokens "
+    "(including 120 in the functions). Please reduce the length of the messages or functions."
+)
+
+
+def test_a_prompt_too_long_for_the_context_counts_against_no_method_and_fails_at_once() -> None:
+    """One client's 194,400-character prompt got context-length 400s that counted as strikes against every
+    structured-output mode: every later run of every client fell back to plain text."""
+    store = InMemoryStore()
+    with ScriptedLLM() as llm:
+        llm.on("Intent", HTTPError(400, CONTEXT_LENGTH), INTENT)
+        with pytest.raises(StepFailed, match="maximum context length"):
+            _ask(llm.model(), store=store)
+        assert len(llm.requests) == 1, "no other request shape can fit the context either"
+        assert _ask(llm.model(), store=store).dataType == "numbers"
+        assert [r.body["response_format"]["type"] for r in llm.requests] == ["json_schema"] * 2
+        kept = store.get(NAMESPACE, endpoint_key(llm.model()))
+    assert kept is not None and kept.value["strikes"] == {} and kept.value["accepted"] == "json_schema"
+
+
+def test_a_refusal_that_names_nothing_counts_only_once_another_shape_answered() -> None:
+    """A refusal with a bare message proves nothing by itself; the same messages answered in another shape prove
+    it was the shape. Refusals of every shape prove nothing about any of them."""
+    store = InMemoryStore()
+    with ScriptedLLM() as vague:
+        vague.on("Intent", HTTPError(400, "bad request"), INTENT)
+        _ask(vague.model(), store=store)
+        kept = store.get(NAMESPACE, endpoint_key(vague.model()))
+        assert kept is not None and kept.value["strikes"] == {"json_schema": 1}
+    with ScriptedLLM() as refuses_all:
+        refuses_all.on("Intent", HTTPError(400, "bad request"))
+        with pytest.raises(StepFailed):
+            _ask(refuses_all.model(), store=store)
+        assert store.get(NAMESPACE, endpoint_key(refuses_all.model())) is None
+
+
+def test_an_operator_sees_and_resets_what_paor_remembers_of_an_endpoint() -> None:
+    store = InMemoryStore()
+    with ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
+        llm.on("Intent", INTENT)
+        for _ in range(2):
+            _ask(llm.model(), store=store)
+        memory, key = Capabilities(store), endpoint_key(llm.model())
+        assert memory.records()[key]["strikes"] == {"json_schema": 2}
+        assert memory.reset() == [key]
+        assert memory.records() == {} and memory.candidates(key, ("json_schema", "text")) == ["json_schema", "text"]

@@ -204,6 +204,17 @@ def test_a_failure_that_says_nothing_about_images_is_not_remembered() -> None:
         assert len(llm.requests) == 2
 
 
+def test_a_refusal_of_a_setting_says_nothing_about_images_for_every_client() -> None:
+    """Issue 45: a client's run with `temperature = 5` got a 400 on the image probe, and images were switched off
+    for all clients, for good. Only a refusal that names images is a "no"."""
+    store = InMemoryStore()
+    with ScriptedLLM(accept_images=True) as llm:
+        llm.on("text", HTTPError(400, "temperature: Input should be less than or equal to 2"), "OK")
+        assert "could not be asked" in str(image_refusal(llm.model(), store))
+        assert store.get(NAMESPACE, endpoint_key(llm.model())) is None
+        assert image_refusal(llm.model(), store) is None
+
+
 def test_a_model_that_is_not_openai_compatible_is_not_probed() -> None:
     fake = GenericFakeChatModel(messages=iter([AIMessage(content="never asked")]))
     assert "OpenAI-compatible" in str(image_refusal(fake, None))

@@ -74,3 +74,35 @@ def test_a_place_released_while_another_check_waits_stays_released(monkeypatch: 
 
     monkeypatch.setattr(inprocess, "runs_in_flight", none_listed)
     assert asyncio.run(scenario()) == {}
+
+
+def test_the_run_of_a_request_that_checked_ahead_takes_the_place_it_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An MCP tools/call passed its look ahead, runs sent beside it filled the quota, and its own run was refused
+    (LangGraph answered a bare 500): the place it checked for is held until its run takes it."""
+
+    async def none_listed(owner: str, at_most: int) -> set[str]:
+        return set()
+
+    monkeypatch.setattr(inprocess, "runs_in_flight", none_listed)
+
+    async def scenario() -> list[str]:
+        outcomes: list[str] = []
+
+        async def request(run: str) -> None:
+            quotas.REQUEST_RESERVATIONS.set([])
+            try:
+                await quotas.check_runs(OWNER, run)
+                outcomes.append(f"{run} passed")
+            except Exception:
+                outcomes.append(f"{run} refused")
+
+        quotas.REQUEST_RESERVATIONS.set(held := [])
+        await quotas.check_runs(OWNER, f"{quotas.AHEAD}mcp")  # the MCP call's look ahead
+        await asyncio.gather(request("beside-1"), request("beside-2"))  # other requests, at once
+        await quotas.check_runs(OWNER, "mcp-run")  # the call's own run, in the same request
+        outcomes.append("mcp-run passed")
+        quotas.release(held)
+        return outcomes
+
+    outcomes = asyncio.run(scenario())
+    assert sorted(outcomes) == ["beside-1 passed", "beside-2 refused", "mcp-run passed"]
