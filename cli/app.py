@@ -642,7 +642,8 @@ def endpoints(
         )
     for key, record in sorted(known.items()):
         strikes = ", ".join(f"{method} ×{count}" for method, count in sorted(record.get("strikes", {}).items()))
-        images = {True: "yes", False: "no"}.get(record.get("images"), "not asked")
+        seen = record.get("images")
+        images = ("yes" if seen else "no") if isinstance(seen, bool) else "not asked"
         line = f"{key}: accepted {record.get('accepted') or '-'}; refused {strikes or '-'}; images {images}"
         console.print(_text(("forgotten: " if reset else "") + line))
 
