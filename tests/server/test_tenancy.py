@@ -658,3 +658,19 @@ def test_an_mcp_call_beside_runs_at_the_quota_gets_the_429_never_a_500(server: S
             for run in queued:
                 mallory.post(f"/threads/{thread}/runs/{run}/cancel").raise_for_status()
         assert mallory.delete(f"/threads/{thread}").status_code == 204
+
+
+def test_requests_without_a_key_are_in_their_addresss_budget(server: Server) -> None:
+    """1,600 forged-link GETs without a key were all served (3.9 s of the server's time) and another client's median
+    rose fourfold: keyless requests were in no client's budget. Now they are in their address's, at one client's
+    rate; a client with a key keeps its own."""
+    forged = f"/paor/threads/{uuid.uuid4()}/documents/input/x.txt?owner=someone&signature=forged"
+    with server.http() as anonymous, server.http(KEY_A) as alice:
+        with ThreadPoolExecutor(max_workers=100) as pool:  # sent at once: past 5 s of waiting, they are refused
+            answers = list(pool.map(lambda _: anonymous.get(forged), range(100)))
+        statuses = [answer.status_code for answer in answers]
+        assert set(statuses) == {410, 429} and statuses.count(429) >= 20, statuses
+        refused = next(answer for answer in answers if answer.status_code == 429)
+        assert refused.headers["retry-after"] and "without a key" in refused.json()["detail"]
+        assert alice.get("/paor/documents").status_code == 200, "Alice's budget is her own"
+        assert anonymous.get("/ok").status_code == 200, "health checks stay free"
