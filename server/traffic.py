@@ -143,7 +143,9 @@ class Traffic:
             return
         peer = (scope.get("client") or ("unknown",))[0]
         if len(self.shares) > MAX_SHARES:  # addresses come and go: forget those whose budget is whole again
-            for name in [name for name, idle in self.shares.items() if name.startswith(KEYLESS) and idle.rested()]:
+            for name in [
+                name for name, idle in self.shares.items() if name.startswith(KEYLESS) and idle.requests.rested()
+            ]:
                 del self.shares[name]
         share = self._share(f"{KEYLESS}{peer}")
         wait = share.requests.wait_for(1)
