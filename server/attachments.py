@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import re
 from typing import Any
 
+import orjson
+from langgraph_sdk import Auth
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.context import Context
@@ -26,6 +27,7 @@ from graph.errors import DocumentRejected
 from nodes.attachments import Attachment, read_block
 from server import quotas
 from server.keys import HEADER, owner_of
+from server.refusals import refuse
 from server.settings import server_store
 from server.traffic import read_body, replay
 from server.uploads import delete_upload, store_upload
@@ -33,6 +35,8 @@ from tools.documents import DocumentStore
 
 #: Run requests on a thread: the thread their uploads belong to.
 _THREAD_RUNS = re.compile(r"^/threads/([^/]+)/runs(/stream|/wait)?/?$")
+#: Stateless runs: no thread yet to bind uploads to, but their parts are capped all the same.
+_STATELESS_RUNS = re.compile(r"^/runs(/stream|/wait)?/?$")
 #: The traffic middleware, which runs first, bounded the body already.
 _UNBOUNDED = 1 << 62
 #: The most files one request turns into uploads: a 10 MB body of tiny files would otherwise make thousands.
@@ -40,23 +44,40 @@ MAX_UPLOADS = 20
 
 
 class AttachmentsAsUploads:
-    """ASGI middleware: inline files of a run request's messages become uploads of the client, named by reference."""
+    """ASGI middleware: inline files of a run request's messages become uploads of the client, named by reference;
+    then a run request over the caps of its parts is refused here, parsed once, before LangGraph parses it again
+    (a flood of 9 MB run inputs spent most of the event loop's time in LangGraph's parser)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        match = _THREAD_RUNS.match(scope["path"]) if scope["type"] == "http" else None
+        path = scope["path"] if scope["type"] == "http" else ""
+        match = _THREAD_RUNS.match(path) or _STATELESS_RUNS.match(path)
         owner = owner_of(dict(scope.get("headers") or []).get(HEADER.encode()))
         if match is None or scope.get("method") != "POST" or owner is None:
             await self.app(scope, receive, send)
             return
         body = await read_body(receive, _UNBOUNDED) or b""
+        try:
+            request = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            await self.app(scope, replay(body, receive), send)  # LangGraph says what is wrong with it
+            return
         made: list[str] = []
-        lean = await _uploaded(body, owner, match.group(1), made)
-        if lean is None:
+        thread = match.group(1) if match.re is _THREAD_RUNS else None
+        changed = thread is not None and await _uploaded(request, owner, thread, made)
+        try:
+            quotas.check_run_request(request)
+        except Auth.exceptions.HTTPException as refused:
+            for reference in made:
+                await asyncio.to_thread(delete_upload, reference, server_store(), owner)
+            await refuse(scope, receive, send, refused.status_code, {"detail": refused.detail}, {})
+            return
+        if not changed:
             await self.app(scope, replay(body, receive), send)
             return
+        lean = orjson.dumps(request)
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"content-length"]
         headers.append((b"content-length", str(len(lean)).encode()))
 
@@ -70,13 +91,9 @@ class AttachmentsAsUploads:
         await self.app({**scope, "headers": headers}, replay(lean, receive), refused_unmade)
 
 
-async def _uploaded(body: bytes, owner: str, thread: str, made: list[str]) -> bytes | None:
-    """The request with its inline files as upload references (each one's reference added to `made`); None when it
-    has none (or is no JSON)."""
-    try:
-        request = json.loads(body)
-    except ValueError:
-        return None
+async def _uploaded(request: Any, owner: str, thread: str, made: list[str]) -> bool:
+    """Turn the request's inline files into upload references, in place (each one's reference added to `made`);
+    whether any was."""
     blocks = [block for block in _content_blocks(request) if isinstance(block, dict)]
     limit = int(Context().max_document_mb * 1024 * 1024)  # the operator's: a server run's is capped by it
     changed = False
@@ -95,7 +112,7 @@ async def _uploaded(body: bytes, owner: str, thread: str, made: list[str]) -> by
             block.clear()
             block.update({"type": "file", **reference})
             changed = True
-    return json.dumps(request).encode() if changed else None
+    return changed
 
 
 def _content_blocks(request: Any) -> list[Any]:

@@ -130,16 +130,11 @@ async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
     return _owner_only(ctx, value)
 
 
-#: The parts of a run request a client writes, each kept in the run's record (and the input in its thread).
-RUN_PARTS = ("input", "command", "config", "context")
-
-
 def _check_run_request(kwargs: Mapping[str, Any]) -> None:
     """Each part of a run request within `PAOR_SERVER_MAX_RUN_KB` (its inline files are uploads by now: server/
-    attachments.py), and settings the model endpoint would refuse refused here, before any request is sent."""
-    if api_keys():
-        for part in RUN_PARTS:
-            quotas.check_size(f"the run's {part}", kwargs.get(part), "run_kb")
+    attachments.py, which refuses most before LangGraph parses them), and settings the model endpoint would refuse
+    refused here, before any request is sent."""
+    quotas.check_run_request(dict(kwargs))
     for settings in _run_settings(kwargs):
         if "temperature" in settings and (refused := refused_setting(settings["temperature"])):
             raise Auth.exceptions.HTTPException(status_code=422, detail=f"the run's context: {refused}")

@@ -138,6 +138,17 @@ def _take_over_place_held_ahead(owner: str, reserved: dict[str, float]) -> None:
         reserved.pop(ahead[1], None)
 
 
+#: The parts of a run request a client writes, each kept in the run's record (and the input in its thread).
+RUN_PARTS = ("input", "command", "context", "config")
+
+
+def check_run_request(request: Any) -> None:
+    """Each part of a run request within `PAOR_SERVER_MAX_RUN_KB` (413 naming the part), while keys are set."""
+    if api_keys() and isinstance(request, dict):
+        for part in RUN_PARTS:
+            check_size(f"the run's {part}", request.get(part), "run_kb")
+
+
 def check_size(what: str, value: Any, setting: str = "metadata_kb") -> None:
     """Refuse metadata, configuration or context (or, by `run_kb`, a part of a run request) larger than the
     operator allows for one resource."""
