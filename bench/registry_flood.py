@@ -3,11 +3,12 @@
 Issue 45 found it did: 49 runs carrying 9 MB of junk in `input` grew `langgraph dev`'s registry to 463 MB, and since
 the whole registry was written after every creation, another client's `POST /threads` went from 10 ms to 567 ms and
 its `GET /info` from 2 ms to 487 ms. This bench repeats the flood on one `langgraph dev` with two client keys and
-the operator's default limits (threads lowered to 40, so Mallory reaches that quota too): Mallory sends, with many
-requests open at once, runs with 9 MB of junk in `input`, runs whose input is just under the run-request cap on
-threads she keeps, new threads, and links without a key. Alice, one request at a time and paced under her own rate,
-creates a thread and reads `/info`, first with the server to herself, then during the flood. Target: Alice's p95
-under the flood ≤ 2 × idle, for both; the registry's file is reported after the flood.
+the operator's default limits: Mallory sends runs with 9 MB of junk in `input` on her threads, two at a time, as
+fast as her limits let her (the issue's flood); with `--everything`, also runs with the longest prompt paor reads
+(200,000 characters) on threads she keeps, a thread flood past her quota (lowered to 40) and links without a key.
+Alice, one request at a time and paced under her own rate, creates a thread and reads `/info`, first with the
+server to herself, then during the flood. Target: Alice's p95 under the flood ≤ 2 × idle, for both; the
+registry's file is reported after the flood.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import httpx
 
 from bench.common import print_report, tempdir
 from bench.fairness import FairnessResult
-from server.settings import limit
+from nodes.intent import MAX_PROMPT_CHARS
 
 ALICE, MALLORY = "bench-flood-key-alice-5a2e", "bench-flood-key-mallory-c81d"
 SAMPLES = 150
@@ -67,10 +68,9 @@ async def _alice(http: httpx.AsyncClient, into: dict[str, list[float]], samples:
                 await asyncio.sleep(PACE_S)
 
 
-async def _mallory(url: str, seen: Counter[str], stop: asyncio.Event, at_cap_runs: bool) -> None:
-    just_under = int(limit("run_kb") * 1024) - 4096
+async def _mallory(url: str, seen: Counter[str], stop: asyncio.Event, everything: bool) -> None:
     junk_9mb = {"assistant_id": "paor", "input": {"prompt": "x" * 9 * MB}}
-    at_cap = {"assistant_id": "paor", "input": {"prompt": "y" * just_under}, "context": {"max_steps": 1}}
+    longest = {"assistant_id": "paor", "input": {"prompt": "y" * MAX_PROMPT_CHARS}, "context": {"max_steps": 1}}
     forged = f"/paor/threads/{uuid.uuid4()}/documents/input/x.txt?owner=someone&signature=forged"
     timeout = httpx.Timeout(120.0)
     keyed = {"x-api-key": MALLORY}
@@ -93,26 +93,26 @@ async def _mallory(url: str, seen: Counter[str], stop: asyncio.Event, at_cap_run
             while not stop.is_set():
                 await hit(client, what, method, path, **kwargs)
 
-        threads = [(await me.post("/threads", json={})).json()["thread_id"] for _ in range(20)]  # each keeps its input
-        await asyncio.gather(
-            *(loop(me, "run, 9 MB input", "POST", "/runs", json=junk_9mb) for _ in range(2)),
+        threads = [(await me.post("/threads", json={})).json()["thread_id"] for _ in range(4)]  # each keeps its input
+        issues_flood = [loop(me, "run, 9 MB input", "POST", f"/threads/{t}/runs", json=junk_9mb) for t in threads[:2]]
+        the_rest = [
             *(
-                loop(me, "run, input at the cap", "POST", f"/threads/{t}/runs", json=at_cap)
-                for t in threads[:4]
-                if at_cap_runs
+                loop(me, "run, the longest prompt paor reads", "POST", f"/threads/{t}/runs", json=longest)
+                for t in threads
             ),
             loop(me, "thread", "POST", "/threads", json={}),
             *(loop(keyless, "forged link, no key", "GET", forged) for _ in range(8)),
-        )
+        ]
+        await asyncio.gather(*issues_flood, *(the_rest if everything else []))
 
 
-async def _measure(url: str, samples: int, result: FloodResult, at_cap_runs: bool) -> None:
+async def _measure(url: str, samples: int, result: FloodResult, everything: bool) -> None:
     async with httpx.AsyncClient(base_url=url, headers={"x-api-key": ALICE}, timeout=httpx.Timeout(120.0)) as alice:
         await _alice(alice, result.idle, 10, result)  # warm-up, not counted
         result.idle = FloodResult().idle
         await _alice(alice, result.idle, samples, result)
         stop = asyncio.Event()
-        flood = asyncio.create_task(_mallory(url, result.mallory, stop, at_cap_runs))
+        flood = asyncio.create_task(_mallory(url, result.mallory, stop, everything))
         await asyncio.sleep(3.0)
         ended = time.perf_counter() + FLOOD_S
         while time.perf_counter() < ended and len(result.flooded["GET /info"]) < samples:
@@ -121,7 +121,7 @@ async def _measure(url: str, samples: int, result: FloodResult, at_cap_runs: boo
         await asyncio.wait_for(flood, timeout=300)
 
 
-def run(samples: int = SAMPLES, at_cap_runs: bool = True) -> FloodResult:
+def run(samples: int = SAMPLES, everything: bool = False) -> FloodResult:
     from tests.support.langgraph_dev import langgraph_dev, scripted_env
     from tests.support.scripted_llm import ScriptedLLM
 
@@ -130,7 +130,7 @@ def run(samples: int = SAMPLES, at_cap_runs: bool = True) -> FloodResult:
     with ScriptedLLM() as llm:
         env = scripted_env(llm.base_url, root / "paor-home", PAOR_SERVER_API_KEY=f"{ALICE},{MALLORY}", **LIMITS)
         with langgraph_dev(root, env, jobs_per_worker=JOBS_PER_WORKER) as url:
-            asyncio.run(_measure(url, samples, result, at_cap_runs))
+            asyncio.run(_measure(url, samples, result, everything))
             time.sleep(11)  # one periodic full write of the registry
             files = list(Path(root).rglob(".langgraph_ops.pckl*"))
             result.registry_mb = sum(f.stat().st_size for f in files if f.suffix == ".pckl") / MB
@@ -177,9 +177,11 @@ def verdicts(result: FloodResult) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=SAMPLES)
-    parser.add_argument("--no-runs-at-cap", action="store_true", help="flood without the runs whose input fits")
+    parser.add_argument(
+        "--everything", action="store_true", help="add runs paor accepts, a thread flood and keyless links"
+    )
     args = parser.parse_args()
-    result = run(args.samples, at_cap_runs=not args.no_runs_at_cap)
+    result = run(args.samples, everything=args.everything)
     print_report(table(result), verdicts(result))
 
 

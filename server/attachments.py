@@ -25,16 +25,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from graph.context import Context
 from graph.errors import DocumentRejected
 from nodes.attachments import Attachment, read_block
-from server import quotas
+from server import quotas, run_sizes
 from server.keys import HEADER, owner_of
 from server.refusals import refuse
-from server.settings import server_store
+from server.settings import api_keys, limit, server_store
 from server.traffic import read_body, replay
 from server.uploads import delete_upload, store_upload
 from tools.documents import DocumentStore
 
 #: Run requests on a thread: the thread their uploads belong to.
 _THREAD_RUNS = re.compile(r"^/threads/([^/]+)/runs(/stream|/wait)?/?$")
+#: What an inline file's block carries (a base64 string under one of these keys, a data: URL, a text-plain text).
+_INLINE = re.compile(rb'"(data|base64|file_data)"\s*:|data:|text-plain')
 #: Stateless runs: no thread yet to bind uploads to, but their parts are capped all the same.
 _STATELESS_RUNS = re.compile(r"^/runs(/stream|/wait)?/?$")
 #: The traffic middleware, which runs first, bounded the body already.
@@ -44,9 +46,9 @@ MAX_UPLOADS = 20
 
 
 class AttachmentsAsUploads:
-    """ASGI middleware: inline files of a run request's messages become uploads of the client, named by reference;
-    then a run request over the caps of its parts is refused here, parsed once, before LangGraph parses it again
-    (a flood of 9 MB run inputs spent most of the event loop's time in LangGraph's parser)."""
+    """ASGI middleware: a run request whose part is over its cap is refused before LangGraph parses it (measured in
+    a child process: a flood of 9 MB inputs spent most of the event loop's time parsing them); then the inline
+    files of a run request's messages become uploads of the client, named by reference."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -59,23 +61,14 @@ class AttachmentsAsUploads:
             await self.app(scope, receive, send)
             return
         body = await read_body(receive, _UNBOUNDED) or b""
-        try:
-            request = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            await self.app(scope, replay(body, receive), send)  # LangGraph says what is wrong with it
-            return
-        made: list[str] = []
-        thread = match.group(1) if match.re is _THREAD_RUNS else None
-        changed = thread is not None and await _uploaded(request, owner, thread, made)
-        try:
-            quotas.check_run_request(request)
-        except Auth.exceptions.HTTPException as refused:
-            for reference in made:
-                await asyncio.to_thread(delete_upload, reference, server_store(), owner)
+        if api_keys() and len(body) > limit("run_kb") * 1024 and (refused := await _over_the_cap(body)):
             await refuse(scope, receive, send, refused.status_code, {"detail": refused.detail}, {})
             return
-        if not changed:
-            await self.app(scope, replay(body, receive), send)
+        thread = match.group(1) if match.re is _THREAD_RUNS else None
+        request = _with_inline_files(body) if thread is not None else None
+        made: list[str] = []
+        if request is None or not await _uploaded(request, owner, thread or "", made):
+            await self.app(scope, replay(body, receive), send)  # LangGraph reads it as sent (and says what is wrong)
             return
         lean = orjson.dumps(request)
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"content-length"]
@@ -91,18 +84,41 @@ class AttachmentsAsUploads:
         await self.app({**scope, "headers": headers}, replay(lean, receive), refused_unmade)
 
 
+async def _over_the_cap(body: bytes) -> Auth.exceptions.HTTPException | None:
+    """The refusal of a run request whose part is over PAOR_SERVER_MAX_RUN_KB once its files are uploads, measured
+    away from the event loop (server/run_sizes.py); None when none is."""
+    sizes = await run_sizes.measured(body)
+    try:
+        for part, size in (sizes or {}).items():
+            quotas.check_bytes(f"the run's {part}", size, "run_kb")
+    except Auth.exceptions.HTTPException as refused:
+        return refused
+    return None
+
+
+def _with_inline_files(body: bytes) -> dict[str, Any] | None:
+    """The request parsed, where it may carry inline files (a cheap look at the bytes first); else None."""
+    if not _INLINE.search(body):
+        return None
+    try:
+        request = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    return request if isinstance(request, dict) else None
+
+
 async def _uploaded(request: Any, owner: str, thread: str, made: list[str]) -> bool:
     """Turn the request's inline files into upload references, in place (each one's reference added to `made`);
     whether any was."""
-    blocks = [block for block in _content_blocks(request) if isinstance(block, dict)]
-    limit = int(Context().max_document_mb * 1024 * 1024)  # the operator's: a server run's is capped by it
+    blocks = [block for block in run_sizes.content_blocks(request) if isinstance(block, dict)]
+    most = int(Context().max_document_mb * 1024 * 1024)  # the operator's: a server run's is capped by it
     changed = False
     for number, block in enumerate(blocks, start=1):
         part = read_block(block, number)
         if not isinstance(part, Attachment) or len(made) >= MAX_UPLOADS:
             continue
         with contextlib.suppress(DocumentRejected):
-            data = part.data(limit)
+            data = part.data(most)
             if await quotas.documents_refusal(owner, len(data)):
                 continue  # over its quota: the run itself refuses it, saying so
             stored = DocumentStore(server_store())
@@ -113,15 +129,3 @@ async def _uploaded(request: Any, owner: str, thread: str, made: list[str]) -> b
             block.update({"type": "file", **reference})
             changed = True
     return changed
-
-
-def _content_blocks(request: Any) -> list[Any]:
-    """The content blocks of the messages in a run request's input."""
-    run_input = request.get("input") if isinstance(request, dict) else None
-    messages = run_input.get("messages") if isinstance(run_input, dict) else None
-    found: list[Any] = []
-    for message in messages if isinstance(messages, list) else []:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            found.extend(content)
-    return found

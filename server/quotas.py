@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import time
 from typing import Any
 
-import orjson
 from langgraph_sdk import Auth
 
 from server import inprocess
 from server.records import ThreadRecords
+from server.run_sizes import RUN_PARTS, size_of
 from server.settings import LIMITS, api_keys, limit, server_store
 from server.uploads import owner_uploads
 
@@ -37,15 +36,6 @@ _HOW_TO_FREE = {
     "assistants": "delete assistants you no longer need (DELETE /assistants/{assistant_id})",
     "crons": "delete crons you no longer need (DELETE /runs/crons/{cron_id})",
 }
-
-
-def size_of(value: Any) -> int:
-    """Bytes of `value` as JSON: what the server keeps of it (orjson, LangGraph's own: a 10 MB value takes
-    milliseconds, not the event loop's next tenth of a second)."""
-    try:
-        return len(orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS))
-    except TypeError:  # an integer beyond 64 bits: the standard library's way
-        return len(json.dumps(value, separators=(",", ":"), default=str).encode("utf-8"))
 
 
 def _setting(name: str) -> str:
@@ -138,10 +128,6 @@ def _take_over_place_held_ahead(owner: str, reserved: dict[str, float]) -> None:
         reserved.pop(ahead[1], None)
 
 
-#: The parts of a run request a client writes, each kept in the run's record (and the input in its thread).
-RUN_PARTS = ("input", "command", "context", "config")
-
-
 def check_run_request(request: Any) -> None:
     """Each part of a run request within `PAOR_SERVER_MAX_RUN_KB` (413 naming the part), while keys are set."""
     if api_keys() and isinstance(request, dict):
@@ -152,9 +138,13 @@ def check_run_request(request: Any) -> None:
 def check_size(what: str, value: Any, setting: str = "metadata_kb") -> None:
     """Refuse metadata, configuration or context (or, by `run_kb`, a part of a run request) larger than the
     operator allows for one resource."""
+    if value is not None:
+        check_bytes(what, size_of(value), setting)
+
+
+def check_bytes(what: str, size: int, setting: str = "metadata_kb") -> None:
     most = int(limit(setting) * 1024)
-    size = size_of(value)
-    if value is not None and size > most:
+    if size > most:
         raise refuse(
             413,
             f"{what} takes {size / 1024:.1f} KB; this server keeps at most {most // 1024} KB of it "
