@@ -221,7 +221,9 @@ def names_the_output(pattern: str, text: str) -> bool:
     for match in re.finditer(pattern, text):
         if text[: match.start()].endswith("."):
             continue
-        before = [w.casefold() for w in re.findall(r"[^\W\d_]+", text[: match.start()])[-2:]]
+        before = [
+            w.casefold() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 200) : match.start()])[-2:]
+        ]
         cue = next((w for w in reversed(before) if w not in _ARTICLES), None)
         if cue in _OUTPUT_CUES:
             return True

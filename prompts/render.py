@@ -226,7 +226,7 @@ def render_conversation(turns: Sequence[BaseMessage]) -> str:
     for message in list(reversed(turns))[:_MAX_TURNS]:
         who = "user" if isinstance(message, HumanMessage) else "assistant"
         text = str(message.text).strip()
-        budget -= count_tokens(text)
+        budget -= count_tokens(text) if budget >= 0 else 0  # spent: the rest is cut, whatever its length
         lines.append(f"{who}: {text if budget >= 0 else clip(' '.join(text.split()), _OLDER_TURN_CHARS)}")
     return "\n".join(lines)
 
