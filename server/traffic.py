@@ -121,13 +121,8 @@ class Traffic:
         reservations: list[tuple[str, str]] = []
         held = quotas.REQUEST_RESERVATIONS.set(reservations)  # runs this request starts hold their place until it ends
         try:
-            wait = share.requests.wait_for(1)
-            if wait > MAX_WAIT_S:
-                await self._refuse(share, scope, receive, send, 429, _too_fast(), math.ceil(wait))
+            if not await self._turn(share, share, scope, receive, send, _too_fast()):
                 return
-            share.requests.reserve(1)
-            if wait:
-                await asyncio.sleep(wait)
             await self._handle(scope, _paced(receive, share.body), send, owner, headers, share)
         finally:
             share.open -= 1
@@ -147,15 +142,22 @@ class Traffic:
                 name for name, idle in self.shares.items() if name.startswith(KEYLESS) and idle.requests.rested()
             ]:
                 del self.shares[name]
-        share = self._share(f"{KEYLESS}{peer}")
+        if await self._turn(self._share(f"{KEYLESS}{peer}"), None, scope, receive, send, _too_fast_keyless()):
+            await self.app(scope, receive, send)
+
+    async def _turn(
+        self, share: Share, tarpit: Share | None, scope: Scope, receive: Receive, send: Send, detail: str
+    ) -> bool:
+        """Wait for the share's rate to let one more request start (True), or refuse it with 429 when that would
+        take longer than `MAX_WAIT_S` (False; held first by `tarpit`'s share, if any)."""
         wait = share.requests.wait_for(1)
         if wait > MAX_WAIT_S:
-            await self._refuse(None, scope, receive, send, 429, _too_fast_keyless(), math.ceil(wait))
-            return
+            await self._refuse(tarpit, scope, receive, send, 429, detail, math.ceil(wait))
+            return False
         share.requests.reserve(1)
         if wait:
             await asyncio.sleep(wait)
-        await self.app(scope, receive, send)
+        return True
 
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A WebSocket stream counts as one of its client's open requests while it lasts."""
