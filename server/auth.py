@@ -135,16 +135,18 @@ def _check_run_request(kwargs: Mapping[str, Any]) -> None:
     attachments.py, which refuses most before LangGraph parses them), and settings the model endpoint would refuse
     refused here, before any request is sent."""
     quotas.check_run_request(dict(kwargs))
-    for settings in _run_settings(kwargs):
-        if "temperature" in settings and (refused := refused_setting(settings["temperature"])):
-            raise Auth.exceptions.HTTPException(status_code=422, detail=f"the run's context: {refused}")
+    _check_settings("the run's context", kwargs)
 
 
-def _run_settings(kwargs: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Where a run's Context comes from: its `context`, and its `config.configurable`, which LangGraph merges in."""
-    config = kwargs.get("config")
+def _check_settings(where: str, holder: Mapping[str, Any]) -> None:
+    """422 for a setting the model endpoint would refuse, in a run's or an assistant's Context: its `context`, and
+    its `config.configurable`, which LangGraph merges in."""
+    config = holder.get("config")
     configurable = config.get("configurable") if isinstance(config, Mapping) else None
-    return [part for part in (kwargs.get("context"), configurable) if isinstance(part, Mapping)]
+    for settings in (holder.get("context"), configurable):
+        if isinstance(settings, Mapping) and "temperature" in settings:
+            if refused := refused_setting(settings["temperature"]):
+                raise Auth.exceptions.HTTPException(status_code=422, detail=f"{where}: {refused}")
 
 
 @auth.on.crons
@@ -222,9 +224,7 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
 async def _check_assistant(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
     for field in ("metadata", "config", "context"):
         quotas.check_size(f"the assistant's {field}", value.get(field))
-    for settings in _run_settings(value):
-        if "temperature" in settings and (refused := refused_setting(settings["temperature"])):
-            raise Auth.exceptions.HTTPException(status_code=422, detail=f"the assistant's context: {refused}")
+    _check_settings("the assistant's context", value)
     quotas.check_size("the assistant's description", value.get("description"))
     name = value.get("name")
     if isinstance(name, str) and _tool_name(name) in {_tool_name(own) for own in await _operator_names()}:
