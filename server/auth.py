@@ -144,9 +144,13 @@ def _check_settings(where: str, holder: Mapping[str, Any]) -> None:
     config = holder.get("config")
     configurable = config.get("configurable") if isinstance(config, Mapping) else None
     for settings in (holder.get("context"), configurable):
-        if isinstance(settings, Mapping) and "temperature" in settings:
-            if refused := refused_setting(settings["temperature"]):
-                raise Auth.exceptions.HTTPException(status_code=422, detail=f"{where}: {refused}")
+        refused = (
+            refused_setting(settings["temperature"])
+            if isinstance(settings, Mapping) and "temperature" in settings
+            else None
+        )
+        if refused:
+            raise Auth.exceptions.HTTPException(status_code=422, detail=f"{where}: {refused}")
 
 
 @auth.on.crons
