@@ -827,6 +827,19 @@ def serve_local(
             _stderr().print("local model server stopped")
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port.")] = 2026,
+) -> None:
+    """Serve paor on Aegra with PostgreSQL (PAOR_DATABASE_URL) and Redis (PAOR_REDIS_URL): the production engine;
+    start one per process or machine on the same database and Redis (Python 3.12+, the `aegra` extra)."""
+    with bad_input_exits():
+        from cli.serve import serve as become_server
+
+        become_server(host, port)
+
+
 def main() -> None:
     """The `paor` command: the process is paor's alone (an in-process CliRunner's is not, so it is not frozen)."""
     global _own_process

@@ -40,14 +40,16 @@ auth = Auth()
 
 @auth.authenticate
 async def authenticate(
-    headers: dict[bytes, bytes], method: str, path: str, query_params: Mapping[str, str]
+    headers: Mapping[Any, Any], method: str = "", path: str = "", query_params: Mapping[str, str] | None = None
 ) -> Auth.types.MinimalUserDict:
+    """langgraph-api passes all four by name (headers with bytes keys); Aegra calls `authenticate(headers)` with one
+    dict of lower-case str headers, so a signed link is checked by the key gate and its route there."""
     if not api_keys():
         return {"identity": ANONYMOUS, "is_authenticated": False}
-    identity = client_of(headers.get(HEADER.encode()))
+    identity = client_of(headers.get(HEADER.encode()) or headers.get(HEADER))
     if identity is not None:
         return {"identity": identity}
-    if method in ("GET", "HEAD") and signed_link(path, query_params) is not None:  # a clicked link: that document
+    if method in ("GET", "HEAD") and signed_link(path, query_params or {}) is not None:  # a clicked link
         return {"identity": LINK, "permissions": []}
     raise Auth.exceptions.HTTPException(status_code=401, detail=REFUSAL)
 
@@ -96,7 +98,7 @@ async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
     refused. LangGraph reports `POST /threads/{id}/state` as an update carrying the thread id alone (a patch carries
     `metadata`, a cancellation its `action`), and a paor thread's state is written by its runs only: a client-written
     state could name any stored document by its hash (server/records.py keeps the graph from reading those)."""
-    if api_keys() and isinstance(value, dict) and not value.keys() - {"thread_id"}:
+    if api_keys() and isinstance(value, dict) and (not value.keys() - {"thread_id"} or _aegra_state_write(value)):
         raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
     if api_keys() and isinstance(value, dict) and isinstance(value.get("metadata"), dict) and value["metadata"]:
         thread = value.get("thread_id")  # none when LangGraph itself updates threads (an assistant's deletion)
@@ -105,11 +107,23 @@ async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
     return _owner_only(ctx, value)
 
 
+def _aegra_state_write(value: Mapping[str, Any]) -> bool:
+    """Aegra reports `POST /threads/{id}/state` as an update carrying the request's body (`values`, `as_node`)."""
+    return "values" in value or "as_node" in value
+
+
+def _run_kwargs(value: Any) -> Mapping[str, Any]:
+    """What a run request asks for: langgraph-api nests it under `kwargs`, Aegra passes the request's body itself."""
+    if not isinstance(value, dict):
+        return {}
+    return (value.get("kwargs") or {}) if "kwargs" in value else value
+
+
 @auth.on.threads.create_run
 async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
     """A run's `command` may resume an interrupt and update the input, never steer the graph; a client has
     at most its quota of runs in flight, and a run that creates its thread counts against the thread quota."""
-    kwargs = (value.get("kwargs") or {}) if isinstance(value, dict) else {}
+    kwargs = _run_kwargs(value)
     command = kwargs.get("command")
     if api_keys() and isinstance(command, dict) and writes_working_state(command):
         raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
@@ -245,12 +259,7 @@ _OPERATOR_NAMES: list[str] = []
 async def _operator_names() -> list[str]:
     """The names of the operator's assistants (fixed when the server starts)."""
     if not _OPERATOR_NAMES:
-
-        async def search(client: Any) -> list[dict[str, Any]]:
-            found: list[dict[str, Any]] = await client.assistants.search(metadata=SYSTEM, limit=1000)
-            return found
-
-        _OPERATOR_NAMES.extend(str(assistant.get("name") or "") for assistant in await inprocess.ask(search))
+        _OPERATOR_NAMES.extend(await inprocess.operator_names())
     return _OPERATOR_NAMES
 
 

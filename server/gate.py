@@ -29,7 +29,8 @@ from server.refusals import refuse
 from server.settings import api_keys
 from server.urls import signed_link
 
-OPEN_PATHS = frozenset({"/ok"})
+#: Liveness and readiness: langgraph-api's `/ok`, Aegra's `/health`, `/ready` and `/live`.
+OPEN_PATHS = frozenset({"/ok", "/health", "/ready", "/live"})
 #: Development routes of LangGraph's in-memory runtime: refused to every client.
 DEVELOPMENT_PREFIXES = ("/internal", "/deploy")
 CLOSED = "LangGraph's development routes are closed on a shared paor server"

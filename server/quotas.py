@@ -248,18 +248,8 @@ class StoreLedger:
             return self._sizes[owner]
         sizes: dict[tuple[tuple[str, ...], str], int] = {}
 
-        async def scan(client: Any) -> None:
-            offset = 0
-            while True:
-                page = await client.store.search_items([owner], limit=1000, offset=offset)
-                for item in page["items"]:
-                    namespace, key = tuple(item["namespace"]), item["key"]
-                    sizes[(namespace, key)] = size_of(item["value"]) + size_of(list(namespace)) + size_of(key)
-                if len(page["items"]) < 1000:
-                    return
-                offset += 1000
-
-        await inprocess.ask(scan)
+        for namespace, key, value in await inprocess.store_items(owner):
+            sizes[(namespace, key)] = size_of(value) + size_of(list(namespace)) + size_of(key)
         self._sizes[owner] = sizes
         self._scanned[owner] = time.monotonic()
         return sizes

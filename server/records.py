@@ -108,7 +108,12 @@ def run_owner() -> str:
         configurable = get_config().get("configurable") or {}
     except RuntimeError:  # outside a run
         return ANONYMOUS
-    owner = configurable.get("langgraph_auth_user_id")
+    # The user object both servers write after the client's configuration: langgraph-api also writes
+    # `langgraph_auth_user_id`, but Aegra leaves that key (and `user_id`) as the client sent it.
+    user = configurable.get("langgraph_auth_user")
+    owner = user.get("identity") if isinstance(user, dict) else getattr(user, "identity", None)
+    if user is None:
+        owner = configurable.get("langgraph_auth_user_id")
     return owner if isinstance(owner, str) and owner else ANONYMOUS
 
 

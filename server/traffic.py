@@ -311,20 +311,7 @@ def replay(body: bytes, then: Receive) -> Receive:
 
 
 async def _threads_of_assistant(owner: str, assistant_id: str) -> list[str]:
-    async def search(client: Any) -> list[str]:
-        found: list[str] = []
-        while True:  # LangGraph answers at most 1000 a page
-            page = await client.threads.search(
-                metadata={**inprocess.owned(owner), "assistant_id": assistant_id},
-                limit=1000,
-                offset=len(found),
-                select=["thread_id"],
-            )
-            found += [str(thread["thread_id"]) for thread in page]
-            if len(page) < 1000:
-                return found
-
-    return await inprocess.ask(search)
+    return await inprocess.threads_of_assistant(owner, assistant_id)
 
 
 async def _forget(owner: str, threads: list[str]) -> None:

@@ -1,0 +1,29 @@
+"""paor's own routes and middleware for Aegra (`aegra.json` `http.app`), which takes only a FastAPI app.
+
+The same routes, middleware and lifespan as server/app.py (langgraph.json's `http.app`), in a FastAPI app. Aegra
+adds its own routes to this app and its CORS, correlation and logging middleware outside these, so the key gate,
+the traffic limits, attachments-as-uploads and the rest see every request of the process, Aegra's own included.
+paor's routes stay plain Starlette routes: Aegra's `enable_custom_route_auth` covers FastAPI routes only, and a
+clicked deliverable link carries no key (the key gate lets it through to its route, which checks it).
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from server.app import app as _starlette_app
+
+
+async def ok(_request: Request) -> JSONResponse:
+    """langgraph-api's liveness route, which paor's tools and tests wait on (Aegra has `/health` and `/live`)."""
+    return JSONResponse({"ok": True})
+
+
+app = FastAPI(
+    routes=[Route("/ok", ok, methods=["GET"]), *_starlette_app.router.routes],
+    middleware=list(_starlette_app.user_middleware),
+    lifespan=_starlette_app.router.lifespan_context,  # inside Aegra's own (aegra_api.core.route_merger)
+)
