@@ -58,9 +58,8 @@ def migrate() -> None:
 
 def main(argv: list[str]) -> None:
     migrate()
-    os.environ["RUN_MIGRATIONS_ON_STARTUP"] = "false"
     aegra = shutil.which("aegra") or os.path.join(os.path.dirname(sys.executable), "aegra")
-    os.execv(aegra, [aegra, "serve", *argv])
+    os.execve(aegra, [aegra, "serve", *argv], {**os.environ, "RUN_MIGRATIONS_ON_STARTUP": "false"})
 
 
 if __name__ == "__main__":
