@@ -61,19 +61,31 @@ class FairnessResult:
         return self.percentile(self.attacked, 0.95) / self.percentile(self.idle, 0.95)
 
 
-def _script(llm: Any) -> None:
-    intent = {"dataType": "text", "expectedFormat": "markdown", "successCriteria": ["a summary"], "language": "en"}
+ANSWER = "Storage is growing fast. Prices fell. Subsidies differ by region."
+
+
+def script_one_step(llm: Any, answer: str = ANSWER) -> None:
+    """The scripted model for a request done in one ai.process step whose text is `answer`, judged met."""
+    intent = {"dataType": "text", "expectedFormat": "markdown", "successCriteria": ["the answer"], "language": "en"}
     selection = {
         "action": "ai.process",
-        "actionObjective": "Summarise",
+        "actionObjective": "Answer",
         "requiredInputDocuments": [],
-        "parametersContext": "Summarise in three sentences.",
+        "parametersContext": "Answer the request.",
         "parametersSchema": {"fields": [{"name": "aiPrompt", "type": "string", "required": True}]},
     }
     llm.on("Intent", json.dumps(intent)).on("ActionSelection", selection)
-    llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Summarise it."}})
-    llm.on("text", "Storage is growing fast. Prices fell. Subsidies differ by region.")
-    llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
+    llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Answer the request."}})
+    llm.on("text", answer).on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
+
+
+def attacker_lines(seen: Counter[str], failures: list[str]) -> list[str]:
+    """Mallory's requests by answer, and the first failures of the measured client, as markdown lines."""
+    lines = ["| Mallory's request → answer | count |", "|---|---:|"]
+    lines += [f"| {what} | {count} |" for what, count in sorted(seen.items())]
+    if failures:
+        lines += ["", f"Failures: {'; '.join(sorted(set(failures))[:3])}"]
+    return lines
 
 
 async def _alice_runs(http: httpx.AsyncClient, runs: int, into: list[float], failures: list[str]) -> None:
@@ -189,7 +201,7 @@ def run(runs: int = RUNS) -> FairnessResult:
     result = FairnessResult()
     root = tempdir("fairness")
     with ScriptedLLM(latency=Latency(base_s=0.3, output_tps=100.0, time_scale=1.0)) as llm:
-        _script(llm)
+        script_one_step(llm)
         env = scripted_env(llm.base_url, root / "paor-home", PAOR_SERVER_API_KEY=f"{ALICE},{MALLORY}", **LIMITS)
         with langgraph_dev(root, env, jobs_per_worker=JOBS_PER_WORKER) as url:
             asyncio.run(_measure(url, runs, result))
@@ -208,12 +220,8 @@ def table(result: FairnessResult) -> str:
         f"Mallory's requests during the {result.attack_s:.0f} s of Alice's runs under attack (and the 3 s before), "
         "by answer:",
         "",
-        "| Mallory's request → answer | count |",
-        "|---|---:|",
+        *attacker_lines(result.mallory, result.failures),
     ]
-    lines += [f"| {what} | {count} |" for what, count in sorted(result.mallory.items())]
-    if result.failures:
-        lines += ["", f"Failures: {'; '.join(sorted(set(result.failures))[:3])}"]
     return "\n".join(lines)
 
 

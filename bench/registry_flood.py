@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from bench.common import print_report, tempdir
-from bench.fairness import FairnessResult
+from bench.fairness import FairnessResult, attacker_lines
 from nodes.intent import MAX_PROMPT_CHARS
 
 ALICE, MALLORY = "bench-flood-key-alice-5a2e", "bench-flood-key-mallory-c81d"
@@ -154,12 +154,8 @@ def table(result: FloodResult) -> str:
         "",
         f"Registry after the flood: {result.registry_mb:.2f} MB written whole, journal {result.journal_kb:.1f} KB.",
         "",
-        "| Mallory's request → answer | count |",
-        "|---|---:|",
+        *attacker_lines(result.mallory, result.failures),
     ]
-    lines += [f"| {what} | {count} |" for what, count in sorted(result.mallory.items())]
-    if result.failures:
-        lines += ["", f"Failures: {'; '.join(sorted(set(result.failures))[:3])}"]
     return "\n".join(lines)
 
 

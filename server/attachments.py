@@ -70,6 +70,13 @@ class AttachmentsAsUploads:
         if request is None or not await _uploaded(request, owner, thread or "", made):
             await self.app(scope, replay(body, receive), send)  # LangGraph reads it as sent (and says what is wrong)
             return
+        try:  # what the uploads' checks refused stays inline: over the cap, LangGraph need not parse it again
+            quotas.check_run_request(request)
+        except Auth.exceptions.HTTPException as refused:
+            for reference in made:
+                await asyncio.to_thread(delete_upload, reference, server_store(), owner)
+            await refuse(scope, receive, send, refused.status_code, {"detail": refused.detail}, {})
+            return
         lean = orjson.dumps(request)
         headers = [(k, v) for k, v in scope.get("headers") or [] if k != b"content-length"]
         headers.append((b"content-length", str(len(lean)).encode()))

@@ -13,6 +13,8 @@ Light on imports (orjson only): the child starts in a fraction of a second.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import json
 import multiprocessing
 import threading
@@ -75,10 +77,20 @@ def _inline(block: dict[str, Any]) -> bool:
         return False
     if block.get("type") == "text-plain" and isinstance(block.get("text"), str):
         return True
-    if any(isinstance(block.get(key), str) and block[key] for key in INLINE_KEYS):
-        return True
+    encoded = next((block[key] for key in INLINE_KEYS if isinstance(block.get(key), str) and block[key]), None)
     url = block.get("url")
-    return isinstance(url, str) and url.startswith("data:")
+    if encoded is None and isinstance(url, str) and url.startswith("data:") and ";base64," in url[:200]:
+        encoded = url.split(",", 1)[1]
+    return encoded is not None and _is_base64(encoded)
+
+
+def _is_base64(text: str) -> bool:
+    """Junk under a file's key is no file: it stays in the request, and counts (an upload needs valid base64)."""
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
 
 
 async def measured(body: bytes) -> dict[str, int] | None:

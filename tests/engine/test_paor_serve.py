@@ -6,7 +6,6 @@ is waited on from the other."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
 import shutil
@@ -19,6 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.fairness import script_one_step
 from graph.processes import free_port
 from tests.support import deadlines
 from tests.support.langgraph_dev import scripted_env
@@ -86,17 +86,7 @@ def instances(tmp_path_factory: pytest.TempPathFactory, database: str, redis: st
     """Two `paor serve` processes, started at once on the new database, sharing one PAOR_HOME."""
     root = tmp_path_factory.mktemp("engine")
     with ScriptedLLM() as llm:
-        intent = {"dataType": "text", "expectedFormat": "markdown", "successCriteria": ["a haiku"], "language": "en"}
-        selection = {
-            "action": "ai.process",
-            "actionObjective": "Write the haiku",
-            "requiredInputDocuments": [],
-            "parametersContext": "Write a haiku.",
-            "parametersSchema": {"fields": [{"name": "aiPrompt", "type": "string", "required": True}]},
-        }
-        llm.on("Intent", json.dumps(intent)).on("ActionSelection", selection)
-        llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Write a haiku."}})
-        llm.on("text", HAIKU).on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
+        script_one_step(llm, HAIKU)
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("PAOR_", "OPENAI_", "VIRTUAL_ENV"))},
             **scripted_env(llm.base_url, root / "paor-home", PAOR_MAX_STEPS="1"),

@@ -43,3 +43,11 @@ def test_every_part_is_measured_and_a_body_that_is_no_object_is_left_to_langgrap
 
 def test_the_measurement_runs_in_a_child_process() -> None:
     assert asyncio.run(measured(_body([], context={"junk": "c" * 2000})))["context"] > 2000
+
+
+def test_junk_under_a_file_key_is_no_file_and_counts_in_full() -> None:
+    """A hostile client named 9 MB of junk a file to have the measurement discount it (then the event loop parsed
+    it twice); only valid base64, what an upload can be made of, is discounted."""
+    junk = {"type": "file", "mimeType": "application/pdf", "data": "not base64 at all! " * 40_000}
+    sizes = part_sizes(_body([junk]))
+    assert sizes is not None and sizes["input"] > 700_000
