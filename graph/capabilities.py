@@ -51,7 +51,15 @@ FEATURE_WORDS: dict[str, tuple[str, ...]] = {
 }
 #: Words of a refusal that is about the request's size, whatever else it names (OpenAI's context error counts the
 #: tokens "in the functions"): never a feature's fault.
-ABOUT_LENGTH = ("context length", "context_length", "context window", "maximum context", "too many tokens", "too long")
+ABOUT_LENGTH = (
+    "context length",  # OpenAI, vLLM ("This model's maximum context length is …")
+    "context_length",
+    "context size",  # llama.cpp ("the request exceeds the available context size")
+    "context window",
+    "maximum context",
+    "too many tokens",
+    "too long",
+)
 STRIKES_TO_SKIP = 2
 
 #: Seconds a process trusts its cached record before reading the store again (an operator's reset reaches it).

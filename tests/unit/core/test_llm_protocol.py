@@ -469,6 +469,22 @@ CONTEXT_LENGTH = (
 )
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the request exceeds the available context size, try increasing it",  # llama.cpp's server
+        "This model's maximum context length is 2048 tokens. However, you requested 5000 tokens",  # vLLM
+        json.dumps({"error": {"code": "context_length_exceeded", "message": "Input is too long for this model"}}),
+    ],
+)
+def test_every_servers_way_of_saying_too_long_counts_against_no_method(said: str) -> None:
+    with ScriptedLLM() as llm:
+        llm.on("Intent", HTTPError(400, said))
+        with pytest.raises(StepFailed, match="refused the request"):
+            _ask(llm.model(), store=InMemoryStore())
+        assert len(llm.requests) == 1
+
+
 def test_a_prompt_too_long_for_the_context_counts_against_no_method_and_fails_at_once() -> None:
     """One client's 194,400-character prompt got context-length 400s that counted as strikes against every
     structured-output mode: every later run of every client fell back to plain text."""
