@@ -831,13 +831,17 @@ def serve_local(
 def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port.")] = 2026,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=64, help="Server processes on this port (each one instance).")
+    ] = 1,
 ) -> None:
     """Serve paor on Aegra with PostgreSQL (PAOR_DATABASE_URL) and Redis (PAOR_REDIS_URL): the production engine;
-    start one per process or machine on the same database and Redis (Python 3.12+, the `aegra` extra)."""
+    every instance on the same database and Redis, on this machine or another, is one service (Python 3.12+, the
+    `aegra` extra)."""
     with bad_input_exits():
         from cli.serve import serve as become_server
 
-        become_server(host, port)
+        become_server(host, port, workers)
 
 
 def main() -> None:

@@ -13,11 +13,14 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from graph.errors import ConfigurationError
 
 DATABASE_ENV, REDIS_ENV = "PAOR_DATABASE_URL", "PAOR_REDIS_URL"
 CONFIG = Path(__file__).resolve().parents[1] / "aegra.json"
+#: Seconds to wait for PostgreSQL or Redis at start before saying which one does not answer.
+CONNECT_S = 5
 
 
 def engine_environment(environ: dict[str, str]) -> dict[str, str]:
@@ -43,9 +46,38 @@ def engine_environment(environ: dict[str, str]) -> dict[str, str]:
     }
 
 
-def serve(host: str, port: int) -> None:
+def masked(url: str) -> str:
+    """`url` without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def reachable(environment: dict[str, str]) -> None:
+    """Both services answer and take the login, or ConfigurationError naming which one and why (password masked)."""
+    import psycopg
+    import redis
+
+    database, cache = environment["DATABASE_URL"], environment["REDIS_URL"]
+    try:
+        psycopg.connect(database, connect_timeout=CONNECT_S).close()
+    except psycopg.Error as exc:
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise ConfigurationError(f"PostgreSQL at {masked(database)} ({DATABASE_ENV}): {reason}") from None
+    try:
+        client = redis.Redis.from_url(cache, socket_connect_timeout=CONNECT_S, socket_timeout=CONNECT_S)
+        client.ping()
+        client.close()
+    except (redis.RedisError, ValueError) as exc:
+        raise ConfigurationError(f"Redis at {masked(cache)} ({REDIS_ENV}): {exc}") from None
+
+
+def serve(host: str, port: int, workers: int = 1) -> None:
     """Become the launcher: schema once, then Aegra serving paor (this process is replaced)."""
     environment = engine_environment(dict(os.environ))
-    os.chdir(CONFIG.parent)  # Aegra resolves the configuration's paths and loads `.env` from there
+    reachable(environment)
+    os.chdir(CONFIG.parent)  # Aegra resolves the configuration's paths from there
     launcher = [sys.executable, "-m", "server.aegra_launch", "--host", host, "--port", str(port)]
-    os.execve(sys.executable, launcher, environment)
+    os.execve(sys.executable, [*launcher, "--workers", str(workers)], environment)

@@ -1,20 +1,25 @@
 """paor's own routes and middleware for Aegra (`aegra.json` `http.app`), which takes only a FastAPI app.
 
-The same routes, middleware and lifespan as server/app.py (langgraph.json's `http.app`), in a FastAPI app. Aegra
-adds its own routes to this app and its CORS, correlation and logging middleware outside these, so the key gate,
-the traffic limits, attachments-as-uploads and the rest see every request of the process, Aegra's own included.
-paor's routes stay plain Starlette routes: Aegra's `enable_custom_route_auth` covers FastAPI routes only, and a
-clicked deliverable link carries no key (the key gate lets it through to its route, which checks it).
+The same routes, middleware and lifespan as server/app.py (langgraph.json's `http.app`), in a FastAPI app, on
+Aegra's engine (server/engine_aegra.py: questions in PostgreSQL, counters in Redis). Aegra adds its own routes to
+this app and its CORS, correlation and logging middleware outside these, so the key gate, the traffic limits,
+attachments-as-uploads and the rest see every request of the process, Aegra's own included. paor's routes stay
+plain Starlette routes: Aegra's `enable_custom_route_auth` covers FastAPI routes only, and a clicked deliverable
+link carries no key (the key gate lets it through to its route, which checks it).
 """
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import FastAPI, HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from server import engine
 from server.app import app as _starlette_app
+from server.engine_aegra import Aegra
+
+engine.use(Aegra())
 
 
 async def ok(_request: Request) -> JSONResponse:
@@ -22,8 +27,19 @@ async def ok(_request: Request) -> JSONResponse:
     return JSONResponse({"ok": True})
 
 
+async def refused(_request: Request, exc: Exception) -> JSONResponse:
+    """Aegra's error body, with the refusal's headers kept: its own handler drops them, and a client at its quota
+    of runs in flight is told when to try again (`Retry-After`). An app's handler takes precedence over Aegra's."""
+    assert isinstance(exc, HTTPException)
+    from aegra_api.models.errors import AgentProtocolError, get_error_type
+
+    body = AgentProtocolError(error=get_error_type(exc.status_code), message=exc.detail, details=getattr(exc, "details", None))
+    return JSONResponse(body.model_dump(), status_code=exc.status_code, headers=exc.headers)
+
+
 app = FastAPI(
     routes=[Route("/ok", ok, methods=["GET"]), *_starlette_app.router.routes],
     middleware=list(_starlette_app.user_middleware),
     lifespan=_starlette_app.router.lifespan_context,  # inside Aegra's own (aegra_api.core.route_merger)
+    exception_handlers={HTTPException: refused},
 )

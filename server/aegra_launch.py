@@ -9,17 +9,17 @@ duplicate migration row, a deadlock). So each instance is started through this l
    with `pg_advisory_lock`: a waiting statement holds a snapshot, and the migrations' `CREATE INDEX CONCURRENTLY`
    waits for every such snapshot (graph/persistence.py does the same for paor's own set-up);
 2. apply Aegra's migrations (`aegra db upgrade`) and LangGraph's checkpointer and store set-up;
-3. release the lock and become `aegra serve` with `RUN_MIGRATIONS_ON_STARTUP=false` (its own set-up then finds
-   everything done).
+3. release the lock and become uvicorn serving Aegra's app with `RUN_MIGRATIONS_ON_STARTUP=false` (its own set-up
+   then finds everything done) — uvicorn itself, not `aegra serve`, which runs uvicorn as a child: a `kill -9` of
+   an instance must end its server, and `--workers N` runs N instances on one port.
 
-    python -m server.aegra_launch --host 127.0.0.1 --port 2026 [--config aegra.json]
+    python -m server.aegra_launch --host 127.0.0.1 --port 2026 --workers 1
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import sys
 import time
 
@@ -58,8 +58,8 @@ def migrate() -> None:
 
 def main(argv: list[str]) -> None:
     migrate()
-    aegra = shutil.which("aegra") or os.path.join(os.path.dirname(sys.executable), "aegra")
-    os.execve(aegra, [aegra, "serve", *argv], {**os.environ, "RUN_MIGRATIONS_ON_STARTUP": "false"})
+    server = [sys.executable, "-m", "uvicorn", "aegra_api.main:app", *argv]
+    os.execve(sys.executable, server, {**os.environ, "RUN_MIGRATIONS_ON_STARTUP": "false"})
 
 
 if __name__ == "__main__":

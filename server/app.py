@@ -40,7 +40,7 @@ from starlette.routing import Route
 from graph.context import Context
 from graph.errors import DocumentRejected
 from graph.schemas import DocumentRef, dump
-from server import inprocess, quotas, upstream
+from server import engine, quotas
 from server.attachments import AttachmentsAsUploads
 from server.capacity import DurableRegistry, lifespan
 from server.gate import KeyGate
@@ -148,7 +148,7 @@ async def document(request: Request) -> Response:
     thread_id, label, name = (request.path_params[key] for key in ("thread_id", "label", "name"))
     if api_keys() and is_link(request.query_params):  # a clicked link: its signature vouches, not a key
         verdict = await asyncio.to_thread(verify_link, thread_id, label, name, request.query_params)
-        if isinstance(verdict, str) and thread_id not in await inprocess.existing_threads(verdict, [thread_id]):
+        if isinstance(verdict, str) and thread_id not in await engine.current().existing_threads(verdict, [thread_id]):
             verdict = Refusal.REVOKED  # records outlive a thread LangGraph deleted without a request
         if isinstance(verdict, Refusal):
             return _dead_link(request, verdict, thread_id)
@@ -244,9 +244,6 @@ async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | N
     return values if isinstance(values, dict) else {}
 
 
-upstream.apply()  # LangGraph's in-memory runtime removed the wrong thread under concurrent deletions
-upstream.wake_on_new_runs()  # and started each run up to a second late
-
 app = Starlette(
     routes=[
         Route(UPLOAD_PATH, upload, methods=["POST"]),
@@ -263,5 +260,5 @@ app = Starlette(
         Middleware(AttachmentsAsUploads),
         Middleware(DurableRegistry),
     ],
-    lifespan=lifespan,  # after LangGraph's own: threads for every job the server runs at once
+    lifespan=lifespan,  # after LangGraph's own: the engine's start, threads for every job the server runs at once
 )

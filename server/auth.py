@@ -25,7 +25,7 @@ from typing import Any, cast
 from langgraph_sdk import Auth
 
 from graph.context import refused_setting
-from server import inprocess, quotas
+from server import engine, quotas
 from server.keys import ANONYMOUS, HEADER, REFUSAL, client_of
 from server.records import writes_working_state
 from server.settings import api_keys
@@ -102,7 +102,7 @@ async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
         raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
     if api_keys() and isinstance(value, dict) and isinstance(value.get("metadata"), dict) and value["metadata"]:
         thread = value.get("thread_id")  # none when LangGraph itself updates threads (an assistant's deletion)
-        current = await inprocess.thread_metadata(ctx.user.identity, str(thread)) if thread else None
+        current = await engine.current().thread_metadata(ctx.user.identity, str(thread)) if thread else None
         quotas.check_size("the thread's metadata", {**(current or {}), **value["metadata"]})
     return _owner_only(ctx, value)
 
@@ -137,7 +137,7 @@ async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fil
             creates = not kwargs.get("temporary")
         else:
             creates = value.get("if_not_exists") == "create"
-            creates = creates and not await inprocess.existing_threads(owner, [str(thread)])
+            creates = creates and not await engine.current().existing_threads(owner, [str(thread)])
         if creates:
             await quotas.check_count(owner, "threads")
         await quotas.check_runs(owner, str(value.get("run_id") or "") or None)  # last: it reserves a place
@@ -179,7 +179,7 @@ async def create_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fi
         quotas.check_size("the cron's payload", value.get("payload"))
         await quotas.check_count(ctx.user.identity, "crons")
         thread = value.get("thread_id")
-        if thread is not None and not await inprocess.existing_threads(ctx.user.identity, [str(thread)]):
+        if thread is not None and not await engine.current().existing_threads(ctx.user.identity, [str(thread)]):
             raise Auth.exceptions.HTTPException(status_code=404, detail=f"Thread with ID {thread} not found")
     return _owner_only(ctx, value)
 
@@ -259,7 +259,7 @@ _OPERATOR_NAMES: list[str] = []
 async def _operator_names() -> list[str]:
     """The names of the operator's assistants (fixed when the server starts)."""
     if not _OPERATOR_NAMES:
-        _OPERATOR_NAMES.extend(await inprocess.operator_names())
+        _OPERATOR_NAMES.extend(await engine.current().operator_names())
     return _OPERATOR_NAMES
 
 

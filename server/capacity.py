@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.builder import warm
 from graph.capacity import blocking_threads
+from server import engine
 from server.registry import Journal
 
 #: Requests that create what a client then refers to: a thread, a run, an assistant, a cron.
@@ -44,7 +45,7 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     """Runs on the server's loop after LangGraph's own start-up, before the first request."""
     pool = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-node")
     asyncio.get_running_loop().set_default_executor(pool)
-    _journal_creations()
+    engine.current().start()
     warm()
     yield
 
@@ -62,7 +63,7 @@ def _journal() -> Journal | None:
     return _JOURNAL
 
 
-def _journal_creations() -> None:
+def journal_creations() -> None:
     """Put back what the journal holds, then let the periodic writer compact it (same method, under one lock)."""
     global _JOURNAL
     runtime = sys.modules.get("langgraph_runtime_inmem.database")

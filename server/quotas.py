@@ -3,10 +3,12 @@ document bytes (server/settings.py `LIMITS`, docs/shared-server.md#limits).
 
 The auth handler (server/auth.py) asks these before LangGraph creates anything; the upload route asks
 `documents_refusal`. Counts come from the server's own API, asked in-process for the owner's resources
-(server/inprocess.py), so they hold whatever created them (a run, a copy, MCP); the store's bytes are kept in a
-ledger per client, loaded once from the store and updated on every write through the API. A refusal is an
-`Auth.exceptions.HTTPException` a person can read: 429 for a count (with `Retry-After` where waiting helps: runs in
-flight end), 413 for bytes. Quotas apply while keys are set: without them the server has one client.
+(server/engine.py), so they hold whatever created them (a run, a copy, MCP), and are counted where the engine
+counts: across every instance of `paor serve`. The store's bytes are kept in a ledger per client, loaded once from
+the store and updated on every write through the API (read again on each write where several processes write).
+A refusal is an `Auth.exceptions.HTTPException` a person can read: 429 for a count (with `Retry-After` where
+waiting helps: runs in flight end), 413 for bytes. Quotas apply while keys are set: without them the server has
+one client.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from server import inprocess
+from server import engine
+from server.engine import StoreSizes, item_size
 from server.records import ThreadRecords
 from server.run_sizes import RUN_PARTS, size_of
 from server.settings import LIMITS, api_keys, limit, server_store
@@ -52,7 +55,7 @@ async def check_count(owner: str, resource: str) -> None:
     if not api_keys():
         return
     most = int(limit(resource))
-    have = await inprocess.count(owner, resource)
+    have = await engine.current().count(owner, resource)
     if have >= most:
         raise refuse(
             429,
@@ -61,21 +64,20 @@ async def check_count(owner: str, resource: str) -> None:
         )
 
 
-#: Seconds a run that passed the check counts as in flight until LangGraph lists it (it inserts it right after),
-#: when no request holds its place (a cron's run); a request's runs count until the request ends.
+#: Seconds a run that passed the check counts as in flight until the server lists it (it inserts it right after),
+#: when no request holds its place (a cron's run); a request's runs count until the request ends (at most an hour).
 RESERVE_S = 3.0
-_RUN_LOCKS: dict[str, asyncio.Lock] = {}
-_RESERVED: dict[str, dict[str, float]] = {}
+HELD_S = 3600.0
 #: The places the current request reserved, released when it ends (server/traffic.py).
 REQUEST_RESERVATIONS: contextvars.ContextVar[list[tuple[str, str]] | None] = contextvars.ContextVar(
     "paor_run_reservations", default=None
 )
 
 
-def release(reservations: list[tuple[str, str]]) -> None:
-    """The request that reserved these places ended: its runs are in LangGraph's lists, or were never made."""
-    for owner, run in reservations:
-        _RESERVED.get(owner, {}).pop(run, None)
+async def release(reservations: list[tuple[str, str]]) -> None:
+    """The request that reserved these places ended: its runs are in the server's lists, or were never made."""
+    for owner in {owner for owner, _ in reservations}:
+        await engine.current().counters.unreserve(owner, [run for who, run in reservations if who == owner])
 
 
 #: How the place of a request that starts its run later (an MCP `tools/call`) is named: that run takes it over.
@@ -84,25 +86,23 @@ AHEAD = "ahead:"
 
 async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = True) -> None:
     """Refuse a run while the client has its quota of runs queued or running, or its documents fill their quota.
-    Checks of one client take turns, and a run that passed counts until LangGraph lists it, so runs sent at once
-    cannot all pass on the same count (`reserve=False`: a look ahead that keeps no place). A request that checked
-    ahead under an `AHEAD` name holds a place until it ends, and the run it then starts takes that place: no run
-    of another request can take it in between (an MCP call beside other runs once passed its look ahead, then its
-    run was refused and LangGraph answered a bare 500)."""
+    Checks of one client take turns (across instances), and a run that passed counts until the server lists it,
+    so runs sent at once cannot all pass on the same count (`reserve=False`: a look ahead that keeps no place). A
+    request that checked ahead under an `AHEAD` name holds a place until it ends, and the run it then starts takes
+    that place: no run of another request can take it in between (an MCP call beside other runs once passed its
+    look ahead, then its run was refused and LangGraph answered a bare 500)."""
     if not api_keys():
         return
     most = int(limit("runs"))
-    async with _RUN_LOCKS.setdefault(owner, asyncio.Lock()):
-        now = time.monotonic()
-        reserved = _RESERVED.setdefault(owner, {})  # changed in place: a request that ends meanwhile releases its own
+    counters = engine.current().counters
+    async with counters.turn(f"runs:{owner}"):
         if not (run_id or "").startswith(AHEAD):
-            _take_over_place_held_ahead(owner, reserved)
-        for run in [run for run, until in reserved.items() if until <= now]:
-            del reserved[run]
-        listed = await inprocess.runs_in_flight(owner, most + len(reserved))
-        for run in [run for run in reserved if run in listed]:  # LangGraph counts it now
-            del reserved[run]
-        have = len(listed | set(reserved))
+            await _take_over_place_held_ahead(owner)
+        reserved = await counters.reserved(owner)
+        listed = await engine.current().runs_in_flight(owner, most + len(reserved))
+        if counted := reserved & listed:  # the server lists it now
+            await counters.unreserve(owner, counted)
+        have = len(listed | reserved)
         if have >= most:
             raise refuse(
                 429,
@@ -113,19 +113,19 @@ async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = T
         if refused := await documents_refusal(owner, 0, starting_run=True):
             raise refuse(429, refused)
         if reserve:
-            run = str(run_id or f"unnamed-{now}")
+            run = str(run_id or f"unnamed-{time.time()}")
             held = REQUEST_RESERVATIONS.get()
-            reserved[run] = now + (3600.0 if held is not None else RESERVE_S)
+            await counters.reserve(owner, run, HELD_S if held is not None else RESERVE_S)
             if held is not None:
                 held.append((owner, run))
 
 
-def _take_over_place_held_ahead(owner: str, reserved: dict[str, float]) -> None:
+async def _take_over_place_held_ahead(owner: str) -> None:
     held = REQUEST_RESERVATIONS.get()
     ahead = next((entry for entry in held or [] if entry[0] == owner and entry[1].startswith(AHEAD)), None)
     if held is not None and ahead is not None:
         held.remove(ahead)
-        reserved.pop(ahead[1], None)
+        await engine.current().counters.unreserve(owner, [ahead[1]])
 
 
 def check_run_request(request: Any) -> None:
@@ -173,7 +173,7 @@ async def sweep(owner: str) -> int:
     known = await asyncio.to_thread(records.threads, owner)
     if not known:
         return 0
-    alive = await inprocess.existing_threads(owner, known)
+    alive = await engine.current().existing_threads(owner, known)
     gone = [thread for thread in known if thread not in alive]
     for thread in gone:
         await asyncio.to_thread(records.forget, owner, thread)
@@ -202,22 +202,22 @@ async def documents_refusal(owner: str, adding: int, *, starting_run: bool = Fal
 
 
 class StoreLedger:
-    """The size of each store item of each client, as written through the API (one process: `langgraph dev`)."""
+    """The size of each store item of each client, as written through the API; read again from the engine on every
+    write where several processes write (`paor serve`), kept between writes where one does (`langgraph dev`)."""
 
     def __init__(self) -> None:
-        self._sizes: dict[str, dict[tuple[tuple[str, ...], str], int]] = {}
+        self._sizes: dict[str, StoreSizes] = {}
         self._scanned: dict[str, float] = {}
-        self._lock = asyncio.Lock()
 
     async def admit(self, owner: str, namespace: tuple[str, ...], key: str, value: Any) -> None:
         """Refuse a put that takes the client over its items or bytes; otherwise count it."""
         if not api_keys():
             return
-        size = size_of(value) + size_of(list(namespace)) + size_of(key)  # a 9 MB key is kept too
+        size = item_size(tuple(namespace), key, size_of(value))
         most_bytes, most_items = int(limit("store_mb") * MB), int(limit("store_items"))
-        async with self._lock:
+        async with engine.current().counters.turn(f"store:{owner}"):
             for attempt in range(2):
-                sizes = await self._load(owner, fresh=attempt == 1)
+                sizes = await self._load(owner, fresh=attempt == 1 or not engine.current().one_process)
                 item = (tuple(namespace), key)
                 items = len(sizes) + (item not in sizes)
                 used = sum(sizes.values()) - sizes.get(item, 0) + size
@@ -240,19 +240,14 @@ class StoreLedger:
         )
 
     async def forget(self, owner: str, namespace: tuple[str, ...], key: str) -> None:
-        async with self._lock:
-            self._sizes.get(owner, {}).pop((tuple(namespace), key), None)
+        self._sizes.get(owner, {}).pop((tuple(namespace), key), None)
 
-    async def _load(self, owner: str, *, fresh: bool) -> dict[tuple[tuple[str, ...], str], int]:
+    async def _load(self, owner: str, *, fresh: bool) -> StoreSizes:
         if owner in self._sizes and not fresh:
             return self._sizes[owner]
-        sizes: dict[tuple[tuple[str, ...], str], int] = {}
-
-        for namespace, key, value in await inprocess.store_items(owner):
-            sizes[(namespace, key)] = size_of(value) + size_of(list(namespace)) + size_of(key)
-        self._sizes[owner] = sizes
+        self._sizes[owner] = await engine.current().store_sizes(owner)
         self._scanned[owner] = time.monotonic()
-        return sizes
+        return self._sizes[owner]
 
 
 STORE = StoreLedger()

@@ -12,8 +12,10 @@ server's own and pass):
   once (default 32), PAOR_SERVER_MAX_REQUESTS_PER_S requests a second (default 10, bursts of twice that) and
   PAOR_SERVER_MAX_BODY_MB_PER_S of request bodies a second (default 10 MB). A client above its rate waits (its
   request starts later, its body is read slower); one that would wait longer than `MAX_WAIT_S`, or has too many
-  requests open, gets 429 with `Retry-After`. Refusals to a client that floods (429 here, 413 for a body declared
-  too large) are answered after `TARPIT_S`, so a client that retries at once is slowed down, not served faster.
+  requests open, gets 429 with `Retry-After`. Rates are counted where the engine counts (server/engine.py): across
+  every instance of `paor serve`; requests open at once, each instance's own connections, per instance. Refusals
+  to a client that floods (429 here, 413 for a body declared too large) are answered after `TARPIT_S`, so a client
+  that retries at once is slowed down, not served faster.
 - After LangGraph deleted a thread for a client (`DELETE /threads/{id}`, `POST /threads/prune`, or
   `DELETE /assistants/{id}` with `delete_threads`), the client's records of it are forgotten and every stored file no
   other record or upload names is deleted (server/records.py), before the client hears of the deletion; its signed
@@ -26,7 +28,6 @@ import asyncio
 import json
 import math
 import re
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,8 @@ from typing import Any
 from langgraph_sdk import Auth
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server import inprocess, quotas
+from server import engine, quotas
+from server.engine import Rate
 from server.keys import HEADER, owner_of
 from server.records import ThreadRecords
 from server.refusals import refuse
@@ -57,36 +59,12 @@ MB = 1024 * 1024
 MAX_SHARES = 10_000
 
 
-class Bucket:
-    """A token bucket: `rate` a second, at most `burst` saved up. `reserve` takes tokens now and says how long to
-    wait until they would have been there (a debt the next callers wait behind)."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens, self.at = burst, time.monotonic()
-
-    def wait_for(self, amount: float) -> float:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        return max(0.0, (amount - self.tokens) / self.rate)
-
-    def rested(self) -> bool:
-        """Whether the bucket is full again: its owner has sent nothing for a while."""
-        return self.wait_for(self.burst) == 0.0
-
-    def reserve(self, amount: float) -> float:
-        wait = self.wait_for(amount)
-        self.tokens -= amount
-        return wait
-
-
 @dataclass
 class Share:
     """One client's share of the server."""
 
-    requests: Bucket
-    body: Bucket
+    requests: Rate
+    body: Rate
     open: int = 0
     tarpitted: int = 0
 
@@ -126,7 +104,7 @@ class Traffic:
             await self._handle(scope, _paced(receive, share.body), send, owner, headers, share)
         finally:
             share.open -= 1
-            quotas.release(reservations)
+            await quotas.release(reservations)
             quotas.REQUEST_RESERVATIONS.reset(held)
 
     async def _keyless(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -150,11 +128,10 @@ class Traffic:
     ) -> bool:
         """Wait for the share's rate to let one more request start (True), or refuse it with 429 when that would
         take longer than `MAX_WAIT_S` (False; held first by `tarpit`'s share, if any)."""
-        wait = share.requests.wait_for(1)
+        wait = await share.requests.take(1, within=MAX_WAIT_S)
         if wait > MAX_WAIT_S:
             await self._refuse(tarpit, scope, receive, send, 429, detail, math.ceil(wait))
             return False
-        share.requests.reserve(1)
         if wait:
             await asyncio.sleep(wait)
         return True
@@ -166,11 +143,10 @@ class Traffic:
             await self.app(scope, receive, send)
             return
         share = self._share(owner)
-        if share.open >= int(limit("requests")) or share.requests.wait_for(1) > MAX_WAIT_S:
+        if share.open >= int(limit("requests")) or await share.requests.take(1, within=MAX_WAIT_S) > MAX_WAIT_S:
             await receive()  # websocket.connect: the handshake is refused after it
             await send({"type": "websocket.close", "code": 1013})  # try again later
             return
-        share.requests.reserve(1)
         share.open += 1
         try:
             await self.app(scope, receive, send)
@@ -182,7 +158,11 @@ class Traffic:
         if share is None:
             per_s = limit("requests_per_s")
             body = limit("body_mb_per_s") * MB
-            share = self.shares[owner] = Share(Bucket(per_s, 2 * per_s), Bucket(body, max(body, limit("body_mb") * MB)))
+            counters = engine.current().counters
+            share = self.shares[owner] = Share(
+                counters.rate(f"requests:{owner}", per_s, 2 * per_s),
+                counters.rate(f"body:{owner}", body, max(body, limit("body_mb") * MB)),
+            )
         return share
 
     async def _refuse(
@@ -265,13 +245,13 @@ def _loopback(scope: Scope) -> bool:
     return root == _LOOPBACK_ROOT or root.startswith(_LOOPBACK_ROOT + "/")
 
 
-def _paced(receive: Receive, bucket: Bucket) -> Receive:
+def _paced(receive: Receive, bucket: Rate) -> Receive:
     """The request's body read no faster than the client's body rate: each chunk waits for its bytes."""
 
     async def paced() -> Message:
         message = await receive()
         size = len(message.get("body", b"")) if message["type"] == "http.request" else 0
-        if size and (wait := bucket.reserve(size)):
+        if size and (wait := await bucket.take(size)):
             await asyncio.sleep(wait)
         return message
 
@@ -311,18 +291,18 @@ def replay(body: bytes, then: Receive) -> Receive:
 
 
 async def _threads_of_assistant(owner: str, assistant_id: str) -> list[str]:
-    return await inprocess.threads_of_assistant(owner, assistant_id)
+    return await engine.current().threads_of_assistant(owner, assistant_id)
 
 
 async def _forget(owner: str, threads: list[str]) -> None:
     """Forget the records and the step history of those threads LangGraph no longer has for this client."""
-    alive = await inprocess.existing_threads(owner, threads)
+    alive = await engine.current().existing_threads(owner, threads)
     records = ThreadRecords(server_store())
     for thread in threads:
         if thread not in alive:
             await asyncio.to_thread(records.forget, owner, thread)
             await asyncio.to_thread(delete_thread_uploads, server_store(), owner, thread)
-            await inprocess.delete_history(thread)
+            await engine.current().delete_history(thread)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from server import traffic
+from server import counters, traffic
 from server.traffic import KEYLESS, Traffic
 
 
@@ -35,7 +35,7 @@ def test_quiet_addresses_budgets_are_forgotten_past_the_most_kept(monkeypatch: p
     monkeypatch.setenv("PAOR_SERVER_API_KEY", "keyless-test-key")
     monkeypatch.setattr(traffic, "MAX_SHARES", 3)
     clock = iter(range(0, 10_000, 10))  # ten seconds between requests: each address's budget is whole again
-    monkeypatch.setattr(traffic.time, "monotonic", lambda: float(next(clock)))
+    monkeypatch.setattr(counters.time, "monotonic", lambda: float(next(clock)))
     middleware = Traffic(_served)
     for n in range(10):
         assert _get(middleware, f"10.0.0.{n}") == 200

@@ -1,91 +1,166 @@
-"""The runs-in-flight check (server/quotas.py) without a server: runs sent at once cannot pass on one count, and
-a request that ends releases its place for good, also while another check is under way."""
+"""The runs-in-flight check (server/quotas.py) without a server, on both engines' counters (server/counters.py:
+memory for `langgraph dev`, a real Redis for `paor serve`): runs sent at once cannot pass on one count — on
+`paor serve` also when they reach different instances —, and a request that ends releases its place for good, also
+while another check is under way."""
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from server import inprocess, quotas
+from server import engine, quotas
+from server.counters import MemoryCounters, RedisCounters
+from tests.support.redis_server import REDIS_SERVER, redis_server
 
 OWNER = "client-quota-test"
+Listing = Callable[[str, int], Awaitable[set[str]]]
+
+
+class Instance:
+    """An engine whose runs-in-flight listing the test scripts, on the counters it is given."""
+
+    one_process = True
+
+    def __init__(self, counters: Any) -> None:
+        self.counters = counters
+        self.listing: Listing = none_listed
+
+    async def runs_in_flight(self, owner: str, at_most: int) -> set[str]:
+        return await self.listing(owner, at_most)
+
+
+async def none_listed(owner: str, at_most: int) -> set[str]:
+    return set()
+
+
+#: The instance a request reached (each task sets its own).
+REACHED: contextvars.ContextVar[Instance] = contextvars.ContextVar("reached")
+
+
+class Service:
+    """The engine of the process under test, answering as the instance the current request reached."""
+
+    one_process = True
+
+    @property
+    def counters(self) -> Any:
+        return REACHED.get().counters
+
+    async def runs_in_flight(self, owner: str, at_most: int) -> set[str]:
+        return await REACHED.get().runs_in_flight(owner, at_most)
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not REDIS_SERVER:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture(params=["memory", "redis"])
+def instances(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Instance]]:
+    """Makes engine instances: one process's (memory), or instances of one service sharing a Redis."""
+    made: list[Any] = []
+
+    def make() -> Instance:
+        if request.param == "memory":
+            counters: Any = made[0].counters if made else MemoryCounters()  # one process: one memory
+        else:
+            import redis.asyncio as aioredis
+
+            counters = RedisCounters(aioredis.Redis.from_url(request.getfixturevalue("redis_url")))
+        made.append(instance := Instance(counters))
+        return instance
+
+    if request.param == "redis":
+        import redis
+
+        redis.Redis.from_url(request.getfixturevalue("redis_url")).flushall()
+    yield make
 
 
 @pytest.fixture(autouse=True)
-def keyed(monkeypatch: pytest.MonkeyPatch) -> None:
+def keyed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("PAOR_SERVER_API_KEY", "quota-key")
     monkeypatch.setenv("PAOR_SERVER_MAX_RUNS", "2")
-    quotas._RESERVED.clear()
-    quotas._RUN_LOCKS.clear()
 
     async def no_documents(owner: str, adding: int, *, starting_run: bool = False) -> None:
         return None
 
     monkeypatch.setattr(quotas, "documents_refusal", no_documents)
+    engine.use(Service())  # type: ignore[arg-type]
+    yield
+    engine.use(None)
 
 
-def test_runs_sent_at_once_pass_up_to_the_quota(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_sent_at_once_pass_up_to_the_quota(instances: Callable[[], Instance]) -> None:
+    """Five runs at once, spread over two instances: two pass (per-process counting once let each instance pass
+    two)."""
+
     async def nothing_listed_yet(owner: str, at_most: int) -> set[str]:
-        await asyncio.sleep(0.01)  # LangGraph inserts the runs after the checks: none is listed
+        await asyncio.sleep(0.01)  # the server inserts the runs after the checks: none is listed
         return set()
 
-    monkeypatch.setattr(inprocess, "runs_in_flight", nothing_listed_yet)
+    pair = [instances(), instances()]
+    for instance in pair:
+        instance.listing = nothing_listed_yet
 
     async def five() -> list[BaseException | None]:
         async def one(n: int) -> BaseException | None:
             quotas.REQUEST_RESERVATIONS.set([])
+            REACHED.set(pair[n % 2])  # this request's instance
             try:
                 await quotas.check_runs(OWNER, f"run-{n}")
             except Exception as exc:
                 return exc
             return None
 
-        return await asyncio.gather(*(one(n) for n in range(5)))
+        return await asyncio.gather(*(asyncio.create_task(one(n)) for n in range(5)))
 
     outcomes = asyncio.run(five())
     assert [outcome is None for outcome in outcomes].count(True) == 2
 
 
-def test_a_place_released_while_another_check_waits_stays_released(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_place_released_while_another_check_waits_stays_released(instances: Callable[[], Instance]) -> None:
     """A check once wrote back the places it had read: one released meanwhile came back, for an hour."""
     release = asyncio.Event()
+    instance = instances()
 
     async def listed_after_a_release(owner: str, at_most: int) -> set[str]:
         release.set()
         await asyncio.sleep(0.01)
         return set()
 
-    async def scenario() -> dict[str, float]:
+    async def scenario() -> set[str]:
+        REACHED.set(instance)
         mine: list[tuple[str, str]] = []
         quotas.REQUEST_RESERVATIONS.set(mine)
         await quotas.check_runs(OWNER, "first")  # holds its place until its request ends
-        monkeypatch.setattr(inprocess, "runs_in_flight", listed_after_a_release)
+        instance.listing = listed_after_a_release
 
         async def end_first_request() -> None:
             await release.wait()
-            quotas.release(mine)
+            await quotas.release(mine)
 
         await asyncio.gather(quotas.check_runs(OWNER, "second", reserve=False), end_first_request())
-        return dict(quotas._RESERVED.get(OWNER, {}))
+        return await instance.counters.reserved(OWNER)
 
-    async def none_listed(owner: str, at_most: int) -> set[str]:
-        return set()
-
-    monkeypatch.setattr(inprocess, "runs_in_flight", none_listed)
-    assert asyncio.run(scenario()) == {}
+    assert asyncio.run(scenario()) == set()
 
 
-def test_the_run_of_a_request_that_checked_ahead_takes_the_place_it_held(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_run_of_a_request_that_checked_ahead_takes_the_place_it_held(instances: Callable[[], Instance]) -> None:
     """An MCP tools/call passed its look ahead, runs sent beside it filled the quota, and its own run was refused
     (LangGraph answered a bare 500): the place it checked for is held until its run takes it."""
-
-    async def none_listed(owner: str, at_most: int) -> set[str]:
-        return set()
-
-    monkeypatch.setattr(inprocess, "runs_in_flight", none_listed)
+    instance = instances()
 
     async def scenario() -> list[str]:
+        REACHED.set(instance)
         outcomes: list[str] = []
 
         async def request(run: str) -> None:
@@ -96,12 +171,13 @@ def test_the_run_of_a_request_that_checked_ahead_takes_the_place_it_held(monkeyp
             except Exception:
                 outcomes.append(f"{run} refused")
 
-        quotas.REQUEST_RESERVATIONS.set(held := [])
+        held: list[tuple[str, str]] = []
+        quotas.REQUEST_RESERVATIONS.set(held)
         await quotas.check_runs(OWNER, f"{quotas.AHEAD}mcp")  # the MCP call's look ahead
         await asyncio.gather(request("beside-1"), request("beside-2"))  # other requests, at once
         await quotas.check_runs(OWNER, "mcp-run")  # the call's own run, in the same request
         outcomes.append("mcp-run passed")
-        quotas.release(held)
+        await quotas.release(held)
         return outcomes
 
     outcomes = asyncio.run(scenario())

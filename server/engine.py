@@ -1,0 +1,131 @@
+"""The server under paor's server layer, behind one small interface with one implementation per server.
+
+The key gate, tenancy, quotas and rates (server/auth.py, quotas.py, traffic.py) ask the server a few questions
+(which threads a client owns, how many runs it has in flight…) and keep a few counters (each client's rate, the run
+places a request holds). Where they are answered differs:
+
+- `langgraph dev` (langgraph.json → server/app.py): `LangGraphDev` (server/engine_langgraph.py) — one process; the
+  questions asked of langgraph-api in-process; counters in memory; the in-memory runtime's fixes
+  (server/upstream.py) and its registry's journal (server/capacity.py) applied where that runtime serves.
+- `paor serve` (aegra.json → server/aegra_app.py): `Aegra` (server/engine_aegra.py) — several processes on one
+  PostgreSQL and one Redis; the questions in SQL of Aegra's tables and store; counters in Redis, so a client's
+  rates and runs in flight are the service's, not each instance's.
+
+The app a server loads chooses its engine (`use`); nothing is decided by whether a module happens to import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from server.run_sizes import size_of
+
+#: (namespace, key) of a store item → its size in bytes.
+StoreSizes = dict[tuple[tuple[str, ...], str], int]
+
+
+def item_size(namespace: tuple[str, ...], key: str, value_bytes: int) -> int:
+    """A store item's size as its quota counts it: its value, namespace and key (a 9 MB key is kept too)."""
+    return value_bytes + size_of(list(namespace)) + size_of(key)
+
+
+class Rate(Protocol):
+    """A token bucket: `per_s` tokens a second, at most `burst` saved up."""
+
+    async def take(self, amount: float, within: float = float("inf")) -> float:
+        """Take `amount` tokens and answer how long to wait until they would have been there (a debt the next
+        callers wait behind); when that is longer than `within`, take nothing and answer the wait."""
+        ...
+
+    def rested(self) -> bool:
+        """Whether this process may forget the bucket (it is full again, or kept elsewhere)."""
+        ...
+
+
+class Counters(Protocol):
+    """What the server layer counts across the whole service."""
+
+    def rate(self, name: str, per_s: float, burst: float) -> Rate: ...
+
+    def turn(self, name: str) -> AbstractAsyncContextManager[None]:
+        """One holder at a time of `name`, across every process of the service."""
+        ...
+
+    async def reserved(self, owner: str) -> set[str]:
+        """The run places `owner` holds that have not expired."""
+        ...
+
+    async def reserve(self, owner: str, run: str, seconds: float) -> None: ...
+
+    async def unreserve(self, owner: str, runs: Iterable[str]) -> None: ...
+
+
+class Engine(Protocol):
+    """The questions the server layer asks its server, and where it counts."""
+
+    @property
+    def counters(self) -> Counters:
+        """Where this server counts."""
+        ...
+
+    #: Whether one process serves every request (a cache of per-client sizes then stays true).
+    one_process: bool
+
+    def start(self) -> None:
+        """What the server needs before its first request (in the app's lifespan)."""
+        ...
+
+    async def existing_threads(self, owner: str, thread_ids: Iterable[str]) -> set[str]:
+        """Which of these threads exist and belong to `owner`."""
+        ...
+
+    async def count(self, owner: str, resource: str) -> int:
+        """How many threads, assistants or crons `owner` has."""
+        ...
+
+    async def runs_in_flight(self, owner: str, at_most: int) -> set[str]:
+        """The ids of `owner`'s runs queued or running (the listing may stop above `at_most`)."""
+        ...
+
+    async def thread_metadata(self, owner: str, thread_id: str) -> dict[str, object] | None:
+        """The metadata of `owner`'s thread; None if it has no such thread."""
+        ...
+
+    async def operator_names(self) -> list[str]:
+        """The names of the operator's assistants (the graphs of the server's configuration)."""
+        ...
+
+    async def threads_of_assistant(self, owner: str, assistant_id: str) -> list[str]:
+        """The ids of `owner`'s threads that ran `assistant_id`."""
+        ...
+
+    async def store_sizes(self, owner: str) -> StoreSizes:
+        """The size of every store item under `owner`'s namespaces, the namespaces as the client names them."""
+        ...
+
+    async def delete_history(self, thread: str) -> None:
+        """A deleted thread's steps in the server's store (graph/history_store.py): a thread made again under its
+        id, by anyone, starts without them (its runs' Stage 1 would read them, and an action they name would be
+        refused as already run)."""
+        ...
+
+
+_CURRENT: Engine | None = None
+
+
+def use(engine: Engine | None) -> None:
+    """The engine of this process (the app the server loads says which; None: the default again)."""
+    global _CURRENT
+    _CURRENT = engine
+
+
+def current() -> Engine:
+    """The engine of this process; `langgraph dev`'s unless an app chose another."""
+    if _CURRENT is None:
+        from server.engine_langgraph import LangGraphDev
+
+        use(LangGraphDev())
+    assert _CURRENT is not None
+    return _CURRENT

@@ -1,0 +1,108 @@
+"""`paor serve`'s engine (server/engine.py): the server layer's questions in SQL of Aegra's own tables (`thread`,
+`runs`, `assistant`, `crons`, whose `user_id` is the auth handler's identity) and its store, and its counters in
+the Redis every instance shares (server/counters.py), so a client's rates and runs in flight hold across instances.
+
+Aegra keeps a client's store items under ["users", identity, …] and strips that for the client: a client names its
+namespaces as on `langgraph dev` (they start with its identity), so the table holds ["users", identity, identity, …].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from graph import history_store
+from server.counters import MemoryCounters, RedisCounters
+from server.engine import Counters, StoreSizes, item_size
+from server.settings import api_keys
+
+#: Runs that hold a place: queued or running.
+IN_FLIGHT = ("pending", "running")
+_TABLES = {"threads": "thread", "assistants": "assistant", "crons": "crons"}
+
+
+def _by_owner() -> str:
+    """The SQL condition for what `:owner` created (every row while no key is set: one client)."""
+    return "user_id = :owner" if api_keys() else "true"
+
+
+class Aegra:
+    """Aegra on PostgreSQL and Redis (server/engine.py `Engine`)."""
+
+    one_process = False
+
+    def __init__(self) -> None:
+        self._counters: Counters | None = None
+
+    @property
+    def counters(self) -> Counters:
+        """Redis's once Aegra has connected to it (its lifespan; the broker `paor serve` always turns on); memory's
+        for an Aegra started without Redis (then one process)."""
+        if self._counters is None:
+            from aegra_api.core.redis_manager import redis_manager
+            from aegra_api.settings import settings
+
+            if settings.redis.REDIS_BROKER_ENABLED:
+                self._counters = RedisCounters(redis_manager.get_client())
+            else:
+                self._counters = MemoryCounters()
+        return self._counters
+
+    def start(self) -> None:
+        """Nothing to patch: Aegra keeps everything in PostgreSQL and Redis."""
+
+    async def _sql(self, query: str, **params: Any) -> list[Any]:
+        from aegra_api.core.database import db_manager
+        from sqlalchemy import text
+
+        async with db_manager.get_engine().connect() as conn:
+            return list((await conn.execute(text(query), params)).all())
+
+    async def existing_threads(self, owner: str, thread_ids: Iterable[str]) -> set[str]:
+        query = f"SELECT thread_id FROM thread WHERE thread_id = ANY(:ids) AND {_by_owner()}"
+        return {str(row[0]) for row in await self._sql(query, ids=list(dict.fromkeys(thread_ids)), owner=owner)}
+
+    async def count(self, owner: str, resource: str) -> int:
+        rows = await self._sql(f"SELECT count(*) FROM {_TABLES[resource]} WHERE {_by_owner()}", owner=owner)
+        return int(rows[0][0])
+
+    async def runs_in_flight(self, owner: str, at_most: int) -> set[str]:
+        query = f"SELECT run_id FROM runs WHERE status = ANY(:busy) AND {_by_owner()} LIMIT :most"
+        rows = await self._sql(query, busy=list(IN_FLIGHT), owner=owner, most=at_most + 1)
+        return {str(row[0]) for row in rows}
+
+    async def thread_metadata(self, owner: str, thread_id: str) -> dict[str, object] | None:
+        query = f"SELECT metadata_json FROM thread WHERE thread_id = :thread AND {_by_owner()}"
+        rows = await self._sql(query, thread=thread_id, owner=owner)
+        return dict(rows[0][0] or {}) if rows else None
+
+    async def operator_names(self) -> list[str]:
+        query = "SELECT name FROM assistant WHERE metadata @> CAST(:system AS jsonb)"
+        return [str(row[0] or "") for row in await self._sql(query, system='{"created_by": "system"}')]
+
+    async def threads_of_assistant(self, owner: str, assistant_id: str) -> list[str]:
+        query = f"SELECT thread_id FROM thread WHERE metadata_json->>'assistant_id' = :assistant AND {_by_owner()}"
+        return [str(row[0]) for row in await self._sql(query, assistant=assistant_id, owner=owner)]
+
+    async def store_sizes(self, owner: str) -> StoreSizes:
+        """Summed in PostgreSQL: a value's size is its stored JSON's, which every instance reads alike."""
+        scope = f"users.{owner}.{owner}"
+        query = (
+            "SELECT prefix, key, octet_length(value::text) FROM store "
+            "WHERE prefix = :scope OR starts_with(prefix, :below)"
+        )
+        sizes: StoreSizes = {}
+        for prefix, key, value_size in await self._sql(query, scope=scope, below=scope + "."):
+            namespace = tuple(str(prefix).split("."))[2:]
+            sizes[(namespace, str(key))] = item_size(namespace, str(key), int(value_size))
+        return sizes
+
+    async def delete_history(self, thread: str) -> None:
+        """From the graph's own store, which Aegra's API would prefix with ["users", identity]."""
+        from aegra_api.core.database import db_manager
+
+        namespace = history_store.namespace(thread)
+        store = db_manager.get_store()
+        while found := await store.asearch(tuple(namespace), limit=100):
+            for item in found:
+                await store.adelete(item.namespace, item.key)

@@ -1,0 +1,176 @@
+"""`langgraph dev`'s engine (server/engine.py): the server layer's questions asked of langgraph-api in-process, its
+counters in this process's memory, and the in-memory runtime's fixes applied where that runtime serves.
+
+The questions go through langgraph_sdk's in-process transport (`get_client(url=None)`, which LangGraph's auth lets
+through) in a fresh context: the caller's auth context would otherwise filter them (a signed link's request has no
+owner), so every question names its owner itself, as a metadata filter on what the auth handler stamped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+import httpx
+
+from graph import history_store
+from server import upstream
+from server.counters import MemoryCounters
+from server.engine import StoreSizes, item_size
+from server.run_sizes import size_of
+from server.settings import api_keys
+
+T = TypeVar("T")
+#: Runs that hold a place: queued or running.
+IN_FLIGHT = ("pending", "running")
+
+
+async def ask(question: Callable[[Any], Awaitable[T]]) -> T:
+    """`question(client)` with an in-process client, outside any request's auth context."""
+
+    async def asked() -> T:
+        from langgraph_sdk import get_client  # the server extra
+
+        client = get_client(url=None)
+        try:
+            return await question(client)
+        finally:
+            await client.aclose()
+
+    return await asyncio.create_task(asked(), context=contextvars.Context())
+
+
+def owned(owner: str) -> dict[str, str]:
+    """The metadata filter for what `owner` created (nothing to filter while no key is set: one owner)."""
+    return {"owner": owner} if api_keys() else {}
+
+
+class LangGraphDev:
+    """One langgraph-api process (server/engine.py `Engine`)."""
+
+    one_process = True
+
+    def __init__(self) -> None:
+        self.counters = MemoryCounters()
+
+    def start(self) -> None:
+        """The in-memory runtime's fixes and registry journal, where that runtime serves this process."""
+        if "langgraph_runtime_inmem.database" not in sys.modules:
+            return
+        upstream.apply()  # it removed the wrong thread under concurrent deletions
+        upstream.wake_on_new_runs()  # and started each run up to a second late
+        from server.capacity import journal_creations
+
+        journal_creations()
+
+    async def existing_threads(self, owner: str, thread_ids: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(thread_ids))
+        found: set[str] = set()
+        for start in range(0, len(ids), 100):
+            chunk = ids[start : start + 100]
+
+            async def search(client: Any, chunk: list[str] = chunk) -> list[dict[str, Any]]:
+                result: list[dict[str, Any]] = await client.threads.search(
+                    ids=chunk, metadata=owned(owner), limit=len(chunk), select=["thread_id"]
+                )
+                return result
+
+            found.update(str(thread["thread_id"]) for thread in await ask(search))
+        return found
+
+    async def count(self, owner: str, resource: str) -> int:
+        async def counted(client: Any) -> int:
+            counter = {"threads": client.threads, "assistants": client.assistants, "crons": client.crons}[resource]
+            return int(await counter.count(metadata=owned(owner)))
+
+        return await ask(counted)
+
+    async def runs_in_flight(self, owner: str, at_most: int) -> set[str]:
+        async def listed(client: Any) -> set[str]:
+            busy = await client.threads.search(
+                metadata=owned(owner), status="busy", limit=at_most + 1, select=["thread_id"]
+            )
+            found: set[str] = set()
+            for thread in busy:
+                for status in IN_FLIGHT:
+                    try:
+                        runs = await client.runs.list(
+                            thread["thread_id"], status=status, limit=at_most + 1, select=["run_id"]
+                        )
+                    except httpx.HTTPStatusError as exc:  # the thread ended meanwhile (a stateless run's)
+                        if exc.response.status_code != 404:
+                            raise
+                        runs = []
+                    found.update(str(run["run_id"]) for run in runs)
+                if len(found) > at_most:
+                    break
+            return found
+
+        return await ask(listed)
+
+    async def thread_metadata(self, owner: str, thread_id: str) -> dict[str, object] | None:
+        async def search(client: Any) -> list[dict[str, Any]]:
+            result: list[dict[str, Any]] = await client.threads.search(
+                ids=[thread_id], metadata=owned(owner), limit=1, select=["thread_id", "metadata"]
+            )
+            return result
+
+        found = await ask(search)
+        return dict(found[0].get("metadata") or {}) if found else None
+
+    async def operator_names(self) -> list[str]:
+        async def search(client: Any) -> list[dict[str, Any]]:
+            found: list[dict[str, Any]] = await client.assistants.search(metadata={"created_by": "system"}, limit=1000)
+            return found
+
+        return [str(assistant.get("name") or "") for assistant in await ask(search)]
+
+    async def threads_of_assistant(self, owner: str, assistant_id: str) -> list[str]:
+        async def search(client: Any) -> list[str]:
+            found: list[str] = []
+            while True:  # LangGraph answers at most 1000 a page
+                page = await client.threads.search(
+                    metadata={**owned(owner), "assistant_id": assistant_id},
+                    limit=1000,
+                    offset=len(found),
+                    select=["thread_id"],
+                )
+                found += [str(thread["thread_id"]) for thread in page]
+                if len(page) < 1000:
+                    return found
+
+        return await ask(search)
+
+    async def store_sizes(self, owner: str) -> StoreSizes:
+        sizes: StoreSizes = {}
+
+        async def scan(client: Any) -> None:
+            offset = 0
+            while True:
+                page = (await client.store.search_items([owner], limit=1000, offset=offset))["items"]
+                for item in page:
+                    namespace, key = tuple(item["namespace"]), item["key"]
+                    sizes[(namespace, key)] = item_size(namespace, key, size_of(item["value"]))
+                offset += len(page)
+                if len(page) < 1000:
+                    return
+
+        await ask(scan)
+        return sizes
+
+    async def delete_history(self, thread: str) -> None:
+        namespace = list(history_store.namespace(thread))
+
+        async def deleted(client: Any) -> None:
+            seen: set[str] = set()
+            while found := [i["key"] for i in (await client.store.search_items(namespace, limit=100))["items"]]:
+                if seen.issuperset(found):  # nothing was deleted: never loop
+                    return
+                seen.update(found)
+                for key in found:
+                    await client.store.delete_item(namespace, key)
+
+        await ask(deleted)
