@@ -278,6 +278,12 @@ class ScriptedLLM:
             self._queues.setdefault(route, []).extend(responses)
         return self
 
+    def replace(self, route: str, *responses: Response) -> ScriptedLLM:
+        """Replace ``route``'s queue with ``responses`` (a long-lived server's next answers)."""
+        with self._lock:
+            self._queues[route] = list(responses)
+        return self
+
     def requests_for(self, route: str) -> list[RecordedRequest]:
         """Requests that were routed to ``route``, in arrival order."""
         with self._lock:
