@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.builder import warm
 from graph.capacity import blocking_threads
-from server import engine
+from server import engine, forgetting
 from server.registry import Journal
 
 #: Requests that create what a client then refers to: a thread, a run, an assistant, a cron.
@@ -47,7 +47,11 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     asyncio.get_running_loop().set_default_executor(pool)
     engine.current().start()
     warm()
-    yield
+    sweeper = asyncio.create_task(forgetting.sweeping())  # threads deleted without a request paor sees
+    try:
+        yield
+    finally:
+        sweeper.cancel()
 
 
 _JOURNAL: Journal | None = None

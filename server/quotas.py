@@ -20,7 +20,7 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from server import engine
+from server import engine, forgetting
 from server.engine import StoreSizes, item_size
 from server.records import ThreadRecords
 from server.run_sizes import RUN_PARTS, size_of
@@ -166,27 +166,13 @@ def document_bytes(owner: str) -> int:
     return sum(sizes.values())
 
 
-async def sweep(owner: str) -> int:
-    """Forget the records of the client's threads that no longer exist (a stateless run's thread, threads deleted
-    with their assistant): LangGraph deletes those without a request this server sees. The number forgotten."""
-    records = ThreadRecords(server_store())
-    known = await asyncio.to_thread(records.threads, owner)
-    if not known:
-        return 0
-    alive = await engine.current().existing_threads(owner, known)
-    gone = [thread for thread in known if thread not in alive]
-    for thread in gone:
-        await asyncio.to_thread(records.forget, owner, thread)
-    return len(gone)
-
-
 async def documents_refusal(owner: str, adding: int, *, starting_run: bool = False) -> str | None:
     """Why `adding` more bytes of documents would take the client over its quota; None if they fit."""
     if not api_keys():
         return None
     quota = limit("documents_mb") * MB
     used = await asyncio.to_thread(document_bytes, owner)
-    if (used + adding > quota or (starting_run and used >= quota)) and await sweep(owner):
+    if (used + adding > quota or (starting_run and used >= quota)) and await forgetting.sweep(owner):
         used = await asyncio.to_thread(document_bytes, owner)
     if used + adding <= quota and not (starting_run and used >= quota):
         return None

@@ -185,6 +185,15 @@ class ThreadRecords:
         found = [_read_thread(folder) for folder in sorted(base.iterdir())] if base.is_dir() else []
         return [item["thread_id"] for item in found if item]
 
+    def owners(self) -> list[str]:
+        """Every owner with records of a thread."""
+        base = self.store_root / _OWNERS
+        found: set[str] = set()
+        for folder in sorted(base.glob("*/threads/*")) if base.is_dir() else []:
+            if (item := _read_thread(folder)) and item.get("owner"):
+                found.add(str(item["owner"]))
+        return sorted(found)
+
     def documents(self, owner: str, thread_id: str) -> list[DocumentRef]:
         """Every document recorded for this owner's thread."""
         folder = self._thread_dir(owner, thread_id)

@@ -35,13 +35,11 @@ from typing import Any
 from langgraph_sdk import Auth
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server import engine, quotas
+from server import engine, forgetting, quotas
 from server.engine import Rate
 from server.keys import HEADER, owner_of
-from server.records import ThreadRecords
 from server.refusals import refuse
-from server.settings import api_keys, limit, server_store
-from server.uploads import delete_thread_uploads
+from server.settings import api_keys, limit
 from server.urls import UPLOAD_PATH
 
 _LOOPBACK_ROOT = "/noauth"
@@ -215,14 +213,14 @@ class Traffic:
             await self.app(scope, receive, send)
             return
 
-        async def forgetting(message: Message) -> None:
+        async def forgotten_first(message: Message) -> None:
             """Forget the deleted threads' records before the client hears of the deletion: once it has, none of
             their links opens and no recreated thread id finds them."""
             if message["type"] == "http.response.start" and 200 <= int(message["status"]) < 300:
-                await _forget(owner, deleted)
+                await forgetting.forget(owner, deleted)
             await send(message)
 
-        await self.app(scope, receive, forgetting)
+        await self.app(scope, receive, forgotten_first)
 
     async def _deleting(self, method: str, path: str, scope: Scope, body: bytes | None, owner: str) -> list[str]:
         """The threads this request asks LangGraph to delete (found before it does, for an assistant's)."""
@@ -292,17 +290,6 @@ def replay(body: bytes, then: Receive) -> Receive:
 
 async def _threads_of_assistant(owner: str, assistant_id: str) -> list[str]:
     return await engine.current().threads_of_assistant(owner, assistant_id)
-
-
-async def _forget(owner: str, threads: list[str]) -> None:
-    """Forget the records and the step history of those threads LangGraph no longer has for this client."""
-    alive = await engine.current().existing_threads(owner, threads)
-    records = ThreadRecords(server_store())
-    for thread in threads:
-        if thread not in alive:
-            await asyncio.to_thread(records.forget, owner, thread)
-            await asyncio.to_thread(delete_thread_uploads, server_store(), owner, thread)
-            await engine.current().delete_history(thread)
 
 
 @dataclass(frozen=True)
