@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -74,10 +75,39 @@ def reachable(environment: dict[str, str]) -> None:
         raise ConfigurationError(f"Redis at {masked(cache)} ({REDIS_ENV}): {exc}") from None
 
 
+#: The Redis key naming the document folder every instance of the service shares, and the file in it that says so.
+STORE_KEY, STORE_MARK = "paor:store-id", ".paor-service"
+
+
+def same_store(environment: dict[str, str], folder: Path) -> None:
+    """The documents folder is the one the service's other instances use (on another machine: a shared mount), or
+    ConfigurationError: uploads and links made on one instance would not open on this one. The first instance marks
+    its folder and names the mark in Redis; the others find it there."""
+    import redis
+
+    folder.mkdir(parents=True, exist_ok=True)
+    mark = folder / STORE_MARK
+    if not mark.is_file():
+        mark.write_text(secrets.token_hex(16), encoding="utf-8")  # a folder no instance used yet
+    ours = mark.read_text(encoding="utf-8").strip()
+    with redis.Redis.from_url(environment["REDIS_URL"], socket_timeout=CONNECT_S, decode_responses=True) as client:
+        client.set(STORE_KEY, ours, nx=True)
+        theirs = client.get(STORE_KEY)
+    if theirs != ours:
+        raise ConfigurationError(
+            f"the documents folder {folder} (PAOR_STORE_DIR) is not the one the service's other instances use: "
+            "mount their folder there (on another machine, a shared file system), or, to start the service on "
+            f"a new folder, delete the Redis key {STORE_KEY}"
+        )
+
+
 def serve(host: str, port: int, workers: int = 1) -> None:
     """Become the launcher: schema once, then Aegra serving paor (this process is replaced)."""
     environment = engine_environment(dict(os.environ))
     reachable(environment)
+    from server.settings import server_store
+
+    same_store(environment, server_store())
     os.chdir(CONFIG.parent)  # Aegra resolves the configuration's paths from there
     launcher = [sys.executable, "-m", "server.aegra_launch", "--host", host, "--port", str(port)]
     os.execve(sys.executable, [*launcher, "--workers", str(workers)], environment)

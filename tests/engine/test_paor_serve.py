@@ -200,3 +200,18 @@ def test_a_database_or_redis_that_does_not_answer_is_one_line_naming_it_without_
     said = started.stderr.strip()
     assert started.returncode == 2, said
     assert said.count("\n") == 0 and down in said and "secret" not in said and "***" in said, said
+
+
+def test_an_instance_whose_documents_folder_is_not_the_services_refuses_to_start(paor: Service, tmp_path: Path) -> None:
+    """Uploads and links made on one instance must open on every other: a second machine without the shared folder
+    would answer them 404 and 410."""
+    elsewhere = {**paor.env, "PAOR_STORE_DIR": str(tmp_path / "not-shared")}
+    started = subprocess.run(
+        [AEGRA_PYTHON, "-m", "cli.app", "serve", "--port", "9"],
+        cwd=REPO,
+        env=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert started.returncode == 2 and "PAOR_STORE_DIR" in started.stderr, started.stderr
