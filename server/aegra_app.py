@@ -5,7 +5,8 @@ Aegra's engine (server/engine_aegra.py: questions in PostgreSQL, counters in Red
 this app and its CORS, correlation and logging middleware outside these, so the key gate, the traffic limits,
 attachments-as-uploads and the rest see every request of the process, Aegra's own included. paor's routes stay
 plain Starlette routes: Aegra's `enable_custom_route_auth` covers FastAPI routes only, and a clicked deliverable
-link carries no key (the key gate lets it through to its route, which checks it).
+link carries no key (the key gate lets it through to its route, which checks it). `/mcp`, which langgraph-api serves
+and Aegra does not, is paor's too (server/mcp_endpoint.py): it asks Aegra's API as the caller.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from server import engine
+from server import engine, mcp_endpoint
 from server.app import app as _starlette_app
 from server.engine_aegra import Aegra
 
@@ -33,12 +34,18 @@ async def refused(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     from aegra_api.models.errors import AgentProtocolError, get_error_type
 
-    body = AgentProtocolError(error=get_error_type(exc.status_code), message=exc.detail, details=getattr(exc, "details", None))
+    body = AgentProtocolError(
+        error=get_error_type(exc.status_code), message=exc.detail, details=getattr(exc, "details", None)
+    )
     return JSONResponse(body.model_dump(), status_code=exc.status_code, headers=exc.headers)
 
 
 app = FastAPI(
-    routes=[Route("/ok", ok, methods=["GET"]), *_starlette_app.router.routes],
+    routes=[
+        Route("/ok", ok, methods=["GET"]),
+        Route(mcp_endpoint.PATH, mcp_endpoint.endpoint, methods=["GET", "POST", "DELETE"]),  # langgraph-api's MCP
+        *_starlette_app.router.routes,
+    ],
     middleware=list(_starlette_app.user_middleware),
     lifespan=_starlette_app.router.lifespan_context,  # inside Aegra's own (aegra_api.core.route_merger)
     exception_handlers={HTTPException: refused},
