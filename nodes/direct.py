@@ -89,16 +89,26 @@ def _has_the_web(context: Context) -> bool:
     return any(e.display_name.startswith("web.") for e in allowed_entries(context.allowed_method_names))
 
 
+def computed_result(request: str, intent: Intent) -> str | None:
+    """What code computed for the request, as a statement ("2 hours = 120 minutes."): one calculation or unit
+    conversion, or the first primes. None where code cannot know the answer."""
+    expected = expected_number(request)
+    if expected is not None:
+        return f"{expected.how.replace('**', '^').replace('*', '×')}."
+    if intent.numberProperty == "prime" and intent.itemCount and intent.itemCount <= MAX_ITEMS:
+        return f"{', '.join(map(str, first_primes(intent.itemCount)))}."
+    return None
+
+
 def computed_note(request: str, intent: Intent) -> str | None:
-    """What code computed for the request (one calculation or unit conversion, the first primes), as a note a model
-    that miscounts ("12 times 11 is 13") can take its numbers from. Stated as the answer itself: on the dev half,
-    SmolLM2 ignored "Note: 25 + 17 = 42." and took "(The answer is 42.)"."""
+    """What code computed for the request, as a note a model that miscounts ("12 times 11 is 13") can take its
+    numbers from. Stated as the answer itself: on the dev half, SmolLM2 ignored "Note: 25 + 17 = 42." and took
+    "(The answer is 42.)"."""
     expected = expected_number(request)
     if expected is not None:
         return f"(The answer is {expected.how.rsplit(' = ', 1)[-1]}.)"
-    if intent.numberProperty == "prime" and intent.itemCount and intent.itemCount <= MAX_ITEMS:
-        return f"(The answer is {', '.join(map(str, first_primes(intent.itemCount)))}.)"
-    return None
+    result = computed_result(request, intent)
+    return f"(The answer is {result[:-1]}.)" if result else None
 
 
 def retry_note(state: State, request: str, intent: Intent) -> str:
@@ -113,7 +123,10 @@ def retry_note(state: State, request: str, intent: Intent) -> str:
 def a_tool_can_help(request: str, intent: Intent, context: Context) -> bool:
     """Whether the loop can do better than asking the same model again: only a program computes what it miscounted
     (a calculation, a list of numbers with a property); for anything else Stage 1 and Stage 2 would ask the same
-    model the same question once more."""
+    model the same question once more. Where code already knows the result, no loop can beat it: the round
+    delivers that (nodes/computed.py)."""
+    if computed_result(request, intent) is not None:
+        return False
     computes = expected_number(request) is not None or bool(intent.numberProperty) or intent.dataType == "numbers"
     allowed = {e.display_name for e in allowed_entries(context.allowed_method_names)}
     return computes and "code.execute" in allowed

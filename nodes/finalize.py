@@ -17,6 +17,7 @@ from nodes import history_log
 from nodes.answers import delivered
 from nodes.attachments import with_left_out
 from nodes.chat import answer_message, closing_messages
+from nodes.computed import replacement
 from nodes.refine import current_totals, spent
 from tools.document.extract import ANALYSIS_NAME
 from tools.documents import DocumentStore
@@ -45,12 +46,17 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     tokens, seconds = spent(state)
     totals = current_totals(state)
     where = _locator(services, runtime)
-    answer = _answer(best, services.documents(context), where)
-    deliverables = [_deliverable(ref, where) for ref in best.documents] if best else []
+    store = services.documents(context)
+    answer = _answer(best, store, where)
+    documents = best.documents if best else []
+    if state.get("direct") and (computed := replacement(state, best, answer, store, _language(state))):
+        answer, documents, reason, status = computed.answer, [computed.document], computed.reason, "completed"
+    deliverables = [_deliverable(ref, where) for ref in documents]
     # A direct answer shown whole is its own deliverable: the message is the answer only, as the bare model's is,
     # unless the deliverable has a download link (a server client may want the file).
     linked = any(d.get("url") for d in deliverables)
-    listed = [] if state.get("direct") and best and _shown_whole(best, answer) and not linked else deliverables
+    whole = state.get("direct") and _shown_whole(documents, answer) and not linked
+    listed = [] if whole else deliverables
     shown = with_left_out(answer or no_answer_line(reason, _language(state)), state.get("notes") or [])
     return {
         **history_log.output(state, runtime),
@@ -102,8 +108,8 @@ def _language(state: State) -> str:
     return str((state.get("intent") or {}).get("language") or "en")
 
 
-def _shown_whole(entry: HistoryEntry, answer: str) -> bool:
-    return len(entry.documents) == 1 and entry.documents[0].is_text and len(answer) <= ANSWER_CHARS
+def _shown_whole(documents: list[DocumentRef], answer: str) -> bool:
+    return len(documents) == 1 and documents[0].is_text and len(answer) <= ANSWER_CHARS
 
 
 _NO_ANSWER = {

@@ -87,9 +87,11 @@ def test_a_retry_that_is_not_verified_better_leaves_the_first_answer_delivered_w
     scripted_llm.on("text", "12 times 11 is 13.", echo)
     out = _run(build_graph(checkpointer=checkpointer, store=store), offline, PRODUCT)
 
-    assert out["answer"] == "12 times 11 is 13."  # the model's words only: no "Stopped without …", no hint
-    assert out["messages"][-1].content == "12 times 11 is 13."
-    assert out["status"] == "incomplete" and "no tool can do better" in out["stop_reason"]
+    # neither the echo nor the first answer code proved wrong: the computed result, the model's words quoted as
+    # its wrong answer, and no "Stopped without …" or hint (issue 46)
+    assert out["answer"].startswith("12 × 11 = 132.\n\nComputed by paor. The model answered “12 times 11 is 13.”")
+    assert out["messages"][-1].content == out["answer"]
+    assert out["status"] == "completed" and "computed result" in out["stop_reason"]
     history = [HistoryEntry.model_validate(h) for h in out["history"]]
     assert "echo" in history[1].checksFailed  # the echo is rejected as such
     assert len(scripted_llm.requests) == 2  # no Stage 1 or Stage 2: no tool here computes better than the model

@@ -15,7 +15,6 @@ from graph.context import Context
 from graph.schemas import HistoryEntry, Intent
 from nodes.direct_lessons import record as record_direct
 from nodes.strategies import recall
-from tests.support.isolation import needs_isolation
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 PRODUCT = "What is 12 multiplied by 11?"
@@ -104,8 +103,9 @@ def test_filler_is_never_a_success_even_when_the_judge_grades_it_full_marks(
     scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Multiply 12 by 11."}})
     out = _run(build_graph(checkpointer=checkpointer, store=store), replace(context, max_steps=2), PRODUCT)
 
-    assert out["status"] == "incomplete"
-    assert "completed" not in out["stop_reason"] and "criteria met" not in out["stop_reason"]
+    # the filler is never delivered: code knows the product, and says so (issue 46)
+    assert out["answer"].split("\n\n")[0] == "12 × 11 = 132."  # the filler only quoted as the model's answer
+    assert "criteria met" not in out["stop_reason"] and "computed result" in out["stop_reason"]
     history = [HistoryEntry.model_validate(h) for h in out["history"]]
     assert [h.success for h in history] == [False, False]
     assert any("132" in finding for finding in history[0].findings)
@@ -147,18 +147,45 @@ def test_a_wrong_direct_answer_is_asked_once_more_with_what_code_computed(
     assert scripted_llm.requests_for("text")[1].text == f"{PRODUCT}\n\n(The answer is 132.)"
 
 
-@needs_isolation()
-def test_after_two_wrong_direct_answers_the_loop_goes_on_where_a_program_can_compute_it(
+MINUTES = "How many minutes are in two hours?"
+
+
+def test_an_answer_code_proved_wrong_twice_is_replaced_by_the_computed_result_without_a_loop(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
-    scripted_llm.on("text", "It is 13.", "It is 14.", "132")
-    scripted_llm.on("ActionSelection", REAL_SELECTION)
-    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Multiply 12 by 11."}})
-    out = _run(build_graph(checkpointer=checkpointer, store=store), context, PRODUCT)
+    """Issue 46: SmolLM2 answered "20 minutes", then "30 minutes" when told 120; the loop ran seven requests and
+    paor delivered "Two hours is equal to 20 minutes." without a word. Code knows the result: no loop can beat it."""
+    scripted_llm.on("text", "Two hours is equal to 20 minutes.")  # whatever it is told
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, MINUTES)
 
-    assert out["status"] == "completed" and out["answer"] == "132"  # verified better: it states the product
-    routes = [r.route for r in scripted_llm.requests]
-    assert routes == ["text", "text", "ActionSelection", "text"]  # code set the task from Stage 1: no Stage 2
+    assert [r.route for r in scripted_llm.requests] == ["text", "text"]  # the bare call and the retry only
+    computed, line = out["answer"].split("\n\n")
+    assert computed == "2 hours = 120 minutes." and "Computed by paor" in line
+    assert "“Two hours is equal to 20 minutes.”" in line and "wrong" in line  # the model's text, as such only
+    assert out["status"] == "completed" and "replaced" not in out["answer"]
+    assert "computed result" in out["stop_reason"] and "failed code's check" in out["stop_reason"]
+    [deliverable] = out["deliverables"]
+    assert deliverable["name"] == "result.md" and deliverable["label"].endswith("_computed")
+    assert out["messages"][-1].content.startswith("2 hours = 120 minutes.")
+
+
+def test_the_computed_result_is_introduced_in_the_users_language(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    german = {**ANSWER_INTENT, "successCriteria": ["states the product"], "language": "de"}
+    scripted_llm.on("Intent", json.dumps(german)).on("text", "Das ist 13.")
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, "Was ist 12 mal 11?\nNur die Zahl.")
+
+    assert out["answer"].startswith("12 × 11 = 132.") and "Von paor berechnet" in out["answer"], out["answer"]
+    assert "„Das ist 13.“" in out["answer"]
+
+
+def test_an_answer_code_cannot_decide_stands_as_the_bare_call_gave_it(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("text", "The sea glitters under the morning sun.")
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, "Write one sentence about the sea.")
+    assert out["answer"] == "The sea glitters under the morning sun." and "paor" not in out["answer"]
 
 
 def test_the_second_direct_answer_streams_too(

@@ -1,0 +1,58 @@
+"""An answer code proved wrong is never delivered as if right.
+
+Where code computed the result (one calculation or unit conversion, the first primes: nodes/direct.py
+`computed_result`) and the model's attempts failed that check, the round delivers the computed result itself, in a
+document of its own, with one line in the user's language saying paor computed it and quoting the model's answer
+as the wrong one it was. Where code cannot decide, nothing changes: the bare call's answer stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph.schemas import DocumentRef, HistoryEntry
+from graph.state import State
+from nodes.common import intent_of
+from nodes.direct import computed_result
+from prompts.templates import clip
+from tools.documents import DocumentStore
+
+#: Checks whose failure means code knows the answer is wrong (nodes/checks.py).
+PROVED_WRONG = frozenset({"computed", "number property", "item count"})
+#: The line below a computed result: that paor computed it, and what the model answered instead.
+_COMPUTED_BY_PAOR = {
+    "en": "Computed by paor. The model answered “{model}”, which its check found wrong.",
+    "de": "Von paor berechnet. Das Modell antwortete „{model}“; die Prüfung ergab, dass das falsch ist.",
+    "fr": "Calculé par paor. Le modèle a répondu « {model} », ce que la vérification a trouvé faux.",
+    "es": "Calculado por paor. El modelo respondió «{model}», que la comprobación encontró incorrecto.",
+    "it": "Calcolato da paor. Il modello ha risposto «{model}», che la verifica ha trovato sbagliato.",
+}
+MODEL_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """The computed result delivered in place of the model's answer."""
+
+    answer: str
+    document: DocumentRef
+    reason: str
+
+
+def replacement(
+    state: State, delivered: HistoryEntry | None, model_answer: str, store: DocumentStore, language: str
+) -> Replacement | None:
+    """The computed result, stored as the round's deliverable, when code proved the delivered answer wrong; None
+    when it did not (or knows no result)."""
+    if delivered is None or not PROVED_WRONG & set(delivered.checksFailed):
+        return None
+    result = computed_result(str(state.get("prompt") or ""), intent_of(state))
+    if result is None:
+        return None
+    quoted = clip(" ".join(model_answer.split()), MODEL_CHARS)
+    line = _COMPUTED_BY_PAOR.get(language, _COMPUTED_BY_PAOR["en"]).format(model=quoted)
+    answer = f"{result}\n\n{line}"
+    label = f"round{int(state.get('round') or 1)}_task1_action{int(state.get('step') or 1)}_computed"
+    document = store.put_text(answer, label=label, name="result.md")
+    reason = f"the model's answers failed code's check; the answer is paor's computed result ({clip(result, 120)})"
+    return Replacement(answer, document, reason)
