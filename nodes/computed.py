@@ -2,8 +2,8 @@
 
 Where code computed the result (one calculation or unit conversion, the first primes: nodes/direct.py
 `computed_result`) and the model's attempts failed that check, the round delivers the computed result itself, in a
-document of its own, with one line in the user's language saying paor computed it and quoting the model's answer
-as the wrong one it was. Where code cannot decide, nothing changes: the bare call's answer stands.
+document of its own, with one line in the user's language saying paor computed it and that the model's answer did
+not match. Where code cannot decide, nothing changes: the bare call's answer stands.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from tools.documents import DocumentStore
 
 #: Checks whose failure means code knows the answer is wrong (nodes/checks.py).
 PROVED_WRONG = frozenset({"computed", "number property", "item count"})
-#: The line below a computed result: that paor computed it, and what the model answered instead.
+#: The line below a computed result: that paor computed it, and that the model's answer was wrong. The model's
+#: words stay out of the answer (its history entry keeps them): a wrong number beside the right one is no answer.
 _COMPUTED_BY_PAOR = {
-    "en": "Computed by paor. The model answered “{model}”, which its check found wrong.",
-    "de": "Von paor berechnet. Das Modell antwortete „{model}“; die Prüfung ergab, dass das falsch ist.",
-    "fr": "Calculé par paor. Le modèle a répondu « {model} », ce que la vérification a trouvé faux.",
-    "es": "Calculado por paor. El modelo respondió «{model}», que la comprobación encontró incorrecto.",
-    "it": "Calcolato da paor. Il modello ha risposto «{model}», che la verifica ha trovato sbagliato.",
+    "en": "Computed by paor: the model's answer did not match this result.",
+    "de": "Von paor berechnet: Die Antwort des Modells stimmte mit diesem Ergebnis nicht überein.",
+    "fr": "Calculé par paor : la réponse du modèle ne correspondait pas à ce résultat.",
+    "es": "Calculado por paor: la respuesta del modelo no coincidía con este resultado.",
+    "it": "Calcolato da paor: la risposta del modello non corrispondeva a questo risultato.",
 }
-MODEL_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class Replacement:
 
 
 def replacement(
-    state: State, delivered: HistoryEntry | None, model_answer: str, store: DocumentStore, language: str
+    state: State, delivered: HistoryEntry | None, store: DocumentStore, language: str
 ) -> Replacement | None:
     """The computed result, stored as the round's deliverable, when code proved the delivered answer wrong; None
     when it did not (or knows no result)."""
@@ -49,8 +49,7 @@ def replacement(
     result = computed_result(str(state.get("prompt") or ""), intent_of(state))
     if result is None:
         return None
-    quoted = clip(" ".join(model_answer.split()), MODEL_CHARS)
-    line = _COMPUTED_BY_PAOR.get(language, _COMPUTED_BY_PAOR["en"]).format(model=quoted)
+    line = _COMPUTED_BY_PAOR.get(language, _COMPUTED_BY_PAOR["en"])
     answer = f"{result}\n\n{line}"
     label = f"round{int(state.get('round') or 1)}_task1_action{int(state.get('step') or 1)}_computed"
     document = store.put_text(answer, label=label, name="result.md")

@@ -49,7 +49,7 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     store = services.documents(context)
     answer = _answer(best, store, where)
     documents = best.documents if best else []
-    if state.get("direct") and (computed := replacement(state, best, answer, store, _language(state))):
+    if state.get("direct") and (computed := replacement(state, best, store, _language(state))):
         answer, documents, reason, status = computed.answer, [computed.document], computed.reason, "completed"
     deliverables = [_deliverable(ref, where) for ref in documents]
     # A direct answer shown whole is its own deliverable: the message is the answer only, as the bare model's is,

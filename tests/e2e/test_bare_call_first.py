@@ -87,9 +87,9 @@ def test_a_retry_that_is_not_verified_better_leaves_the_first_answer_delivered_w
     scripted_llm.on("text", "12 times 11 is 13.", echo)
     out = _run(build_graph(checkpointer=checkpointer, store=store), offline, PRODUCT)
 
-    # neither the echo nor the first answer code proved wrong: the computed result, the model's words quoted as
-    # its wrong answer, and no "Stopped without …" or hint (issue 46)
-    assert out["answer"].startswith("12 × 11 = 132.\n\nComputed by paor. The model answered “12 times 11 is 13.”")
+    # neither the echo nor the first answer code proved wrong: the computed result, said to be paor's, and no
+    # "Stopped without …" or hint (issue 46)
+    assert out["answer"] == "12 × 11 = 132.\n\nComputed by paor: the model's answer did not match this result."
     assert out["messages"][-1].content == out["answer"]
     assert out["status"] == "completed" and "computed result" in out["stop_reason"]
     history = [HistoryEntry.model_validate(h) for h in out["history"]]
