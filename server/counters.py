@@ -122,7 +122,7 @@ class RedisCounters:
 
     @asynccontextmanager
     async def turn(self, name: str) -> AsyncIterator[None]:
-        async with self.redis.lock(f"{PREFIX}turn:{name}", timeout=TURN_S, sleep=0.01, blocking_timeout=TURN_S):
+        async with self.redis.lock(f"{PREFIX}turn:{name}", timeout=TURN_S, sleep=0.02, blocking_timeout=TURN_S):
             yield
 
     async def reserved(self, owner: str) -> set[str]:

@@ -19,6 +19,8 @@ from server.settings import api_keys
 #: Runs that hold a place: queued or running.
 IN_FLIGHT = ("pending", "running")
 _TABLES = {"threads": "thread", "assistants": "assistant", "crons": "crons"}
+#: Connections paor's questions keep open per instance (as many again while busy).
+POOL_SIZE = 4
 
 
 def _by_owner() -> str:
@@ -33,6 +35,7 @@ class Aegra:
 
     def __init__(self) -> None:
         self._counters: Counters | None = None
+        self._engine: Any = None
 
     @property
     def counters(self) -> Counters:
@@ -52,11 +55,27 @@ class Aegra:
         """Nothing to patch: Aegra keeps everything in PostgreSQL and Redis."""
 
     async def _sql(self, query: str, **params: Any) -> list[Any]:
-        from aegra_api.core.database import db_manager
         from sqlalchemy import text
 
-        async with db_manager.get_engine().connect() as conn:
+        async with self._pool().connect() as conn:
             return list((await conn.execute(text(query), params)).all())
+
+    def _pool(self) -> Any:
+        """Connections of paor's own: a quota check runs inside the auth handler, while Aegra's request holds one of
+        its pool's connections and, at a client's turn (`Counters.turn`), others wait holding theirs; asked of that
+        pool, 40 runs created at once starved it and 38 got 500 after its 30 s timeout."""
+        if self._engine is None:
+            from aegra_api.settings import settings
+            from sqlalchemy.ext.asyncio import create_async_engine
+
+            self._engine = create_async_engine(
+                settings.db.database_url,
+                pool_size=POOL_SIZE,
+                max_overflow=POOL_SIZE,
+                pool_pre_ping=True,
+                connect_args={"prepared_statement_cache_size": 0},  # as Aegra's (PgBouncer)
+            )
+        return self._engine
 
     async def existing_threads(self, owner: str, thread_ids: Iterable[str]) -> set[str]:
         query = f"SELECT thread_id FROM thread WHERE thread_id = ANY(:ids) AND {_by_owner()}"
