@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from graph.schemas import DocumentRef, Intent
+from nodes.decidable import known_answer
 from nodes.echo import echoed
-from nodes.expected import expected_number, first_primes, numbers_in, translation_of
+from nodes.expected import first_primes, translation_of
 from nodes.hints import LANGUAGE_WORDS, detect_language, words_of
 from nodes.placeholders import repeats_host_text
 from prompts.templates import normalised
@@ -345,14 +346,13 @@ _STOP_WORDS = frozenset(
 
 
 def _check_expected(request: str, text: str, report: CheckReport) -> None:
-    """A calculation or unit conversion is computed; a translation is checked by language and length."""
-    expected = expected_number(request)
-    if expected is not None:
-        ok = expected.found_in(numbers_in(text))
-        detail = f"the answer {'states' if ok else 'does not state'} {expected.how}"
-        report.checks.append(
-            Check("computed", ok, detail, "" if ok else "State the computed result itself, as a number.")
-        )
+    """What code decides from the request's words (nodes/decidable.py) is computed; a translation is checked by
+    language and length."""
+    known = known_answer(request)
+    if known is not None:
+        ok = known.holds(text)
+        detail = f"the answer {'states' if ok else 'does not state'} {known.statement.rstrip('.')}"
+        report.checks.append(Check("computed", ok, detail, "" if ok else "State the computed result itself."))
         return
     translation = translation_of(request)
     if translation is None:

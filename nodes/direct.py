@@ -26,6 +26,7 @@ from graph.state import State
 from nodes.arguments import prepare_arguments
 from nodes.chat import earlier_turns
 from nodes.common import STEP_RESET, intent_of
+from nodes.decidable import known_answer
 from nodes.direct_lessons import learned_note
 from nodes.expected import expected_number, first_primes
 from prompts.render import bare_messages
@@ -90,11 +91,11 @@ def _has_the_web(context: Context) -> bool:
 
 
 def computed_result(request: str, intent: Intent) -> str | None:
-    """What code computed for the request, as a statement ("2 hours = 120 minutes."): one calculation or unit
-    conversion, or the first primes. None where code cannot know the answer."""
-    expected = expected_number(request)
-    if expected is not None:
-        return f"{expected.how.replace('**', '^').replace('*', '×')}."
+    """What code computed for the request, as a statement ("2 hours = 120 minutes."): what it decides from the
+    request's words (nodes/decidable.py), or the first primes. None where code cannot know the answer."""
+    known = known_answer(request)
+    if known is not None:
+        return known.statement
     if intent.numberProperty == "prime" and intent.itemCount and intent.itemCount <= MAX_ITEMS:
         return f"{', '.join(map(str, first_primes(intent.itemCount)))}."
     return None
@@ -104,9 +105,9 @@ def computed_note(request: str, intent: Intent) -> str | None:
     """What code computed for the request, as a note a model that miscounts ("12 times 11 is 13") can take its
     numbers from. Stated as the answer itself: on the dev half, SmolLM2 ignored "Note: 25 + 17 = 42." and took
     "(The answer is 42.)"."""
-    expected = expected_number(request)
-    if expected is not None:
-        return f"(The answer is {expected.how.rsplit(' = ', 1)[-1]}.)"
+    known = known_answer(request)
+    if known is not None:
+        return f"(The answer is {known.result}.)"
     result = computed_result(request, intent)
     return f"(The answer is {result[:-1]}.)" if result else None
 

@@ -121,7 +121,7 @@ def test_a_yes_no_question_about_a_prime_is_not_a_list_of_primes(
     scripted_llm.on("text", answer)
     out = _run(build_graph(checkpointer=checkpointer, store=store), offline, "Is 17 a prime number?")
 
-    assert out["answer"] == answer and out["status"] == "unverified"
+    assert out["answer"] == answer and out["status"] == "completed"  # code decides it: 17 is prime (issue 46)
     # one call: no list of primes to count, and no language read from three words ("Albanian, 0.99") to fail it on
     assert [_roles(r) for r in scripted_llm.requests] == [[("user", "Is 17 a prime number?")]]
 

@@ -107,7 +107,7 @@ def test_stage2_value_copied_from_a_description_is_rejected(copied: str) -> None
 def test_filler_for_a_calculation_fails_by_computation() -> None:
     report = run_checks(answer_intent(), [delivered(FILLER)], "What is 12 multiplied by 11?")
     computed = report.get("computed")
-    assert computed is not None and not computed.passed and "12 * 11 = 132" in computed.detail
+    assert computed is not None and not computed.passed and "12 × 11 = 132" in computed.detail
     assert report.verdicts == {0: False}
     right = run_checks(answer_intent(), [delivered("12 × 11 = 132")], "What is 12 multiplied by 11?")
     assert right.all_passed and right.verdicts == {0: True}  # decided by code: no judge call
