@@ -45,6 +45,7 @@ from server.attachments import AttachmentsAsUploads
 from server.capacity import DurableRegistry, lifespan
 from server.gate import KeyGate
 from server.keys import HEADER, owner_of
+from server.pinned_resume import PinnedResumes
 from server.records import ThreadRecords
 from server.settings import api_keys, limit, server_store
 from server.traffic import Traffic
@@ -258,6 +259,7 @@ app = Starlette(
         Middleware(KeyGate),
         Middleware(Traffic),
         Middleware(AttachmentsAsUploads),
+        Middleware(PinnedResumes),
         Middleware(DurableRegistry),
     ],
     lifespan=lifespan,  # after LangGraph's own: the engine's start, threads for every job the server runs at once
