@@ -78,12 +78,19 @@ def known_answer(request: str) -> Known | None:
     return None
 
 
-def _states(value: float) -> Callable[[str], bool]:
-    return lambda answer: value in numbers_in(in_digits(answer))
+def stated(answer: str, request: str) -> list[float]:
+    """The numbers an answer states beyond a restatement of the request: "144 divided by 12 is 14" names 12, but
+    only as the request's own; "12" alone states it."""
+    found = numbers_in(in_digits(answer))
+    asked = numbers_in(in_digits(request))
+    if asked and all(found.count(n) >= asked.count(n) for n in set(asked)):
+        for number in asked:
+            found.remove(number)
+    return found
 
 
-def _number(statement: str, value: float) -> Known:
-    return Known(statement, f"{value:g}", _states(value))
+def _number(statement: str, value: float, request: str) -> Known:
+    return Known(statement, f"{value:g}", lambda answer: value in stated(answer, request))
 
 
 def _calculation(text: str) -> Known | None:
@@ -91,7 +98,7 @@ def _calculation(text: str) -> Known | None:
     if expected is None:
         return None
     how = expected.how.replace("**", "^").replace("*", "×")
-    return Known(f"{how}.", how.rsplit(" = ", 1)[-1], lambda answer: expected.found_in(numbers_in(answer)))
+    return Known(f"{how}.", how.rsplit(" = ", 1)[-1], lambda answer: expected.found_in(stated(answer, text)))
 
 
 def _letters(text: str) -> Known | None:
@@ -99,7 +106,7 @@ def _letters(text: str) -> Known | None:
     if not match:
         return None
     word = match.group("word")
-    return _number(f"'{word}' has {len(word)} letters.", len(word))
+    return _number(f"'{word}' has {len(word)} letters.", len(word), text)
 
 
 def _occurrences(text: str) -> Known | None:
@@ -108,7 +115,7 @@ def _occurrences(text: str) -> Known | None:
         return None
     letter, word = (match.group("letter") or match.group("letter2")).lower(), match.group("word")
     times = word.lower().count(letter)
-    return _number(f"'{letter}' occurs {times} {'time' if times == 1 else 'times'} in '{word}'.", times)
+    return _number(f"'{letter}' occurs {times} {'time' if times == 1 else 'times'} in '{word}'.", times, text)
 
 
 def _range_sum(text: str) -> Known | None:
@@ -119,7 +126,7 @@ def _range_sum(text: str) -> Known | None:
     if high <= low:
         return None
     total = (low + high) * (high - low + 1) // 2
-    return _number(f"{low} + … + {high} = {total}.", total)
+    return _number(f"{low} + … + {high} = {total}.", total, text)
 
 
 def _ordering(text: str) -> Known | None:
@@ -182,12 +189,12 @@ def _month_days(text: str) -> Known | None:
         return None
     what = match.group("what").lower()
     if what == "leap year":
-        return _number("A leap year has 366 days.", 366)
+        return _number("A leap year has 366 days.", 366, text)
     month = _MONTHS.get(what)
     if month is None or month == 2:  # February has 28 or 29: the request would have to name the year
         return None
     days = calendar.monthrange(2001, month)[1]
-    return _number(f"{calendar.month_name[month]} has {days} days.", days)
+    return _number(f"{calendar.month_name[month]} has {days} days.", days, text)
 
 
 _READERS: tuple[Callable[[str], Known | None], ...] = (

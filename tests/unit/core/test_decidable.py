@@ -35,6 +35,8 @@ from nodes.decidable import known_answer
         ("How many days are in a leap year?", "A leap year has 366 days.", "366 days.", "365"),
         ("How many days are there in September?", "September has 30 days.", "Thirty days.", "31"),
         ("How many minutes are in two hours?", "2 hours = 120 minutes.", "120 minutes", "20 minutes"),
+        ("What's 144 divided by 12?", "144 / 12 = 12.", "12", "144 divided by 12 is 14."),
+        ("What's 144 divided by 12?", "144 / 12 = 12.", "144 / 12 = 12", "144 ÷ 12 = 11"),
     ],
 )
 def test_each_kind_is_decided_where_its_words_leave_no_doubt(
