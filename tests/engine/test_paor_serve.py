@@ -215,3 +215,16 @@ def test_an_instance_whose_documents_folder_is_not_the_services_refuses_to_start
         timeout=60,
     )
     assert started.returncode == 2 and "PAOR_STORE_DIR" in started.stderr, started.stderr
+
+
+def test_an_upload_made_on_one_instance_is_the_clients_on_the_other_and_only_its(instances: list[Instance]) -> None:
+    first, second = instances
+    with client(first, KEY_B) as bob_1, client(second, KEY_B) as bob_2, client(second, KEY_A) as alice_2:
+        made = bob_1.post("/paor/documents?name=tides.txt", content=b"High water at 06:12 and 18:40.")
+        assert made.status_code == 201, made.text
+        reference = made.json()["reference"]
+        assert reference in [u["reference"] for u in bob_2.get("/paor/documents").json()["uploads"]]
+        assert reference not in [u["reference"] for u in alice_2.get("/paor/documents").json()["uploads"]]
+        assert alice_2.delete(f"/paor/documents/{reference}").status_code == 404
+        assert bob_2.delete(f"/paor/documents/{reference}").status_code in (200, 204)
+        assert reference not in [u["reference"] for u in bob_1.get("/paor/documents").json()["uploads"]]
