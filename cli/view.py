@@ -17,7 +17,7 @@ from rich.status import Status
 from rich.text import Text
 
 from graph.errors import ConfigurationError, DocumentRejected
-from graph.schemas import DocumentRef, HistoryEntry, Strategy
+from graph.schemas import REJECTED_BY_USER, DocumentRef, HistoryEntry, Strategy
 from prompts.templates import clip
 from tools.documents import DocumentStore, safe_file_name, unique_name
 
@@ -34,8 +34,11 @@ def progress_line(event: dict[str, Any]) -> Text:
     line.append(node.ljust(_NODE_WIDTH), style="bold cyan")
     line.append(" ")
     line.append_text(_what_happened(node, event))
-    if event.get("error"):
-        line.append(f"  error: {clip(event['error'], 200)}", style="red")
+    error = str(event.get("error") or "")
+    if error.startswith(REJECTED_BY_USER):  # the user's decision, not a failure of paor's
+        line.append(f"  rejected: {clip(error.removeprefix(REJECTED_BY_USER), 200)}", style="yellow")
+    elif error:
+        line.append(f"  error: {clip(error, 200)}", style="red")
     line.append(f"   {float(event.get('durationS', 0.0)):.2f}s", style="dim")
     tokens_in, tokens_out = int(event.get("inputTokens", 0)), int(event.get("outputTokens", 0))
     if tokens_in or tokens_out:

@@ -203,6 +203,11 @@ class DocumentRef(Protocol):
         return self.mime.startswith(("text/", "application/json", "application/xml"))
 
 
+#: How a result's `error` starts when the user rejected the action at approval (nodes/approval.py): the action never
+#: ran, and the words after it are the user's, not paor's.
+REJECTED_BY_USER = "rejected by the user: "
+
+
 class ActionResult(Protocol):
     success: bool
     resultLabel: str
@@ -213,6 +218,8 @@ class ActionResult(Protocol):
     #: False when paor could not call the tool (configuration, registration, connection, arguments refused before
     #: it ran): a failure of paor's, which learning holds against no strategy.
     called: bool = True
+    #: The user's reason when they rejected the action at approval (it never ran); None otherwise.
+    rejected: str | None = None
 
 
 class Preview(Protocol):
@@ -320,6 +327,9 @@ class HistoryEntry(Protocol):
     checksPassed: list[str] = Field(default_factory=list)
     checksFailed: list[str] = Field(default_factory=list)
     verified: bool = False
+    #: The user's reason when they rejected this step's action at approval (the action never ran; outcome failed).
+    #: A rejected action is not proposed again in its round.
+    rejected: str | None = None
 
     @model_validator(mode="after")
     def _default_outcome(self) -> HistoryEntry:

@@ -17,12 +17,12 @@ from graph.capacity import blocking_threads
 from graph.context import Context
 from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ToolNotCalled
 from graph.instrument import context_of
-from graph.schemas import GENERIC_CRITERION, ActionResult, ActionSelection, dump
+from graph.schemas import GENERIC_CRITERION, REJECTED_BY_USER, ActionResult, ActionSelection, dump
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.approval import ask_approval, needs_approval
-from nodes.chat import draft_message, earlier_turns, show_result, show_step
+from nodes.chat import draft_message, earlier_turns, progress_message, show_result, show_step
 from nodes.common import document_index, intent_of, result_label
 from nodes.direct import answering_directly, bare_call
 from nodes.parameters import earlier_attempts
@@ -44,7 +44,6 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
     context = context_of(runtime)
     selection = ActionSelection.model_validate(state["selection"])
     arguments = dict(state.get("parameters") or {})
-    label = result_label(int(state.get("round") or 1), int(state.get("step") or 1), selection.action)
     try:  # an action this graph lacks altogether (a thread resumed with other tools) stops the run, naming it
         entry: CatalogEntry | None = require(selection.action, state.get("tools"))
     except ActionNotDeclared:
@@ -55,15 +54,33 @@ def act(state: State, runtime: Runtime[Context], services: Services) -> dict[str
         earlier = earlier_attempts(state, runtime)
         verdict = ask_approval(entry, selection, arguments, intent_of(state), context, earlier)
         if verdict.rejected is not None:
-            error = f"rejected by the user: {verdict.rejected}"
-            show_result(label, entry.tool_name, error, failed=True)
-            return {"result": dump(ActionResult(success=False, resultLabel=label, error=error))}
+            return _rejected(state, context, entry, selection, arguments, clip(verdict.rejected, NOTE_CHARS))
         if verdict.arguments != arguments:
             return {
                 **_run(state, runtime, services, entry, selection, verdict.arguments),
                 "parameters": verdict.arguments,
             }
     return _run(state, runtime, services, entry, selection, arguments)
+
+
+def _rejected(
+    state: State,
+    context: Context,
+    entry: CatalogEntry,
+    selection: ActionSelection,
+    arguments: dict[str, Any],
+    reason: str,
+) -> dict[str, Any]:
+    """The step the user rejected: a failed result carrying their reason (the action never ran), shown to a chat as
+    the proposed tool call answered "rejected: <reason>" and on the round's step line."""
+    step = int(state.get("step") or 1)
+    label = result_label(int(state.get("round") or 1), step, selection.action)
+    shown = f"rejected: {reason}"
+    show_step(label, entry.tool_name, arguments)
+    show_result(label, entry.tool_name, shown, failed=True)
+    line = progress_message(state, f"Step {step} of at most {context.max_steps}: {selection.action} — {shown}")
+    result = ActionResult(success=False, resultLabel=label, error=f"{REJECTED_BY_USER}{reason}", rejected=reason)
+    return {"result": dump(result), **({"messages": line} if line else {})}
 
 
 def _run(

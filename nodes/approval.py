@@ -7,11 +7,15 @@ Payload (stable; Studio, the SDK and the CLI show it): `{"kind": "approve", "act
 "parameters", "error"}` — `error` says why the previous answer was refused, else null. Answers:
 `{"decision": "approve"}`, `{"decision": "edit", "parameters": {...}}` (replaces the named parameters; validated
 again exactly as Stage 2's) or `{"decision": "reject", "reason": "..."}`.
+
+A rejected action never runs: its step fails with the user's reason (`ActionResult.rejected`, the history entry's
+`rejected`, shown as "rejected: <reason>"), and the action is not proposed again in the round (`rejected_actions`:
+select leaves it out of Stage 1's catalog, refine stops where no other allowed action can do the job).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,6 +44,11 @@ class Verdict:
 
     arguments: dict[str, Any]
     rejected: str | None = None
+
+
+def rejected_actions(entries: Iterable[HistoryEntry]) -> dict[str, str]:
+    """The actions the user rejected among `entries` (a round's steps), each with the user's latest reason."""
+    return {e.action: e.rejected for e in entries if e.action and e.rejected is not None}
 
 
 def needs_approval(entry: CatalogEntry | None, context: Context) -> bool:

@@ -118,7 +118,7 @@ def retry_note(state: State, request: str, intent: Intent) -> str:
     failed = set(validation.checksFailed) if validation else set()
     note = computed_note(request, intent) if failed & _NUMBER_CHECKS else None
     advice = validation.improvementSuggestions[0] if validation and validation.improvementSuggestions else None
-    return note or advice or "Please answer again."
+    return note or advice or ""
 
 
 def a_tool_can_help(request: str, intent: Intent, context: Context) -> bool:

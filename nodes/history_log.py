@@ -4,10 +4,11 @@ Every checkpoint holds the whole state, so an append-only history list would be 
 checkpoints a step makes and a run's storage would grow with the square of its steps. Instead the node that makes an
 entry puts it in the store under `("paor", "history", thread)`, keyed by round and step (a node re-run after a
 crash writes the same key again), and state keeps only the head of the newest `WINDOW` entries (round, step,
-action, outcome, label): what refine's no-progress rule and the selection chosen ahead read. Stage 1 reads the
-entries it shows in full from the store, which select reads anyway for the document index. finalize puts the
-complete history into the output state once per round, so callers, `paor history` and Studio still see every step.
-Without a store or a thread (no checkpointer) state is the only home, so it keeps every entry as before.
+action, outcome, label, a rejection's reason): what refine's no-progress rule and the selection chosen ahead read,
+and what a caller sees of the steps while a run waits for an answer. Stage 1 reads the entries it shows in full from
+the store, which select reads anyway for the document index. finalize puts the complete history into the output
+state once per round, so callers, `paor history` and Studio still see every step. Without a store or a thread (no
+checkpointer) state is the only home, so it keeps every entry as before.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from prompts.history import MAX_ENTRIES
 
 # What the window keeps of an entry (what Stage 1 shows of an older step as its one line): every checkpoint of a
 # step holds the window, and the newest steps in full were half of a step's checkpoint bytes.
-_HEAD = ("round", "task", "step", "action", "resultLabel", "success", "outcome", "qualityScore")
+_HEAD = ("round", "task", "step", "action", "resultLabel", "success", "outcome", "qualityScore", "rejected")
 
 WINDOW = MAX_ENTRIES  # as many as Stage 1 renders
 
@@ -62,8 +63,8 @@ def _windowed(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _head(item: dict[str, Any]) -> dict[str, Any]:
-    """Only the head's keys (HistoryEntry's defaults fill the rest when it is read)."""
-    return {k: item[k] for k in _HEAD if k in item}
+    """Only the head's keys, unset ones left out (HistoryEntry's defaults fill the rest when it is read)."""
+    return {k: item[k] for k in _HEAD if item.get(k) is not None}
 
 
 def complete(state: State, runtime: Runtime[Any]) -> list[HistoryEntry]:

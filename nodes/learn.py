@@ -75,12 +75,13 @@ def learn(state: State, runtime: Runtime[Context], services: Services) -> dict[s
         success=outcome == "met",
         outcome=outcome,
         qualityScore=validation.qualityScore,
-        summary=summarize(selection.action, observation, validation),
+        summary=summarize(selection.action, observation, validation, rejected=result.rejected),
         findings=[*validation.issues[:3], *observation.notes[:2]],
         learnings=[*selection.learnings[:2], lesson],
         checksPassed=validation.checksPassed,
         checksFailed=validation.checksFailed,
         verified=validation.verified,
+        rejected=result.rejected,
     )
     learnings = [*(state.get("learnings") or []), lesson][-MAX_LEARNINGS:]
     return {**history_log.record(state, runtime, entry), "learnings": learnings}
@@ -136,8 +137,11 @@ def describe_approach(arguments: dict[str, Any]) -> str:
     return clip(json.dumps(shown, ensure_ascii=False, sort_keys=True), 160) if shown else "default parameters"
 
 
-def summarize(action: str, observation: Observation, validation: ContentValidation) -> str:
-    """The short per-action summary persisted with the history entry (spec 1)."""
+def summarize(action: str, observation: Observation, validation: ContentValidation, rejected: str | None = None) -> str:
+    """The short per-action summary persisted with the history entry (spec 1); a rejected action's is the user's
+    reason ("rejected: …"), as the chat's step line says it."""
+    if rejected is not None:
+        return clip(f"rejected: {rejected}", 300)
     names = ", ".join(p.name for p in observation.previews) or "no documents"
     verdict = "criteria met" if validation.overallSuccess else "; ".join(validation.issues[:2]) or "criteria not met"
     return clip(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
 from langgraph.runtime import Runtime
@@ -15,6 +16,7 @@ from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.ahead import adopted
+from nodes.approval import rejected_actions
 from nodes.chat import progress_message
 from nodes.clarify import clarified
 from nodes.common import STEP_RESET, document_index, intent_of
@@ -65,7 +67,12 @@ def choose(
     index = document_index(state, [*past, *extra])
     strategies = recall(runtime.store, intent) if context.learning else []
     learned = {s.successfulAction for s in strategies if s.successfulAction}
-    usable = usable_entries(allowed_entries(context.allowed_method_names), index)
+    round_ = int(state.get("round") or 1)
+    rejected = rejected_actions(e for e in past if e.round == round_)
+    allowed = [e for e in allowed_entries(context.allowed_method_names) if e.display_name not in rejected]
+    if not allowed:  # refine stops the round before; an empty catalog is never sent
+        raise StepFailed(f"the user rejected every allowed action in this round ({', '.join(sorted(rejected))})")
+    usable = usable_entries(allowed, index)
     entries = offered_entries(usable, f"{state['prompt']}\n{state.get('hint') or ''}", learned)
     steps = [*past, *extra]  # render_history shows the newest of them
     messages = selection_messages(
@@ -76,7 +83,8 @@ def choose(
         documents=index.render(max_lists=SHOWN_LISTS) if len(index) else "",  # older lists: labels in HISTORY
         learnings=state.get("learnings") or [],
         hint=state.get("hint"),
-        history=render_history(steps, int(state.get("round") or 1), listed=index.listed(SHOWN_LISTS)) if steps else "",
+        history=render_history(steps, round_, listed=index.listed(SHOWN_LISTS)) if steps else "",
+        rejections=rejected,
         step=step,
         max_steps=context.max_steps,
     )
@@ -84,7 +92,7 @@ def choose(
         services.llm(context),
         messages,
         selection_shape(entries, index.choices()),
-        lambda payload: parse_selection(payload, entries, index),
+        lambda payload: parse_selection(payload, entries, index, rejected),
         what="Stage 1 selection",
     )
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
@@ -99,8 +107,14 @@ def usable_entries(entries: list[CatalogEntry], index: DocumentIndex) -> list[Ca
     return [e for e in entries if not e.requires_documents] or entries
 
 
-def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index: DocumentIndex) -> ActionSelection:
-    """Enforce the Stage-1 protocol: no parameters, a catalog action, known fields, resolvable documents."""
+def parse_selection(
+    payload: dict[str, Any],
+    entries: list[CatalogEntry],
+    index: DocumentIndex,
+    rejected: Mapping[str, str] | None = None,
+) -> ActionSelection:
+    """Enforce the Stage-1 protocol: no parameters, a catalog action (not one the user `rejected` in this round),
+    known fields, resolvable documents."""
     if "parameters" in payload:
         raise SelectionRejected(
             "Stage 1 must not contain 'parameters': describe them in parametersContext/parametersSchema instead"
@@ -121,6 +135,12 @@ def parse_selection(payload: dict[str, Any], entries: list[CatalogEntry], index:
         )
     allowed = {e.display_name for e in entries}
     entry = lookup(selection.action)
+    rejected = rejected or {}
+    if entry is not None and entry.display_name in rejected:
+        raise SelectionRejected(
+            f"the user rejected {entry.display_name} in this round ({rejected[entry.display_name]!r}); "
+            f"choose one of {sorted(allowed)}"
+        )
     if entry is None or entry.display_name not in allowed:
         raise SelectionRejected(
             f"action {selection.action!r} is not in the allowed catalog; choose one of {sorted(allowed)}"

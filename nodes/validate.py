@@ -59,6 +59,7 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
         except PaorError as exc:
             result.notes.append(str(exc))
     observation = build_observation(result, documents)
+    direct = answering_directly(state, int(state.get("step") or 1))
     if not result.success:
         validation = ContentValidation(
             overallSuccess=False,
@@ -68,11 +69,10 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
             qualityScore=0.0,
             issues=[result.error or "the action failed"],
             checksFailed=["action"],
-            improvementSuggestions=["Choose a different action or different parameters."],
+            improvementSuggestions=failure_advice(result, direct=direct),
         )
         return {"observation": dump(observation), "validation": dump(validation)}
     request = str(state["prompt"])
-    direct = answering_directly(state, int(state.get("step") or 1))
     added = added_note(state) if direct else ""
     grounded, sure = bool(state.get("input_documents")), state.get("language_sure") is not False
     report = run_checks(intent, documents, request, grounded=grounded, added=added, language_sure=sure)
@@ -97,6 +97,17 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
     if judgement is not None:  # the judge's continue/stop proposal; refine applies its rules over it
         update["decision"] = dump(proposed_decision(judgement, validation))
     return update
+
+
+#: paor's advice after a failed loop step, for the next Stage 1.
+CHOOSE_AGAIN = "Choose a different action or different parameters."
+
+
+def failure_advice(result: ActionResult, *, direct: bool) -> list[str]:
+    """paor's advice after a failed action: choose again — for Stage 1, which chooses actions. A rejection carries
+    the user's own words, which need none of paor's (refine and select act on them), and a direct attempt is one
+    bare call, where advice on actions would only be appended to the user's request as if they had written it."""
+    return [] if result.rejected is not None or direct else [CHOOSE_AGAIN]
 
 
 def _ahead_of(ahead: Future[dict[str, Any] | None] | None, judgement: ContentJudgement | None) -> Any:

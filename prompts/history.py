@@ -51,6 +51,8 @@ def render_history(
 
 
 def _outcome(entry: HistoryEntry) -> str:
+    if entry.rejected is not None:
+        return "REJECTED by the user (not run)"
     return {
         "met": f"met the criteria, quality {entry.qualityScore:.2f}",
         "progress": f"intermediate result, quality {entry.qualityScore:.2f}",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -79,6 +79,16 @@ def render_strategies(strategies: Sequence[Strategy]) -> str:
     return "\n".join(lines)
 
 
+#: The Stage-1 section of the actions the user rejected: their words, not paor's advice.
+REJECTED_SECTION = "REJECTED BY THE USER IN THIS ROUND (the user's own words; these actions are not offered again)"
+
+
+def render_rejections(rejections: Mapping[str, str]) -> str:
+    return "\n".join(
+        f"- {action}: {json.dumps(clip(reason, 300), ensure_ascii=False)}" for action, reason in rejections.items()
+    )
+
+
 def selection_messages(
     *,
     request: str,
@@ -91,10 +101,13 @@ def selection_messages(
     history: str,
     step: int,
     max_steps: int,
+    rejections: Mapping[str, str] | None = None,
 ) -> list[BaseMessage]:
     """Stable first, changing last: the instructions, the request, the intent and the catalog are the same in every
     step of a round, so an endpoint's prompt cache (OpenAI's, llama.cpp's) reuses them; what a step changes
-    (documents, learnings, history, the hint) follows, and a section with nothing to say is left out."""
+    (documents, learnings, history, the user's rejections, the hint) follows, and a section with nothing to say is
+    left out. `rejections`: the actions the user rejected in this round with their reasons, in the user's words and
+    apart from paor's own hint (the catalog no longer offers them)."""
     sections = (
         ("LEARNED STRATEGIES (from earlier runs)", render_strategies(strategies)),
         ("AVAILABLE DOCUMENTS", documents),
@@ -103,6 +116,7 @@ def selection_messages(
             "\n".join(f"- {clip(item, 160)}" for item in merged_lessons(learnings[-SHOWN_LEARNINGS:])),
         ),
         ("HISTORY (newest first)", history),
+        (REJECTED_SECTION, render_rejections(rejections or {})),
         ("REFINEMENT HINT", hint or ""),
     )
     progress = "".join(f"\n{title}:\n{body}\n" for title, body in sections if body)

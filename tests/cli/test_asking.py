@@ -57,16 +57,20 @@ def test_yes_approves_every_action(scripted_llm: ScriptedLLM, paor: Invoke) -> N
     assert [DATA_PROMPT in r.text for r in scripted_llm.requests_for("text")] == [False, True]
 
 
-def test_a_rejected_action_with_its_parameters_is_never_tried_again(scripted_llm: ScriptedLLM, paor: Invoke) -> None:
+def test_a_rejected_action_is_never_asked_again_and_the_stop_names_the_rejection(
+    scripted_llm: ScriptedLLM, paor: Invoke
+) -> None:
     script_primes(scripted_llm)
     assert paor("run", PRIMES_PROMPT, "--thread", "ask-no", "--approve", "always").exit_code == 3
 
     done = paor("resume", "ask-no", "--answer", '{"decision": "reject", "reason": "not like this"}')
 
-    # The scripted model keeps proposing the rejected prompt: the host refuses it as it refuses a failed attempt.
+    # The scripted model keeps proposing the rejected action: Stage 1 is refused it, and the round stops at once
+    # (exit 1, not 3: nothing is asked again), saying what the user rejected.
     assert done.exit_code == 1, done.output
-    assert "rejected by the user: not like this" in done.stderr
-    assert "exactly this action with these parameters already failed" in done.stderr
+    assert "ai.process → round1_task1_action1_process  rejected: not like this" in done.stderr
+    assert "you rejected ai.process: “not like this”; no other allowed action can do this" in done.stderr
+    assert "the user rejected ai.process in this round ('not like this')" in scripted_llm.requests[-1].text
     assert scripted_llm.requests_for("text") == []
 
 

@@ -175,3 +175,30 @@ def test_an_approval_interrupt_shows_in_the_thread_and_a_resume_command_complete
     assert final["status"] == "completed"
     assert payloads and all(p["kind"] == "approve" and p["action"] == "ai.process" for p in payloads)
     assert all("aiPrompt" in p["parameters"] and "documentList" not in p["parameters"] for p in payloads)
+
+
+def test_a_rejection_over_http_is_asked_once_and_the_thread_says_what_was_rejected(server: Server, client: Any) -> None:
+    """Issue 46, item 4 over HTTP: the scripted model proposes only ai.process; once the user rejects it, it is not
+    asked again, the step's history entry and the chat's step line say "rejected: …", and the round stops naming it."""
+    thread = client.threads.create()["thread_id"]
+    context = {**server.context(), "approve": "always"}
+    client.runs.wait(thread, ASSISTANT, input={"prompt": PRIMES_PROMPT}, context=context, raise_error=True)
+    reject = {"resume": {"decision": "reject", "reason": "not this way"}}
+    client.runs.wait(thread, ASSISTANT, command=reject, context=context, raise_error=True)
+
+    state = client.threads.get_state(thread)
+    assert [i for task in state["tasks"] for i in task.get("interrupts") or []] == []  # not asked again
+    final = state["values"]
+    stop = "you rejected ai.process: “not this way”; no other allowed action can do this"
+    assert (final["status"], final["stop_reason"]) == ("incomplete", stop)
+    assert stop in final["messages"][-1]["content"]
+    rejected = HistoryEntry.model_validate(final["history"][0])
+    assert (rejected.action, rejected.summary, rejected.rejected) == (
+        "ai.process",
+        "rejected: not this way",
+        "not this way",
+    )
+    shown = [
+        m["content"] for c in client.threads.get_history(thread, limit=100) for m in c["values"].get("messages") or []
+    ]
+    assert any(str(text).endswith("Step 1 of at most 5: ai.process — rejected: not this way") for text in shown)
