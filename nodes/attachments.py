@@ -13,13 +13,17 @@ URL (fetched later through the guard), or `Unreadable` with the reason — never
 is unreadable to paor's readers but not to a model that accepts images: `read_attachments` asks the endpoint once
 (remembered in graph.capabilities) and passes it on as an input document, or leaves it out saying why. A round
 reads every attachment it can and goes on without the others, naming each in its notes (`LEFT_OUT`).
+
+Every input image of a round is shown to the model or named below the answer as not read, with why, in the user's
+language where paor has it (`not_read`): the endpoint refuses images (`image_refusal`), or no step of the round
+showed it to the model (`closing_notes`: ai.process does, and document.extract where it answers an aiPrompt).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_to_bytes, urlsplit
@@ -31,14 +35,17 @@ from langchain_openai import ChatOpenAI
 from langgraph.store.base import BaseStore
 
 from graph.capabilities import REFUSED_STATUS, Capabilities, endpoint_key, refusal_about
-from graph.errors import DocumentRejected
+from graph.errors import DocumentRejected, UnknownDocumentReference
 from graph.llm import length_limit, without_client_retries
-from graph.schemas import DocumentRef
+from graph.schemas import DocumentRef, HistoryEntry
+from tools import ai_process
+from tools.document import extract
 from tools.document.detect import SUPPORTED_TYPES
-from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name
+from tools.documents import INPUT_LABEL, DocumentIndex, DocumentStore, safe_file_name
 from tools.ingest import UPLOAD_PREFIX, store_checked
 
 if TYPE_CHECKING:
+    from graph.state import State
     from nodes.chat import ChatRequest
 
 _DATA_TYPES = ("file", "image", "audio", "video", "text-plain")
@@ -94,9 +101,20 @@ class Image(Unreadable):
 
     content: Attachment
 
-    def unseen(self, why: str) -> Unreadable:
+    def unseen(self, why: str) -> UnseenImage:
         """The image as a round leaves it out: what it is, and why the model cannot see it."""
-        return Unreadable(self.name, f"it is an image ({self.content.mime}), and {why}")
+        return UnseenImage.of(self.name, self.content.mime, why)
+
+
+@dataclass(frozen=True)
+class UnseenImage(Unreadable):
+    """An image the model is not shown; `why` is the reason `image_refusal` gave. Its note is `not_read`."""
+
+    why: str
+
+    @classmethod
+    def of(cls, name: str, mime: str, why: str) -> UnseenImage:
+        return cls(name, f"it is an image ({mime}), and {why}", why)
 
 
 @dataclass(frozen=True)
@@ -207,6 +225,45 @@ def _name_of(block: dict[str, Any], number: int, mime: str) -> str:
 LEFT_OUT = "Left out: "
 #: Why a model is not shown an image.
 NO_IMAGES = "this model does not accept images"
+NOT_OPENAI = "paor passes images only to OpenAI-compatible endpoints"
+NOT_ASKED = "the model endpoint could not be asked whether it accepts images"
+#: Why an image the model could have seen is named below the answer: no step of the round showed it to the model.
+UNREAD = "no step of this answer read it"
+#: "chart.png — not read: why", in the user's language where paor has it (English otherwise).
+_NOT_READ = {"en": "not read", "de": "nicht gelesen", "fr": "non lu", "es": "no leído", "it": "non letto"}
+_WHY: dict[str, dict[str, str]] = {
+    NO_IMAGES: {
+        "de": "dieses Modell nimmt keine Bilder an",
+        "fr": "ce modèle n'accepte pas les images",
+        "es": "este modelo no acepta imágenes",
+        "it": "questo modello non accetta immagini",
+    },
+    NOT_OPENAI: {
+        "de": "paor gibt Bilder nur an OpenAI-kompatible Endpunkte weiter",
+        "fr": "paor ne transmet les images qu'aux points d'accès compatibles OpenAI",
+        "es": "paor solo envía imágenes a endpoints compatibles con OpenAI",
+        "it": "paor invia immagini solo a endpoint compatibili con OpenAI",
+    },
+    NOT_ASKED: {
+        "de": "der Endpunkt des Modells konnte nicht gefragt werden, ob er Bilder annimmt",
+        "fr": "le point d'accès du modèle n'a pas pu être interrogé sur les images",
+        "es": "no se pudo preguntar al endpoint del modelo si acepta imágenes",
+        "it": "non è stato possibile chiedere all'endpoint del modello se accetta immagini",
+    },
+    UNREAD: {
+        "de": "kein Schritt dieser Antwort hat es gelesen",
+        "fr": "aucune étape de cette réponse ne l'a lu",
+        "es": "ningún paso de esta respuesta lo leyó",
+        "it": "nessun passo di questa risposta l'ha letto",
+    },
+}
+#: What separates an image's name from why it was not read, in each language: `with_left_out` shows those notes.
+_NOT_READ_MARKS = tuple(f" — {words}: " for words in _NOT_READ.values())
+#: The actions that show the model the images among the documents they read, each with the references it showed.
+_SHOWS_IMAGES: Mapping[str, Callable[[Mapping[str, Any], Sequence[DocumentRef]], list[str]]] = {
+    ai_process.ENTRY.display_name: ai_process.images_shown,
+    extract.DISPLAY_NAME: extract.images_shown,
+}
 _PROBE_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
 _IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
 
@@ -220,7 +277,7 @@ class Read:
 
     @property
     def notes(self) -> list[str]:
-        return [f"{LEFT_OUT}{part}" for part in self.request.unreadable]
+        return left_out(self.request.unreadable)
 
 
 def read_attachments(
@@ -249,11 +306,59 @@ def read_attachments(
     return Read(replace(chat, attachments=read, unreadable=unread), refs)
 
 
+def left_out(parts: Sequence[Unreadable], language: str = "en") -> list[str]:
+    """The notes naming what a round went on without: an image as `not_read`, anything else after `LEFT_OUT`."""
+    return [
+        not_read(part.name, part.why, language) if isinstance(part, UnseenImage) else f"{LEFT_OUT}{part}"
+        for part in parts
+    ]
+
+
+def not_read(name: str, why: str, language: str = "en") -> str:
+    """The line naming an image the answer did not see, in `language` where paor has it: "chart.png — not read:
+    this model does not accept images"."""
+    return f"{name} — {_NOT_READ.get(language, _NOT_READ['en'])}: {_WHY.get(why, {}).get(language, why)}"
+
+
 def with_left_out(answer: str, notes: Sequence[str]) -> str:
     """The answer with the attachments its round went on without below it: a chat user must learn what the
     answer did not see (the other notes stay in `notes`)."""
-    left_out = [note for note in notes if note.startswith(LEFT_OUT)]
-    return "\n\n".join([answer, "\n".join(left_out)]) if left_out else answer
+    shown = [note for note in notes if note.startswith(LEFT_OUT) or any(mark in note for mark in _NOT_READ_MARKS)]
+    return "\n\n".join([answer, "\n".join(shown)]) if shown else answer
+
+
+def closing_notes(state: State, entries: Sequence[HistoryEntry]) -> list[str]:
+    """The round's notes, and a `not_read` line (`UNREAD`) for each input image that no step of `entries` (the
+    round's) showed the model. A one-call round's images are its bare call's (nodes/direct.py)."""
+    notes = list(state.get("notes") or [])
+    inputs = [DocumentRef.model_validate(raw) for raw in state.get("input_documents") or []]
+    images = [ref for ref in inputs if ai_process.is_image(ref.mime)]
+    if not images or state.get("direct"):
+        return notes
+    index = DocumentIndex(inputs)  # the round's inputs: a reference to a result names no image
+    shown: set[str] = set()
+    for entry in entries:
+        reads = _SHOWS_IMAGES.get(entry.action or "")
+        for reference in reads(entry.parameters, entry.documents) if reads else []:
+            try:
+                shown.update(ref.item_reference for ref in index.resolve(str(reference)))
+            except UnknownDocumentReference:
+                continue
+    language = str((state.get("intent") or {}).get("language") or "en")
+    unread = [not_read(ref.name, UNREAD, language) for ref in images if ref.item_reference not in shown]
+    return [*notes, *(line for line in unread if line not in notes)]
+
+
+def sources_seen(
+    refs: Sequence[DocumentRef], why_no_images: Callable[[], str | None]
+) -> tuple[list[DocumentRef], list[UnseenImage]]:
+    """The input documents a caller named (paths, URLs), without the images the model cannot see, and those images
+    as the round leaves them out (`why_no_images` is asked only when there is one)."""
+    images = [ref for ref in refs if ai_process.is_image(ref.mime)]
+    why = why_no_images() if images else None
+    if not why:
+        return list(refs), []
+    return [ref for ref in refs if ref not in images], [UnseenImage.of(ref.name, ref.mime, why) for ref in images]
 
 
 def image_refusal(llm: BaseChatModel, store: BaseStore | None) -> str | None:
@@ -262,13 +367,13 @@ def image_refusal(llm: BaseChatModel, store: BaseStore | None) -> str | None:
     probe twice; a failure that says nothing about images (a timeout, HTTP 429 or 503, a refusal of a setting) is
     not remembered."""
     if not isinstance(llm, ChatOpenAI):
-        return "paor passes images only to OpenAI-compatible endpoints"
+        return NOT_OPENAI
     memory, key = Capabilities(store), endpoint_key(llm)
     accepted = memory.images(key)
     if accepted is None:
         accepted = _probe_images(llm)
         if accepted is None:
-            return "the model endpoint could not be asked whether it accepts images"
+            return NOT_ASKED
         memory.remember_images(key, accepted)
     return None if accepted else NO_IMAGES
 

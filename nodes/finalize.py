@@ -15,7 +15,7 @@ from graph.services import Services
 from graph.state import State
 from nodes import history_log
 from nodes.answers import delivered
-from nodes.attachments import with_left_out
+from nodes.attachments import closing_notes, with_left_out
 from nodes.chat import answer_message, closing_messages
 from nodes.computed import replacement
 from nodes.refine import current_totals, spent
@@ -57,10 +57,12 @@ def finalize(state: State, runtime: Runtime[Context], services: Services) -> dic
     linked = any(d.get("url") for d in deliverables)
     whole = state.get("direct") and _shown_whole(documents, answer) and not linked
     listed = [] if whole else deliverables
-    shown = with_left_out(answer or no_answer_line(reason, _language(state)), state.get("notes") or [])
+    notes = closing_notes(state, entries)  # with each input image no step showed the model
+    shown = with_left_out(answer or no_answer_line(reason, _language(state)), notes)
     return {
         **history_log.output(state, runtime),
         "answer": answer,
+        "notes": notes,
         "deliverables": deliverables,
         "messages": closing_messages(state, lambda draft: answer_message(shown, listed, replaces=draft)),
         "status": status,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -25,7 +27,7 @@ from graph.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORM
 from graph.services import Services
 from graph.state import State
 from nodes import history_log
-from nodes.attachments import Read, image_refusal, read_attachments
+from nodes.attachments import Read, image_refusal, left_out, read_attachments, sources_seen
 from nodes.chat import ChatRequest, chat_request, earlier_turns, human_message, refusal_message, understood_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
@@ -54,18 +56,18 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
     start ends its round with an AI message saying why (the `refuse` node then fails the run with that reason);
     a `prompt` one raises here, as it always has."""
     chat = chat_request(state)
+    why_no_images = _why_no_images(services, runtime)
     if chat is None:
         request = checked_request(state.get("prompt") or "")
         asked = human_message(request)
-        update = _analyse(state, runtime, services, request, str(asked.id))
+        update = _analyse(state, runtime, services, request, str(asked.id), why_no_images)
         return {**update, "messages": [asked, _understood(update)], "request_message": asked.id}
     taken = {"request_message": chat.message.id}
     try:
         request = checked_request(chat.text, what="the message")
-        read = _attached(chat, services, runtime)
+        read = _attached(chat, services, runtime, why_no_images)
         chat = read.request
-        update = _analyse(state, runtime, services, request, str(chat.message.id), read.documents, chat.urls)
-        update["notes"] = [*update["notes"], *read.notes]
+        update = _analyse(state, runtime, services, request, str(chat.message.id), why_no_images, read)
     except (InvalidRequest, DocumentRejected, FetchRefused) as exc:
         reason = str(exc)
         return {
@@ -85,14 +87,19 @@ def _understood(update: dict[str, Any]) -> AIMessage:
     return understood_message(Intent.model_validate(update["intent"]))
 
 
-def _attached(chat: ChatRequest, services: Services, runtime: Runtime[Context]) -> Read:
+def _why_no_images(services: Services, runtime: Runtime[Context]) -> Callable[[], str | None]:
+    """Why the model is not shown images (None: it is), asked at most once a round and only where there is one."""
+    return functools.cache(lambda: image_refusal(services.llm(context_of(runtime)), runtime.store))
+
+
+def _attached(
+    chat: ChatRequest, services: Services, runtime: Runtime[Context], why_no_images: Callable[[], str | None]
+) -> Read:
     """A chat's attachments as input documents, under the caps and checks of an upload; the round goes on without
     those it cannot read, naming each in its notes (a chat user must learn what was not read)."""
     context = context_of(runtime)
     limit = int(context.max_document_mb * 1024 * 1024)
-    return read_attachments(
-        chat, services.documents(context), limit, lambda: image_refusal(services.llm(context), runtime.store)
-    )
+    return read_attachments(chat, services.documents(context), limit, why_no_images)
 
 
 def refuse(state: State) -> dict[str, Any]:
@@ -106,16 +113,21 @@ def _analyse(
     services: Services,
     request: str,
     asked: str,
-    attached: list[DocumentRef] | None = None,
-    urls: list[str] | None = None,
+    why_no_images: Callable[[], str | None],
+    read: Read | None = None,
 ) -> dict[str, Any]:
-    """`asked` is the request's message id: the turns before it are the conversation a follow-up refers to."""
+    """`asked` is the request's message id: the turns before it are the conversation a follow-up refers to; `read`
+    is what the round took from a chat message's attachments. The notes name what the round goes on without: the
+    attachments it could not read, and images among the sources the model cannot see (an image the model is shown
+    is an input document like any other)."""
     context = context_of(runtime)
     allowed_entries(context.allowed_method_names)  # a misconfigured allow-list fails before any model call
-    documents = [*(state.get("documents") or []), *(urls or [])]
-    sources = ingest_sources(documents, services.documents(context), context, services.inputs)
+    attached, unread = (read.documents, read.request.unreadable) if read else ([], [])
+    documents = [*(state.get("documents") or []), *(read.request.urls if read else [])]
+    ingested = ingest_sources(documents, services.documents(context), context, services.inputs)
+    sources, unseen = sources_seen(ingested, why_no_images)
     taken: set[str] = set()  # a chat attachment and a listed document may share a name; the index keys on names
-    inputs = [ref.model_copy(update={"name": unique_name(ref.name, taken)}) for ref in [*(attached or []), *sources]]
+    inputs = [ref.model_copy(update={"name": unique_name(ref.name, taken)}) for ref in [*attached, *sources]]
     hints = read_hints(request)
     given = (hints.language if hints.languageExplicit else None) or state.get("language") or context.user_language
     has_own_tools = services.actions is not None
@@ -123,7 +135,7 @@ def _analyse(
     earlier = render_conversation(earlier_turns(state, before=asked, budget=None))
     analysed = by_code or _analysed_by_model(request, hints, given, inputs, services.llm(context), earlier)
     sure = by_code is None or given is not None or detect_language(request, CERTAIN) is not None
-    notes = unavailable_notes(context.allowed_method_names)
+    notes = [*unavailable_notes(context.allowed_method_names), *left_out([*unread, *unseen], analysed.language)]
     if analysed.clarification is not None and not context.ask_user:  # nobody to ask: go on, and say so
         notes.append(assumed(analysed.clarification))
         analysed = analysed.model_copy(update={"clarification": None})

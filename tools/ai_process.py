@@ -1,7 +1,8 @@
 """ai.process: the configured LLM over referenced documents, map-reduced when they exceed the context budget.
 
 Images among the documents (a chat's attachments, stored only where the endpoint accepts images, see
-nodes/attachments.py) go to the call that writes the answer as image content, after the text."""
+nodes/attachments.py) go to the call that writes the answer as image content, after the text; document.extract
+answering an aiPrompt does the same (`image_blocks`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import csv
 import io
 import json
 import re
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import json_repair
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -189,8 +190,8 @@ def _sources(
     texts: list[tuple[str, str]] = []
     images: list[ContentBlock] = []
     for ref, data in deps.read_documents(references):
-        if ref.mime.startswith("image/"):
-            images.extend(_image_blocks(ref, data))
+        if is_image(ref.mime):
+            images.extend(image_blocks(ref.name, ref.mime, data))
         elif not ref.is_text:
             raise ToolFailed(f"{ref.name} is {ref.mime}; extract it with document.extract before ai.process")
         else:
@@ -201,10 +202,20 @@ def _sources(
     return texts, images
 
 
-def _image_blocks(ref: DocumentRef, data: bytes) -> list[ContentBlock]:
+def is_image(mime: str) -> bool:
+    """Whether a document of this type goes to the model as image content (a text one goes as text)."""
+    return mime.startswith("image/")
+
+
+def image_blocks(name: str, mime: str, data: bytes) -> list[ContentBlock]:
     """An image as the model is shown it: its name, so the answer can refer to it, then the image itself."""
     encoded = base64.b64encode(data).decode()
-    return [create_text_block(f"IMAGE {ref.name}:"), create_image_block(base64=encoded, mime_type=ref.mime)]
+    return [create_text_block(f"IMAGE {name}:"), create_image_block(base64=encoded, mime_type=mime)]
+
+
+def images_shown(arguments: Mapping[str, Any], delivered: Sequence[DocumentRef]) -> list[str]:
+    """The references whose images a finished ai.process step showed the model: all it read, once it answered."""
+    return [str(reference) for reference in arguments.get("documentList") or []] if delivered else []
 
 
 def make_ai_process_tool(deps: ToolDeps) -> BaseTool:

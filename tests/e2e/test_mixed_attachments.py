@@ -136,7 +136,7 @@ def test_an_endpoint_without_image_input_answers_over_the_pdf_and_the_answer_nam
     assert [r.name for r in inputs] == ["report.pdf"]
     call = _answer_call(scripted_llm)
     assert REPORT in call.text and not call.images, "the PDF was read, the PNG not sent"
-    left_out = "Left out: chart.png cannot be read: it is an image (image/png), and this model does not accept images"
+    left_out = "chart.png — not read: this model does not accept images"
     assert out["notes"] == [left_out]
     human, answer = out["messages"]
     assert answer.text.startswith(ANSWER) and left_out in answer.text

@@ -1,17 +1,23 @@
 """`document.extract` (tool `document_extract`): documents → one markdown document each, plus an optional
-answer to `aiPrompt` over their text. Importing this module registers the action in the catalog.
+answer to `aiPrompt` over their text and the images among them (the model is shown those as ai.process shows them;
+an image is stored as an input only where the endpoint accepts images, nodes/attachments.py). Importing this module
+registers the action in the catalog.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
+from typing import Any
 
+from langchain_core.messages.content import ContentBlock
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
 from graph.errors import DocumentRejected, ToolFailed
+from graph.schemas import DocumentRef
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.document.detect import SUPPORTED_TYPES
@@ -49,24 +55,35 @@ class DocumentExtractArgs(BaseModel):
 DESCRIPTION = (
     f"Extract the text of documents ({SUPPORTED_TYPES}) as markdown, one <name>.md per document, with "
     "headings, tables, sheets, slides and pages kept in order. Optionally answers aiPrompt over the "
-    "extracted text. Documents that cannot be read (encrypted, corrupt, unsupported) are listed in notes."
+    "extracted text, showing the model the images among the documents too. Documents that cannot be read "
+    "(encrypted, corrupt, unsupported) are listed in notes."
 )
 
 
 def run_extract(deps: ToolDeps, document_list: list[str], ai_prompt: str | None) -> tuple[str, ToolOutput]:
-    """Extract every readable document, each in a child process stopped at the tool's deadline; fail only when
-    none could be read."""
+    """Extract every readable document, each in a child process stopped at the tool's deadline; the images go to
+    the aiPrompt's answer. Fail only when nothing could be read."""
+    from tools.ai_process import image_blocks, is_image  # lazy, as in `_answer`
+
     if not document_list:
         raise ToolFailed("documentList is empty: name docList:/docItem: references or file paths to extract")
     deadline = tool_deadline(deps.context.tool_timeout_s)
+    question = (ai_prompt or "").strip()
     notes: list[str] = []
     documents: list[NewDocument] = []
     texts: list[tuple[str, str]] = []
+    images: list[ContentBlock] = []
     described: list[str] = []
-    taken: set[str] = set()
+    taken = {ANALYSIS_NAME}  # the answer's name, whatever the documents are called (`images_shown` looks for it)
     for item in iter_inputs(deps, document_list):
         if isinstance(item, str):
             notes.append(item)
+            continue
+        if is_image(item.mime):  # no text to extract: the model sees it where there is a question to answer
+            images.extend(image_blocks(item.name, item.mime, item.data))
+            described.append(f"{item.name} → " + ("shown to the model" if question else "not read: no aiPrompt"))
+            if not question:
+                notes.append(f"{item.name} is an image: only the model reads it (give an aiPrompt, or use ai.process)")
             continue
         try:
             extracted = read_document(item.data, item.name, item.mime, timeout_s=deadline - time.monotonic())
@@ -78,26 +95,36 @@ def run_extract(deps: ToolDeps, document_list: list[str], ai_prompt: str | None)
         documents.append(NewDocument.text(output_name, extracted.text))
         texts.append((item.name, extracted.text))
         described.append(f"{item.name} → {output_name} ({extracted.describe()})")
-    if not documents:
+    if not documents and not (images and question):
         raise ToolFailed("no document could be read: " + ("; ".join(notes) or "documentList named none"))
     summary = f"Extracted {len(documents)} document{'s' if len(documents) != 1 else ''}: " + "; ".join(described)
-    preview = documents[0]
-    if ai_prompt and ai_prompt.strip():
-        answer = _answer(deps, texts, ai_prompt.strip(), notes)
+    preview = documents[0] if documents else None
+    if question:
+        answer = _answer(deps, texts, question, notes, images)
         if answer is not None:
-            preview = NewDocument.text(unique_name(ANALYSIS_NAME, taken), answer)
+            preview = NewDocument.text(ANALYSIS_NAME, answer)
             documents.append(preview)
             summary += f"; aiPrompt answered in {preview.name}"
+    if preview is None:  # only images, and the model could not answer over them
+        raise ToolFailed("no document could be read: " + "; ".join(notes))
     output = ToolOutput(documents=documents, summary=summary, notes=notes)
     return _content(summary, notes, preview), output
 
 
-def _answer(deps: ToolDeps, texts: list[tuple[str, str]], ai_prompt: str, notes: list[str]) -> str | None:
+def images_shown(arguments: Mapping[str, Any], delivered: Sequence[DocumentRef]) -> list[str]:
+    """The references whose images a finished step showed the model: all it read, where it answered its aiPrompt."""
+    answered = any(ref.name == ANALYSIS_NAME for ref in delivered)
+    return [str(reference) for reference in arguments.get("documentList") or []] if answered else []
+
+
+def _answer(
+    deps: ToolDeps, texts: list[tuple[str, str]], ai_prompt: str, notes: list[str], images: Sequence[ContentBlock]
+) -> str | None:
     """The model's answer to aiPrompt; a failure becomes a note so the extraction itself is not lost."""
-    from tools import ai_process  # lazy: ai_process pulls in the model stack and is owned by another module
+    from tools import ai_process  # lazy: ai_process pulls in the model stack
 
     try:
-        answer = ai_process.process_texts(deps, texts, ai_prompt)
+        answer = ai_process.process_texts(deps, texts, ai_prompt, images=images)
     except Exception as exc:  # any model/transport failure: keep the extracted documents, report why
         log.warning("document.extract: aiPrompt failed: %s", exc)
         notes.append(f"aiPrompt could not be answered: {exc or type(exc).__name__}")
@@ -133,7 +160,7 @@ ENTRY = register(
         args_schema=DocumentExtractArgs,
         factory=make_document_extract_tool,
         purpose="analysis",
-        summary="read PDF/DOCX/XLSX/PPTX/HTML/CSV/text documents as markdown; optionally answer aiPrompt",
+        summary="read PDF/DOCX/XLSX/PPTX/HTML/CSV/text documents as markdown; optionally answer aiPrompt (images too)",
         instruction="aiPrompt",
         requires_documents=True,
     )

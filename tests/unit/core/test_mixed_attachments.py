@@ -106,9 +106,7 @@ def test_where_it_does_not_the_pdf_is_read_and_the_png_is_named_with_the_reason(
     )
 
     assert [ref.name for ref in taken.documents] == ["report.pdf"]
-    assert taken.notes == [
-        f"{LEFT_OUT}chart.png cannot be read: it is an image (image/png), and this model does not accept images"
-    ]
+    assert taken.notes == ["chart.png — not read: this model does not accept images"]
     kept = str(taken.request.lean().content)
     assert "[attached as input documents: report.pdf]" in kept and "[attached, not readable: chart.png]" in kept
 
