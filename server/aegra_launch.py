@@ -8,7 +8,9 @@ duplicate migration row, a deadlock). So each instance is started through this l
 1. take a session-level advisory lock on the database, polled with `pg_try_advisory_lock` rather than waited for
    with `pg_advisory_lock`: a waiting statement holds a snapshot, and the migrations' `CREATE INDEX CONCURRENTLY`
    waits for every such snapshot (graph/persistence.py does the same for paor's own set-up);
-2. apply Aegra's migrations (`aegra db upgrade`) and LangGraph's checkpointer and store set-up;
+2. apply Aegra's migrations (`aegra db upgrade`), LangGraph's checkpointer and store set-up, and Aegra's
+   registration of the configuration's graphs as the operator's assistants (each start inserts those it does not
+   find: two instances on a new database both inserted `paor`'s, and one failed on the duplicate key);
 3. release the lock and become uvicorn serving Aegra's app with `RUN_MIGRATIONS_ON_STARTUP=false` (its own set-up
    then finds everything done) — uvicorn itself, not `aegra serve`, which runs uvicorn as a child: a `kill -9` of
    an instance must end its server, and `--workers N` runs N instances on one port.
@@ -31,7 +33,6 @@ WAIT_S = 600.0
 
 
 def migrate() -> None:
-    from aegra_api.core.database import DatabaseManager
     from aegra_api.core.migrations import run_migrations
     from aegra_api.settings import settings
 
@@ -46,9 +47,14 @@ def migrate() -> None:
             run_migrations()
 
             async def langgraph_setup() -> None:  # what every Aegra start runs again, now a no-op
-                database = DatabaseManager()
-                await database.initialize()
-                await database.close()
+                from aegra_api.core.database import db_manager
+                from aegra_api.services.langgraph_service import get_langgraph_service
+
+                await db_manager.initialize()
+                try:  # the operator's assistants: each start inserts those it does not find, without a lock
+                    await get_langgraph_service().initialize()
+                finally:
+                    await db_manager.close()
 
             asyncio.run(langgraph_setup())
         finally:
