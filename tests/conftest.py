@@ -43,8 +43,6 @@ def pytest_configure(config: pytest.Config) -> None:
 #: two workers ran them while the others had nothing left.
 LONG_FIRST = (
     "tests/postgres/",
-    "tests/engine/test_crash.py",  # five tests, each two `paor serve` instances started and one killed: ~4 min
-    "tests/engine/test_paor_serve.py",
     "tests/mcp/test_cli.py",
     "tests/reliability/test_process_faults.py",
     "tests/local/test_real_models.py",
