@@ -5,13 +5,12 @@ finalize.
 langgraph.json there); both carry the server's trust zone (`server.policy`: upload references, URLs and an
 operator-opened folder as inputs, download links on deliverables). `build_graph()` is the Python and CLI entry
 point — the caller is on their own machine, so local paths stay allowed — with an optional model, checkpointer
-and store.
+and store; it starts loading what a run will need on a thread of its own (graph/warmup.py), as a server does before
+its first request.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 from collections.abc import Sequence
 from typing import Literal
 
@@ -24,17 +23,16 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from graph.context import MAX_STEPS_LIMIT, Context
-from graph.errors import ConfigurationError
 from graph.instrument import instrumented
-from graph.llm import Models, chat_openai
+from graph.llm import Models
 from graph.services import Services
 from graph.state import InputState, OutputState, State
-from graph.tokens import count_tokens
+from graph.warmup import warm as warm  # the server's lifespan calls it
+from graph.warmup import warm_in_background
 from nodes.act import act
 from nodes.direct import answering_directly, direct
 from nodes.failure import FAIL_NODE, endpoint_failed, fail
 from nodes.finalize import finalize
-from nodes.hints import detect_language
 from nodes.intent import intent, refuse
 from nodes.learn import learn
 from nodes.parameters import parameters
@@ -43,7 +41,6 @@ from nodes.refine import refine
 from nodes.select import select
 from nodes.validate import validate
 from server.policy import server_services
-from tools.catalog import catalog
 from tools.extra.actions import ExtraActions
 from tools.mcp.config import McpConfig
 
@@ -161,26 +158,14 @@ def build_graph(
 
     `tools` (any LangChain tools) and the servers of `mcp_config` (a `{"mcpServers": …}` file or dict; None:
     the file PAOR_MCP_CONFIG names) become actions of this graph (docs/tools.md).
-    Without a checkpointer there is nothing to write synchronously (LangGraph's sync durability then fails)."""
+    Without a checkpointer there is nothing to write synchronously (LangGraph's sync durability then fails).
+    Returns at once: what a run needs loads on a thread of its own meanwhile (graph/warmup.py)."""
     services = Services(Models(injected=llm), actions=ExtraActions.build(tools, mcp_config))
+    warm_in_background(services.models)
     compiled = make_builder(services).compile(checkpointer=checkpointer, store=store, name="paor")
     if checkpointer is None:
         return compiled.with_config(recursion_limit=RECURSION_LIMIT)
     return compiled.with_config(CRASH_SAFE_CONFIG)
-
-
-def warm() -> None:
-    """Load what a run may need (language profiles, built-in actions, the token encoding, sympy, the configured
-    endpoint's HTTP clients and OpenAI's structured-output streaming) before a server's first request: the first
-    run after a start is then no slower than the second (it spent seconds loading; the HTTP clients alone load the
-    CA bundle twice, cached per endpoint and timeout). A `paor` process loads each on first use instead: most runs
-    need only part of it (one the bare answer ends needs no action catalog)."""
-    detect_language("load the language profiles once")
-    catalog()
-    count_tokens("load the token encoding once")
-    importlib.import_module("sympy")  # prime checks
-    with contextlib.suppress(ConfigurationError):  # no endpoint configured yet: the first run says so
-        chat_openai(Context()).root_client.beta  # noqa: B018 (structured output streams through it: 700 modules, 1 s)
 
 
 builder = make_builder(server_services())

@@ -1,15 +1,17 @@
 """Which structured-output method an endpoint accepts, remembered in the LangGraph store.
 
-A method that an endpoint refused twice (HTTP 400/404/405/415/422/500/501) is skipped for it from then on; a method
-that worked is tried first. A refusal counts against a method only where it is about that method (`refusal_about`):
-its message names the feature (`response_format`, `tools`, `guided_json`…), or it named nothing and another method
-then answered the same messages. A refusal of the request itself — too long for the model's context, a setting out
-of range — never counts: all clients share these records, and one client's oversized prompt once turned every later
-run of every client to plain text (issue 45). The record lives in the store under `("paor", "endpoints")`, so every
-process — each `paor run`, each worker, the server — starts with what the first run against that endpoint learned,
-and a server that refuses `json_schema` (llama.cpp) costs those refusals once, not on every run. A process-wide
-cache in front of the store keeps the lookups off the hot path; one transient error counts one strike, and a success
-clears the strikes, so a hiccup never downgrades an endpoint for good.
+A refusal (HTTP 400/404/405/415/422/500/501) counts against a method only where it is about that method
+(`refusal_about`): its message names the feature (`response_format`, `tools`, `guided_json`…), or it named nothing
+and another method then answered the same messages. A refusal of the request itself — too long for the model's
+context, a setting out of range — never counts: all clients share these records, and one client's oversized prompt
+once turned every later run of every client to plain text (issue 45). A refusal that names the method is the
+endpoint's own word: the method is skipped for it from then on, by every stage (issue 46: counted as one strike of
+two, llama.cpp's `json_schema` was refused once by Intent and once more by Stage 1 in each new process). One that
+named nothing is one strike of `STRIKES_TO_SKIP`, since a transient 500 followed by another shape's answer proves
+little; a success clears the strikes, so a hiccup never downgrades an endpoint for good. A method that worked is
+tried first. The record lives in the store under `("paor", "endpoints")`, so every process — each `paor run`, each
+worker, the server — starts with what the first run against that endpoint learned; a process-wide cache in front of
+the store keeps the lookups off the hot path (without a store, the cache is all there is, and it is kept).
 
 The same record keeps whether the endpoint accepts image input (`images`): asked once (nodes/attachments.py),
 then remembered, so an image attached on any later run costs no probe.
@@ -123,10 +125,12 @@ class Capabilities:
             record["strikes"].pop(method, None)
         self._save(key, record)
 
-    def refuse(self, key: str, method: Method, status: int) -> None:
+    def refuse(self, key: str, method: Method, status: int, *, named: bool = False) -> None:
+        """Count a refusal against `method`; one that `named` the method's feature skips it at once."""
         with _lock:
             record = self._load(key)
-            record["strikes"][method] = record["strikes"].get(method, 0) + 1
+            strikes = record["strikes"].get(method, 0) + 1
+            record["strikes"][method] = max(strikes, STRIKES_TO_SKIP) if named else strikes
             record["lastRefusal"] = {"method": method, "status": status}
             if record.get("accepted") == method:
                 record["accepted"] = None
@@ -170,8 +174,11 @@ class Capabilities:
             return self._load(key)
 
     def _load(self, key: str) -> dict[str, Any]:
+        """The cached record, re-read from the store after `CACHE_S`; without a store there is nothing to re-read,
+        and dropping the cache would forget what this process learned."""
         now = time.monotonic()
-        if key not in _records or now - _loaded.get(key, now) > CACHE_S:
+        stale = self.store is not None and now - _loaded.get(key, now) > CACHE_S
+        if key not in _records or stale:
             saved = self.store.get(NAMESPACE, key) if self.store is not None else None
             record: dict[str, Any] = {"accepted": None, **(saved.value if saved is not None else {})}
             record["strikes"] = dict(record.get("strikes") or {})

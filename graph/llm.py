@@ -3,9 +3,9 @@
 Each protocol answer is constrained by the endpoint itself wherever it can be: OpenAI's `json_schema` with
 `strict: true`, llama.cpp's `json_object` + `schema` (enforced by a grammar), vLLM's `guided_json`; function
 calling, JSON mode and plain text with repair are only fallbacks. What an endpoint accepted and refused is kept in
-the LangGraph store (`graph.capabilities`), so a refused method costs its requests once per endpoint, not once per
-run; a method not yet known to work is tried without client retries. Every call carries a `max_tokens` sized to
-its answer, so a runaway generation ends early and is retried, not waited out.
+the LangGraph store (`graph.capabilities`), so a method refused in so many words costs one request per endpoint,
+not one per stage or run; a method not yet known to work is tried without client retries. Every call carries a
+`max_tokens` sized to its answer, so a runaway generation ends early and is retried, not waited out.
 
 Whatever the path, the caller's parser validates the answer; a rejected answer is retried once with the reason,
 then the step fails with a typed error, as does an HTTP error or timeout that outlasted the client's own retries.
@@ -46,6 +46,11 @@ _UNSUPPORTED_STATUS = frozenset({400, 404, 405, 415, 422, 500, 501})
 MAX_ANSWER_CHARS = 100_000
 
 
+#: Set when a run first asks for its model: from then on that run waits on the network, so loading what a later
+#: node may need (graph/warmup.py) no longer competes with the run's way to its first request.
+MODEL_ASKED = threading.Event()
+
+
 @dataclass
 class Models:
     """Hands out the chat model for a run: the injected one, or a cached `ChatOpenAI` per configuration."""
@@ -55,6 +60,13 @@ class Models:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def for_context(self, context: Context) -> BaseChatModel:
+        """The model a node calls next (which tells a warm-up the run's first request is on its way)."""
+        if not MODEL_ASKED.is_set():
+            MODEL_ASKED.set()
+        return self.prepared(context)
+
+    def prepared(self, context: Context) -> BaseChatModel:
+        """The model for `context`, built (and cached) if need be, without counting as a run's request."""
         if self.injected is not None:
             return self.injected
         key = (
@@ -250,7 +262,7 @@ def _request(
                 extra={"refused": method},
             )
             if about:
-                memory.refuse(key, method, exc.status_code)
+                memory.refuse(key, method, exc.status_code, named=True)
             else:
                 unexplained.append((method, exc.status_code))
             last_error = exc
