@@ -293,6 +293,30 @@ def test_a_run_whose_instance_is_killed_mid_step_completes_on_the_other_and_its_
             held.release()
 
 
+def approve_step_one(
+    instance: Instance, llm: ScriptedLLM, before: Callable[[], None] = lambda: None
+) -> tuple[str, str]:
+    """A primes run with approve="always" on a new thread: it asks about step 1's action (code), which has not run;
+    `before` is called, then the approval is sent as a run of its own. (thread id, the approving run's id)"""
+    with client(instance, KEY) as http:
+        thread_id = http.post("/threads", json={}).json()["thread_id"]
+        asked = http.post(
+            f"/threads/{thread_id}/runs/wait",
+            json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}, "context": APPROVE},
+        )
+        assert asked.status_code == 200, asked.text
+        [question] = pending_approvals(instance, thread_id)
+        assert question["kind"] == "approve" and question["parameters"]["aiPrompt"] == CODE_PROMPT
+        assert asked_for(llm, "text") == 0, "the action ran before it was approved"
+        before()
+        approved = http.post(
+            f"/threads/{thread_id}/runs",
+            json={"assistant_id": "paor", "command": {"resume": {"decision": "approve"}}, "context": APPROVE},
+        )
+        assert approved.status_code == 200, approved.text
+        return thread_id, str(approved.json()["run_id"])
+
+
 @pytest.mark.parametrize(
     "killed_during",
     ["the approved action", "the next step's selection"],
@@ -311,27 +335,7 @@ def test_an_action_approved_before_the_kill_is_not_asked_for_again_after_the_tak
         held_primes(llm, held)
         try:
             with two_instances(tmp_path, llm) as running:
-                first, _ = running.instances
-                with client(first, KEY) as http:
-                    thread_id = http.post("/threads", json={}).json()["thread_id"]
-                    asked = http.post(
-                        f"/threads/{thread_id}/runs/wait",
-                        json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}, "context": APPROVE},
-                    )
-                    assert asked.status_code == 200, asked.text
-                    [question] = pending_approvals(first, thread_id)
-                    assert question["kind"] == "approve" and question["parameters"]["aiPrompt"] == CODE_PROMPT
-                    assert asked_for(llm, "text") == 0, "the action ran before it was approved"
-                    approved = http.post(
-                        f"/threads/{thread_id}/runs",
-                        json={
-                            "assistant_id": "paor",
-                            "command": {"resume": {"decision": "approve"}},
-                            "context": APPROVE,
-                        },
-                    )
-                    assert approved.status_code == 200, approved.text
-                    run_id = approved.json()["run_id"]
+                thread_id, run_id = approve_step_one(running.instances[0], llm)
 
                 survivor = kill_the_holder(running, run_id, held)
                 join(survivor, thread_id, run_id)
@@ -417,27 +421,8 @@ def test_an_action_is_not_run_unapproved_when_the_instance_dies_as_it_asks(tmp_p
         held_primes(llm, lock)
         try:
             with two_instances(tmp_path, llm) as running:
-                first, _ = running.instances
-                with client(first, KEY) as http:
-                    thread_id = http.post("/threads", json={}).json()["thread_id"]
-                    asked = http.post(
-                        f"/threads/{thread_id}/runs/wait",
-                        json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}, "context": APPROVE},
-                    )
-                    assert asked.status_code == 200, asked.text
-                    [question] = pending_approvals(first, thread_id)
-                    assert question["parameters"]["aiPrompt"] == CODE_PROMPT
-                    lock.database = running.database
-                    approved = http.post(
-                        f"/threads/{thread_id}/runs",
-                        json={
-                            "assistant_id": "paor",
-                            "command": {"resume": {"decision": "approve"}},
-                            "context": APPROVE,
-                        },
-                    )
-                    assert approved.status_code == 200, approved.text
-                    run_id = approved.json()["run_id"]
+                watch = lambda: setattr(lock, "database", running.database)  # noqa: E731
+                thread_id, run_id = approve_step_one(running.instances[0], llm, before=watch)
                 assert lock.taken.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
                 holder, survivor = holder_and_survivor(running, run_id)
                 finalizing = "UPDATE runs SET status=%"
