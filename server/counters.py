@@ -1,14 +1,25 @@
 """Where the server layer counts (server/engine.py `Counters`): in this process's memory (`langgraph dev`, one
 process), or in Redis (`paor serve`, several processes that are one service: a client's rate and its runs in flight
-are then the service's, whichever instance each request reaches)."""
+are then the service's, whichever instance each request reaches).
+
+While Redis cannot be reached, nothing is counted, so nothing that needs counting is served: each such request is
+refused with 503 and `Retry-After` (`CountersUnavailable`), and the service serves again as soon as Redis answers
+(redis-py reconnects). Letting requests through uncounted would lift every client's quota for as long as Redis is
+away; a 500 would tell the client neither what happened nor when to try again."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
+
+from langgraph_sdk import Auth
+
+log = logging.getLogger(__name__)
 
 
 class Bucket:
@@ -98,13 +109,43 @@ PREFIX = "paor:"
 TURN_S = 30.0
 
 
+#: Seconds a client refused while Redis is away is asked to wait (Aegra's own Redis client retries for about 2 s).
+UNAVAILABLE_RETRY_S = 5
+
+
+class CountersUnavailable(Auth.exceptions.HTTPException):
+    """Redis, where the service counts, did not answer: 503 with `Retry-After` (the URL, which may hold a password,
+    is never named)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            status_code=503,
+            detail="this service cannot reach Redis, where it counts each client's requests and runs, so it serves "
+            "nothing that needs counting until Redis answers again; try again shortly",
+            headers={"Retry-After": str(UNAVAILABLE_RETRY_S)},
+        )
+
+
+@contextlib.contextmanager
+def _counting() -> Iterator[None]:
+    """Redis's errors as `CountersUnavailable` (redis is imported only where Redis counts)."""
+    from redis.exceptions import RedisError
+
+    try:
+        yield
+    except RedisError as exc:
+        log.warning("Redis did not answer a count (%s): refusing with 503 until it does", type(exc).__name__)
+        raise CountersUnavailable() from exc
+
+
 class RedisBucket:
     def __init__(self, redis: Any, key: str, per_s: float, burst: float) -> None:
         self.redis, self.key, self.per_s, self.burst = redis, key, per_s, burst
 
     async def take(self, amount: float, within: float = float("inf")) -> float:
         bounded = within if within != float("inf") else 1e18
-        wait = await self.redis.eval(_TAKE, 1, self.key, self.per_s, self.burst, amount, bounded)
+        with _counting():
+            wait = await self.redis.eval(_TAKE, 1, self.key, self.per_s, self.burst, amount, bounded)
         return float(wait)
 
     def rested(self) -> bool:
@@ -122,15 +163,28 @@ class RedisCounters:
 
     @asynccontextmanager
     async def turn(self, name: str) -> AsyncIterator[None]:
-        async with self.redis.lock(f"{PREFIX}turn:{name}", timeout=TURN_S, sleep=0.02, blocking_timeout=TURN_S):
+        """A turn no other instance holds; one not given within `TURN_S` is refused as Redis being away."""
+        lock = self.redis.lock(f"{PREFIX}turn:{name}", timeout=TURN_S, sleep=0.02, blocking_timeout=TURN_S)
+        with _counting():
+            if not await lock.acquire():
+                raise CountersUnavailable()
+        try:
             yield
+        finally:
+            from redis.exceptions import RedisError
+
+            with contextlib.suppress(RedisError):  # gone or expired: Redis gives the turn on after `TURN_S`
+                await lock.release()
 
     async def reserved(self, owner: str) -> set[str]:
-        return {str(run) for run in await self.redis.eval(_RESERVED, 1, f"{PREFIX}reserved:{owner}")}
+        with _counting():
+            return {str(run) for run in await self.redis.eval(_RESERVED, 1, f"{PREFIX}reserved:{owner}")}
 
     async def reserve(self, owner: str, run: str, seconds: float) -> None:
-        await self.redis.eval(_RESERVED, 1, f"{PREFIX}reserved:{owner}", run, seconds)
+        with _counting():
+            await self.redis.eval(_RESERVED, 1, f"{PREFIX}reserved:{owner}", run, seconds)
 
     async def unreserve(self, owner: str, runs: Iterable[str]) -> None:
         if names := list(runs):
-            await self.redis.zrem(f"{PREFIX}reserved:{owner}", *names)
+            with _counting():
+                await self.redis.zrem(f"{PREFIX}reserved:{owner}", *names)

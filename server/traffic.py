@@ -25,6 +25,7 @@ server's own and pass):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import re
@@ -36,6 +37,7 @@ from langgraph_sdk import Auth
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server import engine, forgetting, quotas
+from server.counters import CountersUnavailable
 from server.engine import Rate
 from server.keys import HEADER, owner_of
 from server.refusals import refuse
@@ -75,6 +77,23 @@ class Traffic:
         self.shares: dict[str, Share] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Each request in its client's share; while the counters cannot be reached (Redis away), a request not yet
+        answered is refused with 503 and `Retry-After` (server/counters.py), never a bare 500."""
+        answered = False
+
+        async def watched(message: Message) -> None:
+            nonlocal answered
+            answered = answered or message["type"] in ("http.response.start", "websocket.close", "websocket.accept")
+            await send(message)
+
+        try:
+            await self._admit(scope, receive, watched)
+        except CountersUnavailable as away:
+            if answered or scope["type"] != "http":
+                raise
+            await refuse(scope, receive, send, away.status_code, {"detail": away.detail}, dict(away.headers or {}))
+
+    async def _admit(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and not _loopback(scope):
             await self._websocket(scope, receive, send)
             return
@@ -102,7 +121,8 @@ class Traffic:
             await self._handle(scope, _paced(receive, share.body), send, owner, headers, share)
         finally:
             share.open -= 1
-            await quotas.release(reservations)
+            with contextlib.suppress(CountersUnavailable):  # kept in Redis, they expire there
+                await quotas.release(reservations)
             quotas.REQUEST_RESERVATIONS.reset(held)
 
     async def _keyless(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -141,7 +161,11 @@ class Traffic:
             await self.app(scope, receive, send)
             return
         share = self._share(owner)
-        if share.open >= int(limit("requests")) or await share.requests.take(1, within=MAX_WAIT_S) > MAX_WAIT_S:
+        try:
+            over = share.open >= int(limit("requests")) or await share.requests.take(1, within=MAX_WAIT_S) > MAX_WAIT_S
+        except CountersUnavailable:
+            over = True
+        if over:
             await receive()  # websocket.connect: the handshake is refused after it
             await send({"type": "websocket.close", "code": 1013})  # try again later
             return

@@ -1,4 +1,5 @@
-"""A throwaway redis-server on a loopback port (Debian's `redis-server`; .ci/run installs it)."""
+"""A throwaway redis-server on a loopback port (Debian's `redis-server`; .ci/run installs it), which a test can take
+away and bring back on the same port (`away`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,25 @@ from graph.processes import free_port
 from tests.support import deadlines
 
 REDIS_SERVER = shutil.which("redis-server")
+#: The running servers by URL, and how each was started.
+_RUNNING: dict[str, tuple[list[str], subprocess.Popen[bytes]]] = {}
+
+
+def _start(command: list[str], port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + deadlines.PROCESS_S
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return process
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError(f"redis-server did not start (exit {process.poll()})")
+        time.sleep(0.05)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    process.wait()
 
 
 @contextlib.contextmanager
@@ -22,16 +42,21 @@ def redis_server(folder: Path) -> Iterator[str]:
     assert REDIS_SERVER, "redis-server is not installed (apt-get install redis-server)"
     port = free_port()
     command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    process = subprocess.Popen([*command, "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"redis://127.0.0.1:{port}/0"
+    _RUNNING[url] = (command := [*command, "--dir", str(folder)], _start(command, port))
     try:
-        deadline = time.monotonic() + deadlines.PROCESS_S
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"redis-server did not start (exit {process.poll()})")
-            time.sleep(0.05)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield url
     finally:
-        process.kill()
-        process.wait()
+        _stop(_RUNNING.pop(url)[1])
+
+
+@contextlib.contextmanager
+def away(url: str) -> Iterator[None]:
+    """The Redis at `url` killed (as a crash or a restart does: what it held is gone), and a new, empty one started
+    on its port at the end."""
+    command, process = _RUNNING[url]
+    _stop(process)
+    try:
+        yield
+    finally:
+        _RUNNING[url] = (command, _start(command, int(command[command.index("--port") + 1])))

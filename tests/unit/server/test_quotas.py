@@ -182,3 +182,18 @@ def test_the_run_of_a_request_that_checked_ahead_takes_the_place_it_held(instanc
 
     outcomes = asyncio.run(scenario())
     assert sorted(outcomes) == ["beside-1 passed", "beside-2 refused", "mcp-run passed"]
+
+
+def test_a_check_while_redis_does_not_answer_is_refused_with_503_and_when_to_retry() -> None:
+    """Nothing counted, nothing served: neither passed uncounted nor a bare error (the connection was dropped)."""
+    import redis.asyncio as aioredis
+
+    from graph.processes import free_port
+    from server.counters import CountersUnavailable
+
+    nobody = aioredis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
+    REACHED.set(Instance(RedisCounters(nobody)))
+    with pytest.raises(CountersUnavailable) as refused:
+        asyncio.run(quotas.check_runs(OWNER, "run-while-away"))
+    assert refused.value.status_code == 503 and refused.value.headers == {"Retry-After": "5"}
+    assert "Redis" in refused.value.detail
