@@ -19,8 +19,10 @@ from starlette.routing import Route
 from server import engine, mcp_endpoint
 from server.app import app as _starlette_app
 from server.engine_aegra import Aegra
+from server.supervised import follow_supervisor
 
 engine.use(Aegra())
+follow_supervisor()  # a worker of `--workers N` ends with its supervisor
 
 
 async def ok(_request: Request) -> JSONResponse:

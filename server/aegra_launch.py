@@ -13,7 +13,8 @@ duplicate migration row, a deadlock). So each instance is started through this l
    find: two instances on a new database both inserted `paor`'s, and one failed on the duplicate key);
 3. release the lock and become uvicorn serving Aegra's app with `RUN_MIGRATIONS_ON_STARTUP=false` (its own set-up
    then finds everything done) — uvicorn itself, not `aegra serve`, which runs uvicorn as a child: a `kill -9` of
-   an instance must end its server, and `--workers N` runs N instances on one port.
+   an instance must end its server, and `--workers N` runs N instances on one port (which end with it:
+   server/supervised.py).
 
     python -m server.aegra_launch --host 127.0.0.1 --port 2026 --workers 1
 """
@@ -26,6 +27,8 @@ import sys
 import time
 
 import psycopg
+
+from server.supervised import SUPERVISOR_PID
 
 #: The advisory-lock key of the schema set-up (any fixed 64-bit number every instance agrees on).
 LOCK_KEY = 0x7061_6F72_6165_6772  # "paoraegr"
@@ -65,7 +68,8 @@ def migrate() -> None:
 def main(argv: list[str]) -> None:
     migrate()
     server = [sys.executable, "-m", "uvicorn", "aegra_api.main:app", *argv]
-    os.execve(sys.executable, server, {**os.environ, "RUN_MIGRATIONS_ON_STARTUP": "false"})
+    supervisor = {SUPERVISOR_PID: str(os.getpid())}  # uvicorn keeps this pid: its workers end with it
+    os.execve(sys.executable, server, {**os.environ, "RUN_MIGRATIONS_ON_STARTUP": "false", **supervisor})
 
 
 if __name__ == "__main__":

@@ -71,15 +71,16 @@ class Service:
     root: Path
     instances: list[Instance] = field(default_factory=list)
 
-    def start(self, count: int = 1, *, wait: bool = True, **extra: str) -> list[Instance]:
-        """`count` more instances, started at once; each answers `/ok` before this returns (`wait`)."""
+    def start(self, count: int = 1, *, wait: bool = True, workers: int = 1, **extra: str) -> list[Instance]:
+        """`count` more instances (each `paor serve --workers workers`), started at once; each answers `/ok` before
+        this returns (`wait`)."""
         started = []
         for _ in range(count):
             port, n = free_port(), len(self.instances)
             log = self.root / f"instance-{n}.log"
             with log.open("wb") as out:
                 process = subprocess.Popen(
-                    [AEGRA_PYTHON, "-m", "cli.app", "serve", "--port", str(port)],
+                    [AEGRA_PYTHON, "-m", "cli.app", "serve", "--port", str(port), "--workers", str(workers)],
                     cwd=REPO,
                     env={**self.env, **extra},
                     stdout=out,
