@@ -1,5 +1,5 @@
-"""PostgreSQL fixtures: the server from PAOR_TEST_DATABASE_URL (.ci/run starts one), a fresh database per test,
-pg_ctl to restart it, and worker processes.
+"""PostgreSQL fixtures: the server from PAOR_TEST_DATABASE_URL (.ci/run starts one), a fresh database per test, a
+server of a test's own for a test that restarts it, and worker processes.
 
 Outside CI the tests skip (with the reason) when no server is available; with CI=true a missing server fails.
 """
@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import pwd
 import secrets
-import shlex
 import subprocess
 import sys
 import threading
@@ -25,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from tests.support import deadlines
+from tests.support.postgres_cluster import PgCtl, private_cluster, server_binaries
 from tests.support.scenarios import DATA_PROMPT, ai_process
 from tests.support.scripted_llm import RecordedRequest
 
@@ -75,30 +74,6 @@ def pg_url(pg_server: str) -> Iterator[str]:
 
 
 @dataclass
-class PgCtl:
-    """pg_ctl of the test cluster, run as the data directory's owner (pg_ctl refuses to run as root)."""
-
-    binary: str
-    data: str
-    options: str = ""  # the running server's command-line options: `pg_ctl start` would not reuse them
-
-    def __call__(self, action: str, *args: str) -> None:
-        """`pg_ctl ACTION -w`; a (re)started server logs next to the data dir, so it holds none of our pipes."""
-        log = str(Path(self.data).parent / "server.log")
-        wait = ["-w", "-t", str(int(deadlines.SERVER_START_S))]  # pg_ctl's own 60 s would be a speed limit
-        command = [self.binary, "-D", self.data, *wait, action, *args, *(["-l", log] if action != "stop" else [])]
-        if action == "start" and self.options:
-            command += ["-o", self.options]
-        if os.geteuid() == 0:
-            owner = pwd.getpwuid(Path(self.data).stat().st_uid).pw_name
-            command = ["runuser", "-u", owner, "--", *command]
-        done = subprocess.run(
-            command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=deadlines.PROCESS_S
-        )
-        assert done.returncode == 0, f"pg_ctl {action} failed: {done.stdout}{done.stderr}"
-
-
-@dataclass
 class RestartDuringStep2:
     """The primes scenario's tool answer, restarting the server (fast) once while step 2's action is in flight."""
 
@@ -112,14 +87,27 @@ class RestartDuringStep2:
         return ai_process(request)
 
 
+@dataclass
+class OwnServer:
+    """A PostgreSQL server of the test's own, which it may stop and restart."""
+
+    url: str  # a fresh database on it
+    pg_ctl: PgCtl
+
+
 @pytest.fixture
-def pg_ctl(pg_server: str) -> PgCtl:
-    binary, data = os.environ.get("PAOR_TEST_PGCTL", ""), os.environ.get("PAOR_TEST_PGDATA", "")
-    if not binary or not data:
-        _unavailable("PAOR_TEST_PGCTL / PAOR_TEST_PGDATA are not set (needed to restart the server)")
-    opts = shlex.split((Path(data) / "postmaster.opts").read_text())  # postgres "-D" DATA "-p" PORT …
-    options = shlex.join(arg for i, arg in enumerate(opts[1:]) if arg != "-D" and (i == 0 or opts[i] != "-D"))
-    return PgCtl(binary, data, options)
+def own_server() -> Iterator[OwnServer]:
+    """A new cluster for a test that stops or restarts its server (the shared one serves tests running beside it)."""
+    binaries = server_binaries()
+    if binaries is None:
+        _unavailable("no PostgreSQL server binaries (apt-get install postgresql; .ci/run does)")
+    assert binaries is not None
+    with private_cluster(binaries) as (url, pg_ctl):
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute('CREATE DATABASE "paor_test"')
+        yield OwnServer(with_database(url, "paor_test"), pg_ctl)
 
 
 @dataclass
@@ -145,40 +133,33 @@ def _write_hba(conn: Any, hba_file: str, lines: list[str]) -> None:
 
 
 @pytest.fixture
-def password_login(pg_server: str, pg_url: str) -> Iterator[PasswordLogin]:
-    """CI's cluster trusts every loopback login; this puts a password rule for one role in front of the trust
-    rules of the throwaway cluster (PAOR_TEST_PGDATA), and restores the file afterwards."""
+def password_login(own_server: OwnServer) -> Iterator[PasswordLogin]:
+    """A role that must log in with its password: a rule in front of the trust rules of a server of the test's own
+    (which trusts every loopback login), so the suite's shared server is never asked for passwords."""
     import psycopg
     from psycopg import sql
 
-    if not os.environ.get("PAOR_TEST_PGDATA"):
-        _unavailable("PAOR_TEST_PGDATA is not set (the test adds a password rule to the throwaway cluster's pg_hba)")
     role, password = f"paor_login_{uuid.uuid4().hex[:8]}", secrets.token_urlsafe(12)
-    database = urlsplit(pg_url).path.lstrip("/")
-    with psycopg.connect(pg_server, autocommit=True) as conn:
+    database = urlsplit(own_server.url).path.lstrip("/")
+    with psycopg.connect(own_server.url, autocommit=True) as conn:
         hba_file = conn.execute("SHOW hba_file").fetchone()[0]  # type: ignore[index]
         original = conn.execute("SELECT pg_read_file(%s)", (hba_file,)).fetchone()[0]  # type: ignore[index]
-        if "\\" in original:
-            pytest.skip("pg_hba.conf holds backslashes, which COPY would not write back verbatim")
         conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role), sql.Literal(password)))
         conn.execute(sql.SQL("ALTER DATABASE {} OWNER TO {}").format(sql.Identifier(database), sql.Identifier(role)))
         rules = [f"host all {role} {net} scram-sha-256" for net in ("127.0.0.1/32", "::1/128")]
         _write_hba(conn, hba_file, [*rules, *original.splitlines()])
-        login = PasswordLogin(with_login(pg_url, role, password), with_login(pg_url, role, f"not-{password}"))
+    login = PasswordLogin(
+        with_login(own_server.url, role, password), with_login(own_server.url, role, f"not-{password}")
+    )
+    deadline = time.monotonic() + deadlines.HTTP_S
+    while True:  # the server reloads pg_hba.conf asynchronously
         try:
-            deadline = time.monotonic() + deadlines.HTTP_S
-            while True:  # the server reloads pg_hba.conf asynchronously
-                try:
-                    psycopg.connect(login.wrong, connect_timeout=5).close()
-                except psycopg.OperationalError:
-                    break
-                assert time.monotonic() < deadline, "the server never applied the password rule"
-                time.sleep(0.05)
-            yield login
-        finally:
-            _write_hba(conn, hba_file, original.splitlines())
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))
-            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(role)))
+            psycopg.connect(login.wrong, connect_timeout=5).close()
+        except psycopg.OperationalError:
+            break
+        assert time.monotonic() < deadline, "the server never applied the password rule"
+        time.sleep(0.05)
+    yield login
 
 
 def worker_command(db: str, base_url: str, store_dir: Path, threads: list[str], *, claim: bool = False) -> list[str]:

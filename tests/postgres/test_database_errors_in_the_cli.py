@@ -15,7 +15,7 @@ from typer.testing import CliRunner, Result
 from cli.app import app
 from graph.errors import ConfigurationError
 from graph.persistence import locked_persistence
-from tests.postgres.conftest import REPO, PasswordLogin, PgCtl, RestartDuringStep2
+from tests.postgres.conftest import REPO, OwnServer, PasswordLogin, RestartDuringStep2
 from tests.support import deadlines
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -66,11 +66,11 @@ def test_a_wrong_password_is_a_configuration_error_exit_2_in_one_line(
 
 
 def test_a_database_lost_mid_run_ends_with_paors_line_and_no_library_noise(
-    scripted_llm: ScriptedLLM, pg_url: str, pg_ctl: PgCtl, tmp_path: Path
+    scripted_llm: ScriptedLLM, own_server: OwnServer, tmp_path: Path
 ) -> None:
-    restart = RestartDuringStep2(pg_ctl)
+    restart = RestartDuringStep2(own_server.pg_ctl)
     script_primes(scripted_llm, tool_answer=restart)
-    done = paor_process(scripted_llm, tmp_path, "run", PRIMES_PROMPT, "--thread", "lost", "--db", pg_url)
+    done = paor_process(scripted_llm, tmp_path, "run", PRIMES_PROMPT, "--thread", "lost", "--db", own_server.url)
     assert restart.done.is_set()
     assert done.returncode == 75, done.stderr
     lines = done.stderr.splitlines()

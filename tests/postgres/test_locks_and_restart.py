@@ -14,7 +14,7 @@ import pytest
 from graph.builder import build_graph
 from graph.context import Context
 from graph.persistence import DatabaseUnavailable, ThreadBusy, locked_persistence, thread_lock
-from tests.postgres.conftest import REPO, PgCtl, RestartDuringStep2, results, start_worker, worker_command
+from tests.postgres.conftest import REPO, OwnServer, RestartDuringStep2, results, start_worker, worker_command
 from tests.support import deadlines
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT, ai_process, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
@@ -81,9 +81,10 @@ def test_sqlite_file_lock_refuses_a_second_run(tmp_path: Path) -> None:
 
 
 def test_database_restarted_mid_run_fails_the_step_clearly_and_the_thread_resumes(
-    scripted_llm: ScriptedLLM, context: Context, pg_url: str, pg_ctl: PgCtl
+    scripted_llm: ScriptedLLM, context: Context, own_server: OwnServer
 ) -> None:
-    restart = RestartDuringStep2(pg_ctl)
+    pg_url = own_server.url
+    restart = RestartDuringStep2(own_server.pg_ctl)
     script_primes(scripted_llm, tool_answer=restart)
     [report] = results(start_worker(worker_command(pg_url, scripted_llm.base_url, context.store_path, ["restart"])))
     assert restart.done.is_set()
@@ -97,8 +98,9 @@ def test_database_restarted_mid_run_fails_the_step_clearly_and_the_thread_resume
 
 
 def test_database_down_at_start_is_a_clear_error_and_python_callers_get_it_typed(
-    context: Context, pg_url: str, pg_ctl: PgCtl, monkeypatch: pytest.MonkeyPatch
+    context: Context, own_server: OwnServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pg_url, pg_ctl = own_server.url, own_server.pg_ctl
     monkeypatch.setenv("PAOR_DATABASE_TIMEOUT", "2")
     pg_ctl("stop", "-m", "fast")
     try:
