@@ -48,10 +48,12 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     engine.current().start()
     warm()
     sweeper = asyncio.create_task(forgetting.sweeping())  # threads deleted without a request paor sees
+    upkeep = asyncio.create_task(engine.current().upkeep())
     try:
         yield
     finally:
         sweeper.cancel()
+        upkeep.cancel()
 
 
 _JOURNAL: Journal | None = None

@@ -77,6 +77,10 @@ class Engine(Protocol):
         """What the server needs before its first request (in the app's lifespan)."""
         ...
 
+    async def upkeep(self) -> None:
+        """What the server needs done while it serves (a task of the app's lifespan, cancelled at its end)."""
+        ...
+
     async def existing_threads(self, owner: str, thread_ids: Iterable[str]) -> set[str]:
         """Which of these threads exist and belong to `owner`."""
         ...

@@ -8,6 +8,8 @@ namespaces as on `langgraph dev` (they start with its identity), so the table ho
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +23,10 @@ IN_FLIGHT = ("pending", "running")
 _TABLES = {"threads": "thread", "assistants": "assistant", "crons": "crons"}
 #: Connections paor's questions keep open per instance (as many again while busy).
 POOL_SIZE = 4
+#: Seconds between checks of the checkpointer pool's idle connections (`Aegra.upkeep`).
+POOL_CHECK_S = 5.0
+
+log = logging.getLogger(__name__)
 
 
 def _by_owner() -> str:
@@ -53,6 +59,22 @@ class Aegra:
 
     def start(self) -> None:
         """Nothing to patch: Aegra keeps everything in PostgreSQL and Redis."""
+
+    async def upkeep(self) -> None:
+        """Every `POOL_CHECK_S`, the idle connections of the checkpointer's pool are checked and the broken ones
+        replaced. After a PostgreSQL restart (maintenance, a failover) every idle connection is broken, and psycopg's
+        pool, which checks one per attempt with a backoff of 1, 2, 4, 8… s, handed the next run its first working
+        connection after its 30 s timeout: the run failed ("couldn't get a connection after 30.00 sec"). Aegra's
+        SQLAlchemy pools ping before each use."""
+        from aegra_api.core.database import db_manager
+
+        while True:
+            await asyncio.sleep(POOL_CHECK_S)
+            if (pool := db_manager.lg_pool) is not None:
+                try:
+                    await pool.check()
+                except Exception:  # the database is away: the next check tries again
+                    log.debug("checking the checkpointer's connections failed", exc_info=True)
 
     async def _sql(self, query: str, **params: Any) -> list[Any]:
         from sqlalchemy import text

@@ -66,6 +66,9 @@ class LangGraphDev:
 
         journal_creations()
 
+    async def upkeep(self) -> None:
+        """Nothing: the in-memory runtime has no connections to keep."""
+
     async def existing_threads(self, owner: str, thread_ids: Iterable[str]) -> set[str]:
         ids = list(dict.fromkeys(thread_ids))
         found: set[str] = set()

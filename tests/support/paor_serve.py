@@ -32,17 +32,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @contextlib.contextmanager
-def new_database() -> Iterator[str]:
-    """A new, empty database on the test PostgreSQL, dropped at the end; its URL."""
+def new_database(server: str = DATABASE) -> Iterator[str]:
+    """A new, empty database on the PostgreSQL server at `server` (the suite's), dropped at the end; its URL."""
     import psycopg
 
     name = f"paor_engine_{secrets.token_hex(4)}"
-    with psycopg.connect(DATABASE, autocommit=True) as admin:
+    with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
     try:
-        yield DATABASE.rsplit("/", 1)[0] + f"/{name}"
+        yield server.rsplit("/", 1)[0] + f"/{name}"
     finally:
-        with psycopg.connect(DATABASE, autocommit=True) as admin:
+        with psycopg.connect(server, autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
@@ -112,11 +112,12 @@ def tail(instance: Instance, size: int = 4000) -> str:
 
 
 @contextlib.contextmanager
-def service(root: Path, model_url: str, keys: str, **extra: str) -> Iterator[Service]:
-    """A new database and Redis for `paor serve` instances using the model at `model_url`, with paor's data (its
-    documents and records, shared by every instance) under `root`; the instances are killed at the end."""
+def service(root: Path, model_url: str, keys: str, *, server: str = DATABASE, **extra: str) -> Iterator[Service]:
+    """A new database (on the PostgreSQL at `server`) and Redis for `paor serve` instances using the model at
+    `model_url`, with paor's data (its documents and records, shared by every instance) under `root`; the instances
+    are killed at the end."""
     root.mkdir(parents=True, exist_ok=True)
-    with new_database() as database, redis_server(root) as redis:
+    with new_database(server) as database, redis_server(root) as redis:
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("PAOR_", "OPENAI_", "VIRTUAL_ENV"))},
             **scripted_env(model_url, root / "paor-home"),
