@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -126,14 +126,21 @@ class CountersUnavailable(Auth.exceptions.HTTPException):
         )
 
 
-@contextlib.contextmanager
-def _counting() -> Iterator[None]:
-    """Redis's errors as `CountersUnavailable` (redis is imported only where Redis counts)."""
+#: The longest a count waits for Redis's answer (it takes well under a millisecond): a Redis that hangs without
+#: closing its connections (a partition, a stopped process) would otherwise hold every request, for good.
+ANSWER_S = 5.0
+
+
+@asynccontextmanager
+async def _counting(seconds: float = ANSWER_S) -> AsyncIterator[None]:
+    """Redis's errors, and no answer within `seconds`, as `CountersUnavailable` (redis is imported only where Redis
+    counts)."""
     from redis.exceptions import RedisError
 
     try:
-        yield
-    except RedisError as exc:
+        async with asyncio.timeout(seconds):
+            yield
+    except (RedisError, TimeoutError) as exc:
         log.warning("Redis did not answer a count (%s): refusing with 503 until it does", type(exc).__name__)
         raise CountersUnavailable() from exc
 
@@ -144,7 +151,7 @@ class RedisBucket:
 
     async def take(self, amount: float, within: float = float("inf")) -> float:
         bounded = within if within != float("inf") else 1e18
-        with _counting():
+        async with _counting():
             wait = await self.redis.eval(_TAKE, 1, self.key, self.per_s, self.burst, amount, bounded)
         return float(wait)
 
@@ -165,26 +172,25 @@ class RedisCounters:
     async def turn(self, name: str) -> AsyncIterator[None]:
         """A turn no other instance holds; one not given within `TURN_S` is refused as Redis being away."""
         lock = self.redis.lock(f"{PREFIX}turn:{name}", timeout=TURN_S, sleep=0.02, blocking_timeout=TURN_S)
-        with _counting():
+        async with _counting(TURN_S + ANSWER_S):
             if not await lock.acquire():
                 raise CountersUnavailable()
         try:
             yield
         finally:
-            from redis.exceptions import RedisError
-
-            with contextlib.suppress(RedisError):  # gone or expired: Redis gives the turn on after `TURN_S`
-                await lock.release()
+            with contextlib.suppress(CountersUnavailable):  # gone or expired: Redis gives the turn on after `TURN_S`
+                async with _counting():
+                    await lock.release()
 
     async def reserved(self, owner: str) -> set[str]:
-        with _counting():
+        async with _counting():
             return {str(run) for run in await self.redis.eval(_RESERVED, 1, f"{PREFIX}reserved:{owner}")}
 
     async def reserve(self, owner: str, run: str, seconds: float) -> None:
-        with _counting():
+        async with _counting():
             await self.redis.eval(_RESERVED, 1, f"{PREFIX}reserved:{owner}", run, seconds)
 
     async def unreserve(self, owner: str, runs: Iterable[str]) -> None:
         if names := list(runs):
-            with _counting():
+            async with _counting():
                 await self.redis.zrem(f"{PREFIX}reserved:{owner}", *names)

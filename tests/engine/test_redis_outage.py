@@ -1,12 +1,14 @@
-"""`paor serve` while its Redis is away (killed, or restarting empty): what needs counting is refused with 503 and
-`Retry-After`, saying why, never a bare 500 nor served uncounted (before, the connection was dropped without an
-answer); health checks still answer; a run under way goes on; and the service serves again, runs included, once a
-Redis answers on the same address. Its own service: the Redis is taken away."""
+"""`paor serve` while its Redis is away (killed, or restarting empty) or hangs (a partition): what needs counting is
+refused with 503 and `Retry-After`, saying why, never a bare 500 nor served uncounted (before, the connection was
+dropped without an answer, and a hung Redis held every request for good); health checks still answer; a run under
+way goes on; and the service serves again, runs included, once Redis answers. Its own service: the Redis is taken
+away."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import httpx
@@ -15,7 +17,7 @@ import pytest
 from bench.fairness import script_one_step
 from tests.support import deadlines
 from tests.support.paor_serve import MISSING, Instance, Service, client, service, tail
-from tests.support.redis_server import away
+from tests.support.redis_server import away, hung
 from tests.support.scripted_llm import Latency, ScriptedLLM
 
 pytestmark = pytest.mark.skipif(bool(MISSING), reason=MISSING)
@@ -57,7 +59,10 @@ def _until_served(instance: Instance, http: httpx.Client) -> None:
         time.sleep(0.5)
 
 
-def test_while_redis_is_away_requests_are_refused_with_503_and_when_to_retry_then_served_again(paor: Service) -> None:
+@pytest.mark.parametrize("outage", [away, hung], ids=["killed", "hung"])
+def test_while_redis_is_away_requests_are_refused_with_503_and_when_to_retry_then_served_again(
+    paor: Service, outage: Callable[[str], AbstractContextManager[None]]
+) -> None:
     [instance] = paor.instances
     with client(instance, KEY) as carol, client(instance, None) as health:
         thread_id, run_id = _start_haiku(carol)
@@ -65,7 +70,7 @@ def test_while_redis_is_away_requests_are_refused_with_503_and_when_to_retry_the
         while carol.get(f"/threads/{thread_id}/runs/{run_id}").json()["status"] != "running":
             assert time.monotonic() < deadline, tail(instance)
             time.sleep(0.2)
-        with away(paor.redis):
+        with outage(paor.redis):
             for method, path in (("POST", "/threads"), ("POST", "/threads/search"), ("GET", "/info")):
                 refused = carol.request(method, path, json={} if method == "POST" else None)
                 assert refused.status_code == 503, (path, refused.status_code, refused.text, tail(instance))

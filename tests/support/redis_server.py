@@ -1,10 +1,12 @@
 """A throwaway redis-server on a loopback port (Debian's `redis-server`; .ci/run installs it), which a test can take
-away and bring back on the same port (`away`)."""
+away and bring back on the same port (`away`), or stop answering for a while (`hung`)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -60,3 +62,15 @@ def away(url: str) -> Iterator[None]:
         yield
     finally:
         _RUNNING[url] = (command, _start(command, int(command[command.index("--port") + 1])))
+
+
+@contextlib.contextmanager
+def hung(url: str) -> Iterator[None]:
+    """The Redis at `url` stopped (SIGSTOP), as behind a network partition: its connections stay open and nothing
+    answers; it goes on at the end (SIGCONT), with what it held."""
+    process = _RUNNING[url][1]
+    os.kill(process.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
