@@ -83,7 +83,7 @@ class Traffic:
 
         async def watched(message: Message) -> None:
             nonlocal answered
-            answered = answered or message["type"] in ("http.response.start", "websocket.close", "websocket.accept")
+            answered = answered or message["type"] == "http.response.start"
             await send(message)
 
         try:
@@ -161,11 +161,7 @@ class Traffic:
             await self.app(scope, receive, send)
             return
         share = self._share(owner)
-        try:
-            over = share.open >= int(limit("requests")) or await share.requests.take(1, within=MAX_WAIT_S) > MAX_WAIT_S
-        except CountersUnavailable:
-            over = True
-        if over:
+        if share.open >= int(limit("requests")) or await share.requests.take(1, within=MAX_WAIT_S) > MAX_WAIT_S:
             await receive()  # websocket.connect: the handshake is refused after it
             await send({"type": "websocket.close", "code": 1013})  # try again later
             return
