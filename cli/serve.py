@@ -79,17 +79,31 @@ def reachable(environment: dict[str, str]) -> None:
 STORE_KEY, STORE_MARK = "paor:store-id", ".paor-service"
 
 
+def folder_mark(folder: Path) -> str:
+    """The mark of the documents folder, made by the first instance that finds none. Made whole and linked in place
+    (atomic, also on NFS): instances starting together on a new folder each wrote a mark of their own, and all but
+    the one Redis names were refused — and so, for good, was every later start, the folder's mark not Redis's."""
+    folder.mkdir(parents=True, exist_ok=True)
+    mark = folder / STORE_MARK
+    if not mark.is_file():
+        draft = folder / f"{STORE_MARK}.{secrets.token_hex(8)}"
+        draft.write_text(secrets.token_hex(16), encoding="utf-8")
+        try:
+            os.link(draft, mark)
+        except FileExistsError:  # another instance's came first: it is the folder's
+            pass
+        finally:
+            draft.unlink()
+    return mark.read_text(encoding="utf-8").strip()
+
+
 def same_store(environment: dict[str, str], folder: Path) -> None:
     """The documents folder is the one the service's other instances use (on another machine: a shared mount), or
     ConfigurationError: uploads and links made on one instance would not open on this one. The first instance marks
     its folder and names the mark in Redis; the others find it there."""
     import redis
 
-    folder.mkdir(parents=True, exist_ok=True)
-    mark = folder / STORE_MARK
-    if not mark.is_file():
-        mark.write_text(secrets.token_hex(16), encoding="utf-8")  # a folder no instance used yet
-    ours = mark.read_text(encoding="utf-8").strip()
+    ours = folder_mark(folder)
     with redis.Redis.from_url(environment["REDIS_URL"], socket_timeout=CONNECT_S, decode_responses=True) as client:
         client.set(STORE_KEY, ours, nx=True)
         theirs = client.get(STORE_KEY)
