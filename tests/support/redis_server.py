@@ -17,8 +17,8 @@ from graph.processes import free_port
 from tests.support import deadlines
 
 REDIS_SERVER = shutil.which("redis-server")
-#: The running servers by URL, and how each was started.
-_RUNNING: dict[str, tuple[list[str], subprocess.Popen[bytes]]] = {}
+#: The running servers by URL: how each was started, its port and its process.
+_RUNNING: dict[str, tuple[list[str], int, subprocess.Popen[bytes]]] = {}
 
 
 def _start(command: list[str], port: int) -> subprocess.Popen[bytes]:
@@ -45,30 +45,30 @@ def redis_server(folder: Path) -> Iterator[str]:
     port = free_port()
     command = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
     url = f"redis://127.0.0.1:{port}/0"
-    _RUNNING[url] = (command := [*command, "--dir", str(folder)], _start(command, port))
+    _RUNNING[url] = (command := [*command, "--dir", str(folder)], port, _start(command, port))
     try:
         yield url
     finally:
-        _stop(_RUNNING.pop(url)[1])
+        _stop(_RUNNING.pop(url)[2])
 
 
 @contextlib.contextmanager
 def away(url: str) -> Iterator[None]:
     """The Redis at `url` killed (as a crash or a restart does: what it held is gone), and a new, empty one started
     on its port at the end."""
-    command, process = _RUNNING[url]
+    command, port, process = _RUNNING[url]
     _stop(process)
     try:
         yield
     finally:
-        _RUNNING[url] = (command, _start(command, int(command[command.index("--port") + 1])))
+        _RUNNING[url] = (command, port, _start(command, port))
 
 
 @contextlib.contextmanager
 def hung(url: str) -> Iterator[None]:
     """The Redis at `url` stopped (SIGSTOP), as behind a network partition: its connections stay open and nothing
     answers; it goes on at the end (SIGCONT), with what it held."""
-    process = _RUNNING[url][1]
+    process = _RUNNING[url][2]
     os.kill(process.pid, signal.SIGSTOP)
     try:
         yield

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from graph.processes import free_port
 from server import engine, quotas
-from server.counters import MemoryCounters, RedisCounters
+from server.counters import CountersUnavailable, MemoryCounters, RedisCounters
 from tests.support.redis_server import REDIS_SERVER, redis_server
 
 OWNER = "client-quota-test"
@@ -187,9 +188,6 @@ def test_the_run_of_a_request_that_checked_ahead_takes_the_place_it_held(instanc
 def test_a_check_while_redis_does_not_answer_is_refused_with_503_and_when_to_retry() -> None:
     """Nothing counted, nothing served: neither passed uncounted nor a bare error (the connection was dropped)."""
     import redis.asyncio as aioredis
-
-    from graph.processes import free_port
-    from server.counters import CountersUnavailable
 
     nobody = aioredis.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0")
     REACHED.set(Instance(RedisCounters(nobody)))
