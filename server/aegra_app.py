@@ -11,7 +11,12 @@ and Aegra does not, is paor's too (server/mcp_endpoint.py): it asks Aegra's API 
 
 from __future__ import annotations
 
+import asyncio
+import time
+from typing import Any
+
 from fastapi import FastAPI, HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -19,15 +24,45 @@ from starlette.routing import Route
 from server import engine, mcp_endpoint
 from server.app import app as _starlette_app
 from server.engine_aegra import Aegra
+from server.route_classes import Classified
 from server.supervised import follow_supervisor
 
-engine.use(Aegra())
+_ENGINE = Aegra()
+engine.use(_ENGINE)
 follow_supervisor()  # a worker of `--workers N` ends with its supervisor
 
 
 async def ok(_request: Request) -> JSONResponse:
     """langgraph-api's liveness route, which paor's tools and tests wait on (Aegra has `/health` and `/live`)."""
     return JSONResponse({"ok": True})
+
+
+#: Seconds `/health` waits for each service.
+HEALTH_S = 0.8
+
+
+async def health(_request: Request) -> JSONResponse:
+    """Each service this instance needs, answered within a second whatever they do: 200 when all answer, else 503
+    naming the ones that do not (Aegra's own `/health` waited 20 s for a PostgreSQL that was down, and its `/ready`
+    as long). Keyed like every route but `/ok`; not counted in the client's rates, which are kept in Redis."""
+    services = await _latest_health()
+    healthy = all(state == "ok" for state in services.values())
+    return JSONResponse(
+        {"status": "healthy" if healthy else "unhealthy", **services}, status_code=200 if healthy else 503
+    )
+
+
+_PROBE: dict[str, Any] = {}
+
+
+async def _latest_health() -> dict[str, str]:
+    """One probe at a time and at most one a second, shared by every request meanwhile: a flood of health checks,
+    which are not counted, costs the services nothing more."""
+    task, at = _PROBE.get("task"), _PROBE.get("at", 0.0)
+    if task is None or (task.done() and time.monotonic() - at > 1.0):
+        task = _PROBE["task"] = asyncio.ensure_future(_ENGINE.health(HEALTH_S))
+        _PROBE["at"] = time.monotonic()
+    return dict(await asyncio.shield(task))
 
 
 async def refused(_request: Request, exc: Exception) -> JSONResponse:
@@ -45,10 +80,12 @@ async def refused(_request: Request, exc: Exception) -> JSONResponse:
 app = FastAPI(
     routes=[
         Route("/ok", ok, methods=["GET"]),
+        Route("/health", health, methods=["GET"]),  # before Aegra's own /health and /ready, which it replaces
+        Route("/ready", health, methods=["GET"]),
         Route(mcp_endpoint.PATH, mcp_endpoint.endpoint, methods=["GET", "POST", "DELETE"]),  # langgraph-api's MCP
         *_starlette_app.router.routes,
     ],
-    middleware=list(_starlette_app.user_middleware),
+    middleware=[*_starlette_app.user_middleware[:1], Middleware(Classified), *_starlette_app.user_middleware[1:]],
     lifespan=_starlette_app.router.lifespan_context,  # inside Aegra's own (aegra_api.core.route_merger)
     exception_handlers={HTTPException: refused},
 )

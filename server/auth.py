@@ -24,10 +24,8 @@ from typing import Any, cast
 
 from langgraph_sdk import Auth
 
-from graph.context import refused_setting
-from server import engine, quotas
+from server import engine, quotas, run_door
 from server.keys import ANONYMOUS, HEADER, REFUSAL, client_of
-from server.records import writes_working_state
 from server.settings import api_keys
 from server.urls import signed_link
 
@@ -85,13 +83,6 @@ async def create_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
     return _owner_only(ctx, value)
 
 
-_STATE_WRITE = (
-    "a paor thread's state is written by its runs only: a shared server refuses POST /threads/{id}/state, and a "
-    "run command with a goto or an update of more than the input (prompt, messages, documents, language); send a "
-    "prompt, documents (upload references or URLs) or a resume instead"
-)
-
-
 @auth.on.threads.update
 async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
     """Metadata patches and run cancellations are owner-only like the rest; a direct write of a thread's state is
@@ -99,7 +90,7 @@ async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
     `metadata`, a cancellation its `action`), and a paor thread's state is written by its runs only: a client-written
     state could name any stored document by its hash (server/records.py keeps the graph from reading those)."""
     if api_keys() and isinstance(value, dict) and (not value.keys() - {"thread_id"} or _aegra_state_write(value)):
-        raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
+        raise Auth.exceptions.HTTPException(status_code=403, detail=run_door.STATE_WRITE)
     if api_keys() and isinstance(value, dict) and isinstance(value.get("metadata"), dict) and value["metadata"]:
         thread = value.get("thread_id")  # none when LangGraph itself updates threads (an assistant's deletion)
         current = await engine.current().thread_metadata(ctx.user.identity, str(thread)) if thread else None
@@ -121,50 +112,21 @@ def _run_kwargs(value: Any) -> Mapping[str, Any]:
 
 @auth.on.threads.create_run
 async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
-    """A run's `command` may resume an interrupt and update the input, never steer the graph; a client has
-    at most its quota of runs in flight, and a run that creates its thread counts against the thread quota."""
-    kwargs = _run_kwargs(value)
-    command = kwargs.get("command")
-    if api_keys() and isinstance(command, dict) and writes_working_state(command):
-        raise Auth.exceptions.HTTPException(status_code=403, detail=_STATE_WRITE)
-    if isinstance(value, dict):
-        _check_run_request(kwargs)
-    if api_keys() and isinstance(value, dict):
-        owner = ctx.user.identity
-        quotas.check_size("the run's metadata", value.get("metadata"))
-        thread = value.get("thread_id")
+    """The door for runs where the server has no other (server/run_door.py); where it checks each run as it prepares
+    it (`paor serve`), only the owner is stamped here."""
+    if isinstance(value, dict) and not engine.current().checks_runs_where_prepared:
+        kwargs = _run_kwargs(value)
+        owner, thread = ctx.user.identity, value.get("thread_id")
         if thread is None:  # a stateless run: its thread stays unless it is temporary (`on_completion: keep`)
             creates = not kwargs.get("temporary")
         else:
             creates = value.get("if_not_exists") == "create"
+            creates = creates and bool(api_keys())
             creates = creates and not await engine.current().existing_threads(owner, [str(thread)])
-        if creates:
-            await quotas.check_count(owner, "threads")
-        await quotas.check_runs(owner, str(value.get("run_id") or "") or None)  # last: it reserves a place
+        if api_keys():
+            quotas.check_size("the run's metadata", value.get("metadata"))
+        await run_door.admit(owner, kwargs, creates_thread=creates, run_id=str(value.get("run_id") or "") or None)
     return _owner_only(ctx, value)
-
-
-def _check_run_request(kwargs: Mapping[str, Any]) -> None:
-    """Each part of a run request within `PAOR_SERVER_MAX_RUN_KB` (its inline files are uploads by now: server/
-    attachments.py, which refuses most before LangGraph parses them), and settings the model endpoint would refuse
-    refused here, before any request is sent."""
-    quotas.check_run_request(dict(kwargs))
-    _check_settings("the run's context", kwargs)
-
-
-def _check_settings(where: str, holder: Mapping[str, Any]) -> None:
-    """422 for a setting the model endpoint would refuse, in a run's or an assistant's Context: its `context`, and
-    its `config.configurable`, which LangGraph merges in."""
-    config = holder.get("config")
-    configurable = config.get("configurable") if isinstance(config, Mapping) else None
-    for settings in (holder.get("context"), configurable):
-        refused = (
-            refused_setting(settings["temperature"])
-            if isinstance(settings, Mapping) and "temperature" in settings
-            else None
-        )
-        if refused:
-            raise Auth.exceptions.HTTPException(status_code=422, detail=f"{where}: {refused}")
 
 
 @auth.on.crons
@@ -174,7 +136,10 @@ async def own_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Filte
 
 @auth.on.crons.create
 async def create_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
-    """A cron within the client's quota, its payload of bounded size, on one of the client's own threads."""
+    """A cron within the client's quota, its payload of bounded size and a run request the door would admit (its
+    runs pass the door too, the first and every scheduled one), on one of the client's own threads."""
+    if isinstance(value, dict):
+        run_door.check_request(_cron_run(value))
     if api_keys() and isinstance(value, dict):
         quotas.check_size("the cron's payload", value.get("payload"))
         await quotas.check_count(ctx.user.identity, "crons")
@@ -184,8 +149,16 @@ async def create_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fi
     return _owner_only(ctx, value)
 
 
+def _cron_run(value: dict[str, Any]) -> dict[str, Any]:
+    """The run request a cron makes at each firing: its `payload` (langgraph-api), or its body itself (Aegra)."""
+    payload = value.get("payload")
+    return payload if isinstance(payload, dict) else value
+
+
 @auth.on.crons.update
 async def update_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
+    if isinstance(value, dict):
+        run_door.check_request(_cron_run(value))
     if api_keys() and isinstance(value, dict):
         quotas.check_size("the cron's payload", value.get("payload"))
     return _owner_only(ctx, value)
@@ -242,7 +215,7 @@ async def own_assistants(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
 async def _check_assistant(ctx: Auth.types.AuthContext, value: dict[str, Any]) -> None:
     for field in ("metadata", "config", "context"):
         quotas.check_size(f"the assistant's {field}", value.get(field))
-    _check_settings("the assistant's context", value)
+    run_door.check_settings("the assistant's context", value)
     quotas.check_size("the assistant's description", value.get("description"))
     name = value.get("name")
     if isinstance(name, str) and _tool_name(name) in {_tool_name(own) for own in await _operator_names()}:
@@ -270,10 +243,13 @@ def _tool_name(name: str) -> str:
 
 @auth.on.store()
 async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> bool | None:
-    """A client's namespaces start with its identity; what it puts there is held to its store quotas."""
+    """A client's namespaces start with its identity, for items, searches (`namespace_prefix` on Aegra) and
+    listings (`prefix`); what it puts there is held to its store quotas. A namespace or key the store cannot keep
+    is 422 here, not a 500 from the database."""
+    namespace = tuple(value.get("namespace") or value.get("namespace_prefix") or value.get("prefix") or ())
+    _check_store_names(namespace, value.get("key"))
     if not api_keys():
         return None
-    namespace = tuple(value.get("namespace") or ())
     if not namespace or namespace[0] != ctx.user.identity:
         raise Auth.exceptions.HTTPException(
             status_code=403, detail=f"store namespaces of this client start with {ctx.user.identity!r}"
@@ -286,6 +262,25 @@ async def own_namespaces(ctx: Auth.types.AuthContext, value: Any) -> bool | None
     elif ctx.action == "delete":
         await quotas.STORE.forget(ctx.user.identity, namespace, str(value.get("key")))
     return None
+
+
+#: The longest store key or namespace label a client may use (PostgreSQL indexes them; a 2 MB key was a 500).
+MAX_STORE_NAME = 512
+
+
+def _check_store_names(namespace: tuple[Any, ...], key: Any) -> None:
+    """LangGraph's rules for namespace labels (non-empty text without periods, which the stores use as the
+    separator) and a bound on labels and keys."""
+    for label in namespace:
+        if not isinstance(label, str) or not label or "." in label or len(label) > MAX_STORE_NAME:
+            raise Auth.exceptions.HTTPException(
+                status_code=422,
+                detail=f"a store namespace label is text of 1 to {MAX_STORE_NAME} characters without periods",
+            )
+    if key is not None and (not isinstance(key, str) or len(key) > MAX_STORE_NAME):
+        raise Auth.exceptions.HTTPException(
+            status_code=422, detail=f"a store key is text of at most {MAX_STORE_NAME} characters"
+        )
 
 
 @auth.on

@@ -126,6 +126,19 @@ class CountersUnavailable(Auth.exceptions.HTTPException):
         )
 
 
+class TurnBusy(Auth.exceptions.HTTPException):
+    """A client's checks queued for their turn longer than `TURN_S` (its own requests at once, not Redis: a 503 that
+    named Redis under such load sent the operator looking for an outage that was not there)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            status_code=429,
+            detail=f"this client's requests waited {TURN_S:g} s in line for their quota checks, which take turns; "
+            "send fewer at once",
+            headers={"Retry-After": str(UNAVAILABLE_RETRY_S)},
+        )
+
+
 #: The longest a count waits for Redis's answer (it takes well under a millisecond): a Redis that hangs without
 #: closing its connections (a partition, a stopped process) would otherwise hold every request, for good.
 ANSWER_S = 5.0
@@ -173,8 +186,8 @@ class RedisCounters:
         """A turn no other instance holds; one not given within `TURN_S` is refused as Redis being away."""
         lock = self.redis.lock(f"{PREFIX}turn:{name}", timeout=TURN_S, sleep=0.02, blocking_timeout=TURN_S)
         async with _counting(TURN_S + ANSWER_S):
-            if not await lock.acquire():
-                raise CountersUnavailable()
+            if not await lock.acquire():  # Redis answered all along: this client's own checks queue that long
+                raise TurnBusy()
         try:
             yield
         finally:

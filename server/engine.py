@@ -72,6 +72,9 @@ class Engine(Protocol):
 
     #: Whether one process serves every request (a cache of per-client sizes then stays true).
     one_process: bool
+    #: Whether the server passes every run it prepares through server/run_door.py itself (the auth handler is the
+    #: door elsewhere).
+    checks_runs_where_prepared: bool
 
     def start(self) -> None:
         """What the server needs before its first request (in the app's lifespan)."""

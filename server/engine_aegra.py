@@ -38,6 +38,7 @@ class Aegra:
     """Aegra on PostgreSQL and Redis (server/engine.py `Engine`)."""
 
     one_process = False
+    checks_runs_where_prepared = True  # server/aegra_runs.py
 
     def __init__(self) -> None:
         self._counters: Counters | None = None
@@ -58,7 +59,15 @@ class Aegra:
         return self._counters
 
     def start(self) -> None:
-        """Nothing to patch: Aegra keeps everything in PostgreSQL and Redis."""
+        """paor's door in front of Aegra's run preparation (server/aegra_runs.py), and Aegra's v2 event streaming
+        (`/threads/{id}/commands`, `/threads/{id}/stream/events`) off: its runs would pass the door, but not paor's
+        attachment and pinned-resume handling, which read the run routes' bodies (docs/deployment.md)."""
+        from aegra_api.settings import settings
+
+        from server import aegra_runs
+
+        aegra_runs.install()
+        settings.event_streaming.FF_V2_EVENT_STREAMING = False
 
     async def upkeep(self) -> None:
         """Every `POOL_CHECK_S`, the idle connections of the checkpointer's pool are checked and the broken ones
@@ -75,6 +84,30 @@ class Aegra:
                     await pool.check()
                 except Exception:  # the database is away: the next check tries again
                     log.debug("checking the checkpointer's connections failed", exc_info=True)
+
+    async def health(self, within: float) -> dict[str, str]:
+        """Each service this instance needs → "ok", or what is wrong with it, each asked at most `within` seconds
+        (a PostgreSQL that is down held Aegra's own `/health` for 20 s)."""
+        from aegra_api.core.redis_manager import redis_manager
+
+        async def probe(check: Any) -> str:
+            try:
+                async with asyncio.timeout(within):
+                    await check()
+            except TimeoutError:
+                return f"no answer within {within:g} s"
+            except Exception as exc:  # its message may name the URL, and with it a password
+                return f"unreachable ({type(exc).__name__})"
+            return "ok"
+
+        async def database() -> None:
+            await self._sql("SELECT 1")
+
+        async def redis() -> None:
+            await redis_manager.get_client().ping()
+
+        postgresql, cache = await asyncio.gather(probe(database), probe(redis))
+        return {"PostgreSQL": postgresql, "Redis": cache}
 
     async def _sql(self, query: str, **params: Any) -> list[Any]:
         from sqlalchemy import text

@@ -52,6 +52,7 @@ class LangGraphDev:
     """One langgraph-api process (server/engine.py `Engine`)."""
 
     one_process = True
+    checks_runs_where_prepared = False  # every run-starting route authorises as threads.create_run
 
     def __init__(self) -> None:
         self.counters = MemoryCounters()

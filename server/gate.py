@@ -29,8 +29,8 @@ from server.refusals import refuse
 from server.settings import api_keys
 from server.urls import signed_link
 
-#: Liveness and readiness: langgraph-api's `/ok`, Aegra's `/health`, `/ready` and `/live`.
-OPEN_PATHS = frozenset({"/ok", "/health", "/ready", "/live"})
+#: Liveness, on both servers (`paor serve`'s `/health`, `/ready` and `/live` need a key: they describe the service).
+OPEN_PATHS = frozenset({"/ok"})
 #: Development routes of LangGraph's in-memory runtime: refused to every client.
 DEVELOPMENT_PREFIXES = ("/internal", "/deploy")
 CLOSED = "LangGraph's development routes are closed on a shared paor server"

@@ -24,7 +24,7 @@ from graph.services import Services
 from server.records import RecordedDocuments
 from server.settings import DOCUMENTS_DIR_ENV, documents_dir, server_store
 from server.uploads import UPLOAD_PREFIX, find_upload
-from server.urls import UPLOAD_PATH, base_url, document_url
+from server.urls import LINK_HEADERS, UPLOAD_PATH, base_url, document_url
 from tools.document.paths import resolve_in_documents_dir
 from tools.documents import DocumentStore
 from tools.extra.actions import ExtraActions
@@ -105,7 +105,7 @@ def run_links(thread_id: str, ref: DocumentRef) -> str:
         configurable = get_config().get("configurable") or {}
     except RuntimeError:  # outside a run
         configurable = {}
-    headers = {k: str(v) for k, v in configurable.items() if k in ("host", "x-forwarded-host", "x-forwarded-proto")}
+    headers = {k: str(v) for k, v in configurable.items() if k in LINK_HEADERS}
     return document_url(thread_id, ref, base=base_url(headers))
 
 

@@ -51,17 +51,22 @@ def refuse(status: int, detail: str, retry_after: int | None = None) -> Auth.exc
 
 
 async def check_count(owner: str, resource: str) -> None:
-    """Refuse creating one more thread, assistant or cron above the client's quota."""
+    """Refuse creating one more thread, assistant or cron above the client's quota. Checks of one client take turns
+    across instances, and a creation that passed holds a place until its request ends (the server has inserted it
+    by then), so creations sent at once to several instances cannot all pass on the same count."""
     if not api_keys():
         return
     most = int(limit(resource))
-    have = await engine.current().count(owner, resource)
-    if have >= most:
-        raise refuse(
-            429,
-            f"this client has {have} {_NOUNS[resource]}, the most this server keeps for one client "
-            f"({_setting(resource)}={most}); {_HOW_TO_FREE[resource]}",
-        )
+    counters, places = engine.current().counters, f"{resource}:{owner}"
+    async with counters.turn(places):
+        have = await engine.current().count(owner, resource) + len(await counters.reserved(places))
+        if have >= most:
+            raise refuse(
+                429,
+                f"this client has {have} {_NOUNS[resource]}, the most this server keeps for one client "
+                f"({_setting(resource)}={most}); {_HOW_TO_FREE[resource]}",
+            )
+        await _hold(places, f"new:{time.time()}")
 
 
 #: Seconds a run that passed the check counts as in flight until the server lists it (it inserts it right after),
@@ -113,11 +118,25 @@ async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = T
         if refused := await documents_refusal(owner, 0, starting_run=True):
             raise refuse(429, refused)
         if reserve:
-            run = str(run_id or f"unnamed-{time.time()}")
-            held = REQUEST_RESERVATIONS.get()
-            await counters.reserve(owner, run, HELD_S if held is not None else RESERVE_S)
-            if held is not None:
-                held.append((owner, run))
+            await _hold(owner, str(run_id or f"unnamed-{time.time()}"))
+
+
+async def _hold(owner: str, place: str) -> None:
+    """A place under `owner` (a client's runs, or `resource:client`) held until the current request ends, or
+    `RESERVE_S` where no request holds it (a cron's scheduled run)."""
+    held = REQUEST_RESERVATIONS.get()
+    await engine.current().counters.reserve(owner, place, HELD_S if held is not None else RESERVE_S)
+    if held is not None:
+        held.append((owner, place))
+
+
+async def release_place(owner: str, place: str) -> None:
+    """The run or resource that held `place` is in the server's lists now, or was never made."""
+    held = REQUEST_RESERVATIONS.get()
+    if held is not None and (owner, place) in held:
+        held.remove((owner, place))
+    if api_keys():
+        await engine.current().counters.unreserve(owner, [place])
 
 
 async def _take_over_place_held_ahead(owner: str) -> None:

@@ -83,6 +83,8 @@ LIMITS: dict[str, tuple[str, float]] = {
     "requests": ("PAOR_SERVER_MAX_REQUESTS", 32),
     "requests_per_s": ("PAOR_SERVER_MAX_REQUESTS_PER_S", 10),
     "body_mb_per_s": ("PAOR_SERVER_MAX_BODY_MB_PER_S", 10),
+    "sent_mb_per_s": ("PAOR_SERVER_MAX_SENT_MB_PER_S", 5),
+    "page": ("PAOR_SERVER_MAX_PAGE", 100),
 }
 
 

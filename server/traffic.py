@@ -32,6 +32,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from langgraph_sdk import Auth
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -42,12 +43,14 @@ from server.engine import Rate
 from server.keys import HEADER, owner_of
 from server.refusals import refuse
 from server.settings import api_keys, limit
-from server.urls import UPLOAD_PATH
+from server.urls import LINK_HEADERS, REQUEST_HEADERS, UPLOAD_PATH
 
 _LOOPBACK_ROOT = "/noauth"
 _THREAD = re.compile(r"^/threads/([0-9a-fA-F-]{36})/?$")
 _ASSISTANT = re.compile(r"^/assistants/([^/]+)/?$")
 _WITH_BODY = ("POST", "PUT", "PATCH", "DELETE")
+#: `paor serve`'s health routes: keyed, never counted (one shared probe a second answers them all: server/aegra_app.py).
+UNCOUNTED = frozenset({"/health", "/ready"})
 #: The longest a request waits for its client's rate; longer, and it is refused with 429.
 MAX_WAIT_S = 5.0
 #: How long a refusal to a flooding client is held before it is answered.
@@ -65,6 +68,7 @@ class Share:
 
     requests: Rate
     body: Rate
+    sent: Rate
     open: int = 0
     tarpitted: int = 0
 
@@ -80,6 +84,10 @@ class Traffic:
         """Each request in its client's share; while the counters cannot be reached (Redis away), a request not yet
         answered is refused with 503 and `Retry-After` (server/counters.py), never a bare 500."""
         answered = False
+        if scope["type"] == "http":
+            headers = {key.decode("latin-1").lower(): value for key, value in scope.get("headers") or []}
+            link_headers = {name: headers[name].decode("latin-1") for name in LINK_HEADERS if name in headers}
+            REQUEST_HEADERS.set(link_headers)
 
         async def watched(message: Message) -> None:
             nonlocal answered
@@ -105,6 +113,9 @@ class Traffic:
         if owner is None:  # the key gate answered it, or let it through: /ok, a clicked link, a preflight
             await self._keyless(scope, receive, send)
             return
+        if scope["path"] in UNCOUNTED:  # health must answer while Redis, where rates are counted, does not
+            await self.app(scope, receive, send)
+            return
         if not api_keys():  # one client: the body limit only
             await self._handle(scope, receive, send, owner, headers, None)
             return
@@ -118,7 +129,7 @@ class Traffic:
         try:
             if not await self._turn(share, share, scope, receive, send, _too_fast()):
                 return
-            await self._handle(scope, _paced(receive, share.body), send, owner, headers, share)
+            await self._handle(scope, _paced(receive, share.body), _metered(send, share.sent), owner, headers, share)
         finally:
             share.open -= 1
             with contextlib.suppress(CountersUnavailable):  # kept in Redis, they expire there
@@ -147,6 +158,8 @@ class Traffic:
         """Wait for the share's rate to let one more request start (True), or refuse it with 429 when that would
         take longer than `MAX_WAIT_S` (False; held first by `tarpit`'s share, if any)."""
         wait = await share.requests.take(1, within=MAX_WAIT_S)
+        if wait <= MAX_WAIT_S:  # and what its earlier answers sent: a debt of bytes delays its next request
+            wait = max(wait, await share.sent.take(0))
         if wait > MAX_WAIT_S:
             await self._refuse(tarpit, scope, receive, send, 429, detail, math.ceil(wait))
             return False
@@ -177,9 +190,11 @@ class Traffic:
             per_s = limit("requests_per_s")
             body = limit("body_mb_per_s") * MB
             counters = engine.current().counters
+            sent = limit("sent_mb_per_s") * MB
             share = self.shares[owner] = Share(
                 counters.rate(f"requests:{owner}", per_s, 2 * per_s),
                 counters.rate(f"body:{owner}", body, max(body, limit("body_mb") * MB)),
+                counters.rate(f"sent:{owner}", sent, 2 * sent),
             )
         return share
 
@@ -224,7 +239,10 @@ class Traffic:
             if body is None:
                 await self._refuse(share, scope, receive, send, 413, _too_large(most))
                 return
+            body = paged_body(path, body)
             receive = replay(body, receive)
+        if b"limit=" in (scope.get("query_string") or b""):
+            scope = {**scope, "query_string": paged_query(scope["query_string"])}
         if method == "POST" and path.rstrip("/") == "/mcp" and (refused := await _mcp_refusal(body, owner)):
             await refuse(scope, receive, send, refused.status_code, refused.body, refused.headers)
             return
@@ -261,6 +279,51 @@ class Traffic:
 def _loopback(scope: Scope) -> bool:
     root = scope.get("root_path") or ""
     return root == _LOOPBACK_ROOT or root.startswith(_LOOPBACK_ROOT + "/")
+
+
+#: Routes that answer a page of a listing, with `limit` in their JSON body.
+_LISTING = re.compile(r"/(search|count|namespaces|history)/?$")
+
+
+def paged_body(path: str, body: bytes) -> bytes:
+    """A listing's body with its `limit` at most `PAOR_SERVER_MAX_PAGE`: one search of 1,000 threads of 60 KB
+    metadata each had the server read and send 60 MB for one request."""
+    if not _LISTING.search(path) or b'"limit"' not in body:
+        return body
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return body
+    most = int(limit("page"))
+    if isinstance(request, dict) and isinstance(request.get("limit"), int) and request["limit"] > most:
+        return json.dumps({**request, "limit": most}).encode()
+    return body
+
+
+def paged_query(query: bytes) -> bytes:
+    """A query string with its `limit` at most `PAOR_SERVER_MAX_PAGE` (`GET /threads?limit=…`)."""
+    most = int(limit("page"))
+    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+    capped = [(k, str(most) if k == "limit" and v.isdecimal() and int(v) > most else v) for k, v in pairs]
+    return urlencode(capped).encode("latin-1") if capped != pairs else query
+
+
+def _metered(send: Send, bucket: Rate) -> Send:
+    """The bytes of a JSON answer taken from the client's budget of bytes sent: what one request makes the server
+    read, build and send, not only how many requests it sends. The answer goes out whole; its debt delays the
+    client's next requests (`Traffic._turn`). Downloads and streams are files and events, not listings: not metered."""
+    json_answer = False
+
+    async def metered(message: Message) -> None:
+        nonlocal json_answer
+        if message["type"] == "http.response.start":
+            types = [value for key, value in message.get("headers", []) if key.lower() == b"content-type"]
+            json_answer = bool(types) and types[0].startswith(b"application/json")
+        elif message["type"] == "http.response.body" and json_answer and (size := len(message.get("body", b""))):
+            await bucket.take(size)
+        await send(message)
+
+    return metered
 
 
 def _paced(receive: Receive, bucket: Rate) -> Receive:

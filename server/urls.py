@@ -18,6 +18,7 @@ A request that presents a link (`signed_link`) passes the key gate and the auth 
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import hashlib
 import hmac
@@ -104,6 +105,16 @@ def signed_link(path: str, query: Mapping[str, str]) -> tuple[str, str, str, str
     if len(parts) != 7 or parts[:3] != ["", "paor", "threads"] or parts[4] != "documents" or not is_link(query):
         return None
     return query[OWNER], parts[3], parts[5], parts[6]
+
+
+#: The headers a run's links are built from (server/policy.py `run_links`).
+LINK_HEADERS = ("host", "x-forwarded-host", "x-forwarded-proto")
+#: Those headers of the request being served: a server that passes no headers to its runs (Aegra) has them put in
+#: the run's configuration where it prepares the run (server/aegra_runs.py), as langgraph.json's
+#: `configurable_headers` has `langgraph dev` do.
+REQUEST_HEADERS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar(
+    "paor_request_headers", default=None
+)
 
 
 def base_url(headers: Mapping[str, str]) -> str:

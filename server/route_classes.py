@@ -1,0 +1,165 @@
+"""Every route `paor serve` answers, classified: what it may do decides which of paor's checks stand in front of it.
+
+An Aegra upgrade can add routes, and a route that starts a run without passing paor's door (server/run_door.py)
+is a hole the day it ships: the v2 `/commands` route of Aegra 0.11 ran `code.execute` for a client the operator
+allowed `ai.process` only. So `Classified` (middleware of `paor serve`'s app) looks each request's route up here and
+refuses a route that is off, or that nobody has classified, with 404 and a line saying why (before the route's own
+checks run: a new route is closed until someone decides what it is);
+tests/engine/test_route_classes.py lists the routes from the server's own OpenAPI and fails on any not here.
+
+- OPEN: answered without a key (liveness).
+- META: the server's description and health, for any key holder.
+- READ: reads of the caller's own resources (owner-filtered by server/auth.py).
+- WRITE: creations, changes and deletions of the caller's own resources (stamped, within quotas).
+- RUN: starts or continues a run: each run passes the door where Aegra prepares it (server/aegra_runs.py).
+- OFF: served by Aegra but not by paor, with the reason.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from starlette.routing import compile_path
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.refusals import refuse
+
+
+class Kind(StrEnum):
+    OPEN = "open"
+    META = "meta"
+    READ = "read"
+    WRITE = "write"
+    RUN = "run"
+    OFF = "off"
+
+
+_V2_OFF = (
+    "Aegra's v2 event streaming is off on paor serve: its commands start runs that would skip paor's attachment "
+    "and resume handling; use POST /threads/{thread_id}/runs/stream (and command.resume to answer a question)"
+)
+#: Why each route that is off is off.
+OFF_BECAUSE = {
+    ("POST", "/threads/{thread_id}/commands"): _V2_OFF,
+    ("POST", "/threads/{thread_id}/stream/events"): _V2_OFF,
+}
+
+
+def _routes(kind: Kind, *routes: str) -> dict[tuple[str, str], Kind]:
+    return {(method, path): kind for method, _, path in (route.partition(" ") for route in routes)}
+
+
+PAOR_SERVE: dict[tuple[str, str], Kind] = {
+    **_routes(Kind.OPEN, "GET /ok"),
+    **_routes(
+        Kind.META,
+        "GET /",
+        "GET /info",
+        "GET /health",
+        "GET /ready",
+        "GET /live",
+        "GET /docs",
+        "GET /docs/oauth2-redirect",
+        "GET /redoc",
+        "GET /openapi.json",
+    ),
+    **_routes(
+        Kind.READ,
+        "GET /assistants",
+        "POST /assistants/search",
+        "POST /assistants/count",
+        "GET /assistants/{assistant_id}",
+        "POST /assistants/{assistant_id}/versions",
+        "GET /assistants/{assistant_id}/schemas",
+        "GET /assistants/{assistant_id}/graph",
+        "GET /assistants/{assistant_id}/subgraphs",
+        "GET /threads",
+        "POST /threads/search",
+        "GET /threads/{thread_id}",
+        "GET /threads/{thread_id}/state",
+        "GET /threads/{thread_id}/state/{checkpoint_id}",
+        "POST /threads/{thread_id}/state/checkpoint",
+        "GET /threads/{thread_id}/history",
+        "POST /threads/{thread_id}/history",
+        "GET /threads/{thread_id}/runs",
+        "GET /threads/{thread_id}/runs/{run_id}",
+        "GET /threads/{thread_id}/runs/{run_id}/join",
+        "GET /threads/{thread_id}/runs/{run_id}/stream",
+        "POST /runs/crons/search",
+        "POST /runs/crons/count",
+        "GET /store/items",
+        "POST /store/items/search",
+        "POST /store/namespaces",
+        "GET /paor/documents",
+        "GET /paor/threads/{thread_id}/deliverables",
+        "GET /paor/threads/{thread_id}/documents/{label}/{name}",
+    ),
+    **_routes(
+        Kind.WRITE,
+        "POST /assistants",
+        "PATCH /assistants/{assistant_id}",
+        "DELETE /assistants/{assistant_id}",
+        "POST /assistants/{assistant_id}/latest",
+        "POST /threads",
+        "PATCH /threads/{thread_id}",
+        "DELETE /threads/{thread_id}",
+        "POST /threads/{thread_id}/state",  # refused: a thread's state is written by its runs (server/auth.py)
+        "POST /threads/prune",
+        "PATCH /threads/{thread_id}/runs/{run_id}",
+        "DELETE /threads/{thread_id}/runs/{run_id}",
+        "POST /threads/{thread_id}/runs/{run_id}/cancel",
+        "POST /runs/cancel",
+        "PATCH /runs/crons/{cron_id}",  # its next firings pass the door
+        "DELETE /runs/crons/{cron_id}",
+        "PUT /store/items",
+        "DELETE /store/items",
+        "POST /paor/documents",
+        "DELETE /paor/documents/{reference}",
+    ),
+    **_routes(
+        Kind.RUN,
+        "POST /threads/{thread_id}/runs",
+        "POST /threads/{thread_id}/runs/stream",
+        "POST /threads/{thread_id}/runs/wait",
+        "POST /runs",
+        "POST /runs/stream",
+        "POST /runs/wait",
+        "POST /runs/crons",
+        "POST /threads/{thread_id}/runs/crons",
+        "GET /mcp",  # the MCP session's stream; tools/call starts runs through the run routes
+        "POST /mcp",
+        "DELETE /mcp",
+    ),
+    **dict.fromkeys(OFF_BECAUSE, Kind.OFF),
+}
+
+
+def kind_of(method: str, path: str, table: dict[tuple[str, str], Kind] = PAOR_SERVE) -> Kind | None:
+    """The class of the route `path` (its template) answers `method` with; None if nobody classified it."""
+    return table.get(("GET" if method == "HEAD" else method, path))
+
+
+class Classified:
+    """ASGI middleware: a request whose route is off, or not classified in `table`, is 404 with the reason. Paths are
+    matched against the table's own templates (Starlette's path syntax), so whatever the server's router adds is
+    unknown here until it is classified."""
+
+    def __init__(self, app: ASGIApp, table: dict[tuple[str, str], Kind] = PAOR_SERVE) -> None:
+        self.app = app
+        self.table = table
+        by_specificity = sorted({path for _, path in table}, key=lambda path: (path.count("{"), -len(path)))
+        self.templates = [(path, compile_path(path)[0]) for path in by_specificity]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") != "OPTIONS" and (why := self.refusal(scope)):
+            await refuse(scope, receive, send, 404, {"detail": why}, {})
+            return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope: Scope) -> str | None:
+        """Why the request's route is not served; None if it is."""
+        method, path = scope.get("method", "GET"), scope["path"]
+        for template, pattern in self.templates:
+            if pattern.match(path) and (kind := kind_of(method, template, self.table)) is not None:
+                return OFF_BECAUSE[(method, template)] if kind is Kind.OFF else None
+        return f"{method} {path} is not a route paor serves"
