@@ -38,10 +38,18 @@ _V2_OFF = (
     "Aegra's v2 event streaming is off on paor serve: its commands start runs that would skip paor's attachment "
     "and resume handling; use POST /threads/{thread_id}/runs/stream (and command.resume to answer a question)"
 )
+_UNPAGED = (
+    "Aegra answers {route} with every {what} of the client at once, whatever `limit` asks: off on paor serve, "
+    "where listings are paged; use {instead} with `limit` and `offset`"
+)
 #: Why each route that is off is off.
 OFF_BECAUSE = {
     ("POST", "/threads/{thread_id}/commands"): _V2_OFF,
     ("POST", "/threads/{thread_id}/stream/events"): _V2_OFF,
+    ("GET", "/threads"): _UNPAGED.format(route="GET /threads", what="thread", instead="POST /threads/search"),
+    ("GET", "/assistants"): _UNPAGED.format(
+        route="GET /assistants", what="assistant", instead="POST /assistants/search"
+    ),
 }
 
 
@@ -65,7 +73,6 @@ PAOR_SERVE: dict[tuple[str, str], Kind] = {
     ),
     **_routes(
         Kind.READ,
-        "GET /assistants",
         "POST /assistants/search",
         "POST /assistants/count",
         "GET /assistants/{assistant_id}",
@@ -73,7 +80,6 @@ PAOR_SERVE: dict[tuple[str, str], Kind] = {
         "GET /assistants/{assistant_id}/schemas",
         "GET /assistants/{assistant_id}/graph",
         "GET /assistants/{assistant_id}/subgraphs",
-        "GET /threads",
         "POST /threads/search",
         "GET /threads/{thread_id}",
         "GET /threads/{thread_id}/state",

@@ -1,7 +1,7 @@
 """`paor serve` while its Redis is away (killed, or restarting empty) or hangs (a partition): what needs counting is
 refused with 503 and `Retry-After`, saying why, never a bare 500 nor served uncounted (before, the connection was
 dropped without an answer, and a hung Redis held every request for good); health checks still answer; a run under
-way goes on; and the service serves again, runs included, once Redis answers. Its own service: the Redis is taken
+way goes on; `/health` answers within a second naming Redis; and the service serves again, runs included, once Redis answers. Its own service: the Redis is taken
 away."""
 
 from __future__ import annotations
@@ -77,6 +77,10 @@ def test_while_redis_is_away_requests_are_refused_with_503_and_when_to_retry_the
                 assert refused.headers.get("retry-after") == "5", refused.headers
                 assert "Redis" in refused.json()["detail"], refused.text
             assert health.get("/ok").status_code == 200
+            asked = time.monotonic()
+            described = carol.get("/health")  # not counted: it answers at once, naming the service that is away
+            assert time.monotonic() - asked < 2.5 and described.status_code == 503, described.text
+            assert described.json()["PostgreSQL"] == "ok" and described.json()["Redis"] != "ok", described.text
         _until_served(instance, carol)
         assert HAIKU in _answer(carol, thread_id, run_id), tail(instance)
         assert HAIKU in _answer(carol, *_start_haiku(carol)), tail(instance)

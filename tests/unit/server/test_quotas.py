@@ -34,6 +34,10 @@ class Instance:
     async def runs_in_flight(self, owner: str, at_most: int) -> set[str]:
         return await self.listing(owner, at_most)
 
+    async def count(self, owner: str, resource: str) -> int:
+        await asyncio.sleep(0.01)  # the server inserts the new threads after the checks: none is counted yet
+        return 0
+
 
 async def none_listed(owner: str, at_most: int) -> set[str]:
     return set()
@@ -54,6 +58,9 @@ class Service:
 
     async def runs_in_flight(self, owner: str, at_most: int) -> set[str]:
         return await REACHED.get().runs_in_flight(owner, at_most)
+
+    async def count(self, owner: str, resource: str) -> int:
+        return await REACHED.get().count(owner, resource)
 
 
 @pytest.fixture(scope="module")
@@ -126,6 +133,29 @@ def test_runs_sent_at_once_pass_up_to_the_quota(instances: Callable[[], Instance
 
     outcomes = asyncio.run(five())
     assert [outcome is None for outcome in outcomes].count(True) == 2
+
+
+def test_threads_created_at_once_on_two_instances_pass_up_to_the_quota(
+    instances: Callable[[], Instance], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted, then inserted: five creations at once over two instances all passed a quota of two on the same
+    count (44 threads of 40 in the red team's run)."""
+    monkeypatch.setenv("PAOR_SERVER_MAX_THREADS", "2")
+    pair = [instances(), instances()]
+
+    async def five() -> list[BaseException | None]:
+        async def one(n: int) -> BaseException | None:
+            quotas.REQUEST_RESERVATIONS.set([])
+            REACHED.set(pair[n % 2])
+            try:
+                await quotas.check_count(OWNER, "threads")
+            except Exception as exc:
+                return exc
+            return None
+
+        return await asyncio.gather(*(asyncio.create_task(one(n)) for n in range(5)))
+
+    assert [outcome is None for outcome in asyncio.run(five())].count(True) == 2
 
 
 def test_a_place_released_while_another_check_waits_stays_released(instances: Callable[[], Instance]) -> None:
