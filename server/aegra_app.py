@@ -24,7 +24,7 @@ from starlette.routing import Route
 from server import engine, mcp_endpoint
 from server.app import app as _starlette_app
 from server.engine_aegra import Aegra
-from server.route_classes import Classified
+from server.route_classes import PAOR_SERVE, Classified
 from server.supervised import follow_supervisor
 
 _ENGINE = Aegra()
@@ -85,7 +85,10 @@ app = FastAPI(
         Route(mcp_endpoint.PATH, mcp_endpoint.endpoint, methods=["GET", "POST", "DELETE"]),  # langgraph-api's MCP
         *_starlette_app.router.routes,
     ],
-    middleware=[*_starlette_app.user_middleware[:1], Middleware(Classified), *_starlette_app.user_middleware[1:]],
+    middleware=[  # langgraph dev's, with Aegra's routes classified instead of langgraph-api's
+        Middleware(Classified, table=PAOR_SERVE) if middleware.cls is Classified else middleware
+        for middleware in _starlette_app.user_middleware
+    ],
     lifespan=_starlette_app.router.lifespan_context,  # inside Aegra's own (aegra_api.core.route_merger)
     exception_handlers={HTTPException: refused},
 )

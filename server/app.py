@@ -47,6 +47,7 @@ from server.gate import KeyGate
 from server.keys import HEADER, owner_of
 from server.pinned_resume import PinnedResumes
 from server.records import ThreadRecords
+from server.route_classes import LANGGRAPH_DEV, Classified
 from server.settings import api_keys, limit, server_store
 from server.traffic import Traffic
 from server.uploads import delete_upload, owner_uploads, store_upload
@@ -253,10 +254,12 @@ app = Starlette(
         Route(DELIVERABLES_PATH, deliverables, methods=["GET"]),
         Route(DOCUMENT_PATH, document, methods=["GET"]),
     ],
-    # langgraph-api wraps the whole server process in these, not just these routes: the key first, then the limits,
+    # langgraph-api wraps the whole server process in these, not just these routes: the key first, then the route's
+    # class (server/route_classes.py: a route nobody classified is 404), then the limits,
     # then attachments out of run requests, then what a client is told exists is written to disk (server/capacity.py)
     middleware=[
         Middleware(KeyGate),
+        Middleware(Classified, table=LANGGRAPH_DEV),
         Middleware(Traffic),
         Middleware(AttachmentsAsUploads),
         Middleware(PinnedResumes),

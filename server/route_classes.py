@@ -5,7 +5,8 @@ is a hole the day it ships: the v2 `/commands` route of Aegra 0.11 ran `code.exe
 allowed `ai.process` only. So `Classified` (middleware of `paor serve`'s app) looks each request's route up here and
 refuses a route that is off, or that nobody has classified, with 404 and a line saying why (before the route's own
 checks run: a new route is closed until someone decides what it is);
-tests/engine/test_route_classes.py lists the routes from the server's own OpenAPI and fails on any not here.
+tests/engine/test_one_door.py (`paor serve`) and tests/server/test_shared_server.py (`langgraph dev`) list the
+routes each server answers and fail on any not here.
 
 - OPEN: answered without a key (liveness).
 - META: the server's description and health, for any key holder.
@@ -35,17 +36,24 @@ class Kind(StrEnum):
 
 
 _V2_OFF = (
-    "Aegra's v2 event streaming is off on paor serve: its commands start runs that would skip paor's attachment "
-    "and resume handling; use POST /threads/{thread_id}/runs/stream (and command.resume to answer a question)"
+    "v2 event streaming is off on a paor server: its commands start runs that would skip paor's attachment and "
+    "resume handling; use POST /threads/{thread_id}/runs/stream (and command.resume to answer a question)"
 )
 _UNPAGED = (
     "Aegra answers {route} with every {what} of the client at once, whatever `limit` asks: off on paor serve, "
     "where listings are paged; use {instead} with `limit` and `offset`"
 )
+_DEVELOPMENT = "LangGraph's development routes are closed on a shared paor server (server/gate.py: 403)"
 #: Why each route that is off is off.
 OFF_BECAUSE = {
     ("POST", "/threads/{thread_id}/commands"): _V2_OFF,
     ("POST", "/threads/{thread_id}/stream/events"): _V2_OFF,
+    ("WEBSOCKET", "/threads/{thread_id}/stream/events"): _V2_OFF,
+    ("GET", "/internal/debug/thread/{thread_id}"): _DEVELOPMENT,
+    ("POST", "/internal/truncate"): _DEVELOPMENT,
+    ("GET", "/deploy"): _DEVELOPMENT,
+    ("POST", "/deploy"): _DEVELOPMENT,
+    ("GET", "/deploy/{operation_id}/stream"): _DEVELOPMENT,
     ("GET", "/threads"): _UNPAGED.format(route="GET /threads", what="thread", instead="POST /threads/search"),
     ("GET", "/assistants"): _UNPAGED.format(
         route="GET /assistants", what="assistant", instead="POST /assistants/search"
@@ -140,6 +148,46 @@ PAOR_SERVE: dict[tuple[str, str], Kind] = {
 }
 
 
+#: Routes of Aegra's alone: its health checks, FastAPI's docs, and its unpaged listings.
+_AEGRAS_OWN = {
+    ("GET", "/health"),
+    ("GET", "/ready"),
+    ("GET", "/live"),
+    ("GET", "/redoc"),
+    ("GET", "/docs/oauth2-redirect"),
+    ("GET", "/threads"),
+    ("GET", "/assistants"),
+}
+#: `langgraph dev`'s routes (langgraph-api's, the in-memory runtime's and paor's), in the same classes; its runs pass
+#: the auth handler, which is the door there.
+LANGGRAPH_DEV: dict[tuple[str, str], Kind] = {
+    **{key: kind for key, kind in PAOR_SERVE.items() if key not in _AEGRAS_OWN},
+    **_routes(
+        Kind.META,
+        "GET /metrics",
+        "GET /ui/{file:path}",  # generative UI bundles, a mount of static files
+        "POST /ui/{graph_id}",
+        "GET /.well-known/agent-card.json",
+        "GET /a2a/{assistant_id}/.well-known/agent-card.json",
+        "GET /a2a/{assistant_id}/.well-known/agent.json",
+    ),
+    **_routes(
+        Kind.READ,
+        "GET /assistants/{assistant_id}/subgraphs/{namespace}",
+        "GET /runs/crons/{cron_id}",
+        "POST /threads/count",
+        "GET /threads/{thread_id}/storage",
+        "GET /threads/{thread_id}/stream",
+    ),
+    **_routes(Kind.WRITE, "POST /threads/{thread_id}/copy"),
+    **_routes(
+        Kind.RUN,
+        "POST /runs/batch",
+        *(f"{m} /a2a/{{assistant_id}}{end}" for m in ("GET", "POST", "DELETE") for end in ("", "/")),
+    ),
+}
+
+
 def kind_of(method: str, path: str, table: dict[tuple[str, str], Kind] = PAOR_SERVE) -> Kind | None:
     """The class of the route `path` (its template) answers `method` with; None if nobody classified it."""
     return table.get(("GET" if method == "HEAD" else method, path))
@@ -160,11 +208,16 @@ class Classified:
         if scope["type"] == "http" and scope.get("method") != "OPTIONS" and (why := self.refusal(scope)):
             await refuse(scope, receive, send, 404, {"detail": why}, {})
             return
+        if scope["type"] == "websocket" and self.refusal(scope):
+            await receive()  # websocket.connect: the handshake is refused after it
+            await send({"type": "websocket.close", "code": 1008})
+            return
         await self.app(scope, receive, send)
 
     def refusal(self, scope: Scope) -> str | None:
         """Why the request's route is not served; None if it is."""
-        method, path = scope.get("method", "GET"), scope["path"]
+        method = scope.get("method", "GET") if scope["type"] == "http" else "WEBSOCKET"
+        path = scope["path"]
         for template, pattern in self.templates:
             if pattern.match(path) and (kind := kind_of(method, template, self.table)) is not None:
                 return OFF_BECAUSE[(method, template)] if kind is Kind.OFF else None
