@@ -1,10 +1,11 @@
 """The `paor` command line: run, resume, history, strategies, doctor, serve-local.
 
 Exit codes: 0 the criteria were met, 1 the run stopped without meeting them, 2 bad input or configuration (one
-line on stderr, no traceback), 3 waiting for an answer (the run asks a question or an approval and nobody can
-answer here: `paor resume THREAD --answer …` continues it), 75 try again later (another worker is running the
-thread, or the database is unavailable; the thread stays resumable), 130 interrupted (the thread stays resumable:
-the graph checkpoints synchronously).
+line on stderr, no traceback; also credentials a service refused), 3 waiting for an answer (the run asks a question
+or an approval and nobody can answer here: `paor resume THREAD --answer …` continues it), 75 try again later
+(another worker is running the thread, the database is unavailable, or a service the step needs — the model
+endpoint, a tool's service — is away or busy; the thread stays resumable at that step), 130 interrupted (the thread
+stays resumable: the graph checkpoints synchronously).
 `--db` (env PAOR_DATABASE_URL) selects the database: a postgresql:// URL for several workers, else an SQLite file.
 Progress goes to stderr, results to stdout; `--json` puts exactly one JSON document on stdout, whatever the outcome
 (`status`, `exit_code`, and `error` when the run could not start or finish). docs/usage.md describes it all.
@@ -26,7 +27,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from graph.errors import ActionNotDeclared, ConfigurationError, InvalidRequest, PaorError
+from graph.errors import ActionNotDeclared, ConfigurationError, InvalidRequest, PaorError, ServiceUnavailable
 
 if TYPE_CHECKING:  # the agent itself (LangGraph, LangChain, tools) is imported only by the commands that run it
     from langgraph.store.base import BaseStore
@@ -150,7 +151,11 @@ def bad_input_exits(*, as_json: bool = False, thread: str | None = None) -> Iter
         from graph.persistence import DatabaseUnavailable, ThreadBusy
 
         code = EXIT_TEMPORARY if isinstance(exc, ThreadBusy | DatabaseUnavailable) else 2
-        _fail(str(exc), code, as_json=as_json, thread=thread)
+        line = str(exc)
+        if isinstance(exc, ServiceUnavailable):  # away or busy: later; credentials refused: configuration
+            code = EXIT_TEMPORARY if exc.temporary else 2
+            line += f"; then `paor resume {thread}`" if thread else ""
+        _fail(line, code, as_json=as_json, thread=thread)
     except Exception as exc:
         reason = _endpoint_failure(exc)
         if reason is None:
@@ -383,6 +388,9 @@ def _execute(
         except KeyboardInterrupt:
             interrupted.report()
             raise typer.Exit(EXIT_INTERRUPTED) from None
+        except ServiceUnavailable:  # the step stopped on an outage: the thread resumes at that step
+            view.stop()
+            raise
         except ActionNotDeclared as exc:  # resumed without a tool the thread needs: say how to bring it
             view.stop()
             hint = f"; resume with the config that declares it: paor resume {thread} --mcp-config FILE"
@@ -589,16 +597,15 @@ def strategies(
     from graph.persistence import database_errors, open_persistence
     from graph.schemas import Strategy
     from nodes.direct_lessons import learned_notes
-    from nodes.strategies import NAMESPACE as STRATEGIES
+    from nodes.strategies import learned as learned_strategies
 
     learned: list[Strategy] = []
     notes: dict[str, str] = {}
     with bad_input_exits():
         if _database_exists(db):
             with database_errors(db), open_persistence(db) as (_, store):
-                items = store.search(STRATEGIES, limit=1000)
+                learned = learned_strategies(store)
                 notes = learned_notes(store) if pattern is None else {}
-            learned = [Strategy.model_validate(item.value) for item in items]
     learned = [s for s in learned if pattern is None or pattern in s.pattern]
     learned.sort(key=lambda s: (s.successRate, s.attempts), reverse=True)
     if not learned and not notes:

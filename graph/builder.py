@@ -31,7 +31,7 @@ from graph.warmup import warm as warm  # the server's lifespan calls it
 from graph.warmup import warm_in_background
 from nodes.act import act
 from nodes.direct import answering_directly, direct
-from nodes.failure import FAIL_NODE, endpoint_failed, fail
+from nodes.failure import FAIL_NODE, fail, outage_stopped, resumes_stopped_round
 from nodes.finalize import finalize
 from nodes.intent import intent, refuse
 from nodes.learn import learn
@@ -126,12 +126,14 @@ def make_builder(services: Services | None = None) -> StateGraph[State, Context,
         ("plan", plan),
         ("plan_step", plan_step),
     ):
-        handler = endpoint_failed if services.failure_messages else None
+        handler = outage_stopped if services.failure_messages else None
         builder.add_node(name, instrumented(name, fn, services), error_handler=handler)  # type: ignore[call-overload]
     builder.add_node("refuse", refuse)
-    if services.failure_messages:
-        builder.add_node(FAIL_NODE, fail)  # entered only from endpoint_failed
-    builder.add_edge(START, "intent")
+    if services.failure_messages:  # an outage's message and record, then the run fails; resumed from there later
+        builder.add_node(FAIL_NODE, fail)
+        builder.add_conditional_edges(START, resumes_stopped_round)
+    else:
+        builder.add_edge(START, "intent")
     builder.add_conditional_edges("intent", after_intent)
     builder.add_conditional_edges("select", after_select)
     builder.add_conditional_edges("parameters", after_parameters)

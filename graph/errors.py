@@ -41,6 +41,11 @@ class ToolFailed(PaorError):
     """A tool could not produce its result; becomes a failed ActionResult, never a crash."""
 
 
+class SiteUnreachable(ToolFailed):
+    """A fetched site did not resolve, refused the connection or timed out: a fault of the world. One page of many
+    is a note; a step whose every page is unreachable stops as an outage (tools/web/crawl_tool.py)."""
+
+
 class ToolNotCalled(PaorError):
     """paor could not call the tool: its configuration, the arguments paor built, its registration or the
     connection to it failed. The step fails, but learning holds it against no strategy: the tool never ran."""
@@ -72,6 +77,21 @@ class RequestRefused(InvalidRequest, ValueError):
     message saying why. A ValueError for the same reason as `InputRefused`: the server then shows the reason."""
 
 
-class ModelUnavailable(PaorError, ValueError):
-    """The model endpoint could not be reached, or refused the server's key or model; the round ended with an AI
-    message saying so. A ValueError for the same reason as `InputRefused`: the server then shows the reason."""
+class ServiceUnavailable(PaorError, ValueError):
+    """A service paor needs is away, too slow, overloaded or refused paor's credentials: a fault of the world, never
+    evidence about an answer or an action. The step stops at once with no update, so nothing is validated or
+    learned and the thread resumes at that step once the service is back. A ValueError for the same reason as
+    `InputRefused`: the server then shows the reason.
+
+    `service` names it for the operator (an endpoint's URL without credentials, or a tool and its host), `kind` for
+    a chat user (never the operator's addresses); `temporary` is False when credentials were refused."""
+
+    def __init__(self, service: str, what: str, hint: str, *, kind: str = "", temporary: bool = True) -> None:
+        self.service, self.what, self.hint = service, what, hint
+        self.kind = kind or service
+        self.temporary = temporary
+        super().__init__(f"{service} {what}; {hint}")
+
+
+class ModelUnavailable(ServiceUnavailable):
+    """The model endpoint could not be reached, timed out, was overloaded, or refused the key or the model."""

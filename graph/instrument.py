@@ -16,6 +16,7 @@ from langchain_core.callbacks import get_usage_metadata_callback
 from langgraph.runtime import Runtime
 
 from graph.context import Context
+from graph.errors import ServiceUnavailable
 from graph.schemas import TelemetryRecord
 from graph.services import Services
 from graph.state import State
@@ -50,7 +51,12 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
         if records is not None and thread:  # the server: no node reads a document its thread has no record of
             records.vouch(thread, state, context_of(runtime))
         with get_usage_metadata_callback() as usage, extended_by(actions):
-            update = fn(state, runtime, services)
+            try:
+                update = fn(state, runtime, services)
+            except ServiceUnavailable:  # the run stops on an outage: its resume opens the sessions anew
+                if actions is not None:
+                    actions.release(run)
+                raise
         if name == "intent":  # a round starts: the thread remembers the tools it runs with (a resume names them)
             update = {**update, "tools": actions.record() if actions is not None else {}}
         if records is not None and thread:

@@ -8,8 +8,10 @@ not one per stage or run; a method not yet known to work is tried without client
 `max_tokens` sized to its answer, so a runaway generation ends early and is retried, not waited out.
 
 Whatever the path, the caller's parser validates the answer; a rejected answer is retried once with the reason,
-then the step fails with a typed error, as does an HTTP error or timeout that outlasted the client's own retries.
-Connection and key errors are raised as they are: configuration problems that no further step can fix.
+then the step fails with a typed error. An endpoint that is away, times out, stays busy (429, 502–504, or a 5xx to
+plain text) after the client's own retries, or refuses the key is an outage, `ModelUnavailable` (graph/outages.py):
+a fault of the world, never a failed answer. A probe that meets a busy endpoint is sent again with the client's
+retries before anything is concluded, so one 503 on a new endpoint's first request is absorbed like any other.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from pydantic import BaseModel, ValidationError
 from graph.answer_shapes import AnswerShape, shape_of
 from graph.capabilities import METHODS, Capabilities, Method, endpoint_key, refusal_about, refusal_text
 from graph.context import Context
-from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
+from graph.errors import ConfigurationError, ModelOutputInvalid, ModelUnavailable, StepFailed
+from graph.outages import BUSY_STATUSES, fault, model_outage
 
 log = logging.getLogger(__name__)
 
@@ -232,14 +235,17 @@ def _request(
     for method in memory.candidates(key, _supported_methods(llm)):
         probe = method != "text" and memory.accepted(key) != method  # plain text is no capability: retry it
         try:
-            message = _invoke(without_client_retries(llm) if probe else llm, messages, shape, method)
+            try:
+                message = _invoke(without_client_retries(llm) if probe else llm, messages, shape, method)
+            except openai.APIError as exc:
+                if not (probe and _busy(exc)):
+                    raise
+                message = _invoke(llm, messages, shape, method)  # busy, not refusing: the client's retries decide
         except NotImplementedError as exc:
             last_error = exc
             continue
-        except (openai.AuthenticationError, openai.PermissionDeniedError):
-            raise  # a wrong key is configuration, not a flaky step
-        except openai.APITimeoutError as exc:
-            raise StepFailed(f"the model call timed out after the client's retries: {exc}") from exc
+        except (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise _outage(exc, llm) from exc  # away, timed out (a subclass), or the key refused: not an answer
         except openai.LengthFinishReasonError:  # the client's parse() refuses an answer cut at max_tokens
             memory.accept(key, method)
             return "", None, True
@@ -247,6 +253,8 @@ def _request(
             # An HTTP 200 whose body is empty, truncated or not a chat completion: a broken answer, not a crash.
             raise StepFailed(f"the model endpoint sent a malformed response ({type(exc).__name__}: {exc})") from exc
         except openai.APIStatusError as exc:
+            if exc.status_code in BUSY_STATUSES or (exc.status_code >= 500 and method == "text"):
+                raise _outage(exc, llm) from exc
             if exc.status_code not in _UNSUPPORTED_STATUS or method == "text":
                 raise StepFailed(
                     f"the model endpoint answered HTTP {exc.status_code} after the client's retries"
@@ -273,6 +281,32 @@ def _request(
         text, payload = _payload(message)
         return text, payload, message.response_metadata.get("finish_reason") == "length"
     raise ModelOutputInvalid(f"no structured-output method worked for this endpoint: {last_error}")
+
+
+def _busy(exc: openai.APIError) -> bool:
+    """Whether `exc` says "not now" (timed out, dropped, overloaded) rather than "not this request shape"; an
+    endpoint that refused the connection or whose name does not resolve is away, and asking again cannot help."""
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in BUSY_STATUSES
+    found = fault(exc) if isinstance(exc, openai.APIConnectionError) else None
+    return found is not None and not found[0].startswith(("refused the connection", "could not be found"))
+
+
+def _outage(exc: BaseException, llm: BaseChatModel) -> ModelUnavailable:
+    found = model_outage(exc, llm)
+    assert found is not None, exc  # only called for connection, time-out, key and busy errors
+    return found
+
+
+def call_model(llm: BaseChatModel, messages: Any, **kwargs: Any) -> BaseMessage:
+    """`llm.invoke`, with an endpoint that is away, too slow or refusing the key raised as `ModelUnavailable`: for
+    the calls that write answers (tools/ai_process.py), which no structured-output fallback guards."""
+    try:
+        return llm.invoke(messages, **kwargs)
+    except Exception as exc:
+        if (outage := model_outage(exc, llm)) is not None:
+            raise outage from exc
+        raise
 
 
 def _supported_methods(llm: BaseChatModel) -> tuple[Method, ...]:

@@ -39,9 +39,9 @@ class Services:
     (inside `documents_dir`), `links` (server only) gives deliverables a download URL, and `records` (server only)
     keeps which documents each thread produced or received, the only ones it may read and download. `actions` are
     the graph's own tools (LangChain tools, MCP servers), declared by the caller or, on the server, the operator.
-    `failure_messages` (server only): a model endpoint that fails mid-round ends the round with an AI message and
-    fails the run with `ModelUnavailable` (nodes/failure.py); elsewhere the client's own error surfaces and the
-    thread resumes where it stopped.
+    `failure_messages` (server only): an outage (the model endpoint or a tool's service away, busy or refusing the
+    key) stops the round with an AI message and fails the run with `ServiceUnavailable`, and a later run goes on
+    where it stopped (nodes/failure.py); elsewhere the typed error surfaces and the thread resumes where it stopped.
     """
 
     models: Models = field(default_factory=Models)

@@ -85,6 +85,6 @@ class State(InputState, OutputState, total=False):
     telemetry: Annotated[Json, add_totals]
     request_message: str | None  # id of the human message a round has taken as its request
     refused: str | None  # why this round's chat request cannot start
-    failure: str | None  # why this server round stopped on the model endpoint (nodes/failure.py)
+    failure: Json | None  # the outage this server round stopped on, and where (nodes/failure.py)
     direct: bool  # this round's request is answered in one call first (nodes/direct.py)
     tools: Json  # the brought tools the round runs with: MCP server names, where their config came from, tool names

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from graph.capacity import blocking_threads
 from graph.context import Context
-from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ToolNotCalled
+from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ServiceUnavailable, ToolNotCalled
 from graph.instrument import context_of
 from graph.schemas import GENERIC_CRITERION, REJECTED_BY_USER, ActionResult, ActionSelection, dump
 from graph.services import Services
@@ -115,6 +115,8 @@ def _run(
         tool = entry.factory(deps)
         call = {"type": "tool_call", "name": entry.tool_name, "args": arguments, "id": label}
         output = _artifact(run_with_timeout(lambda: tool.invoke(call), context.tool_timeout_s))
+    except ServiceUnavailable:
+        raise  # an outage is no observation about the action: the step stops here and resumes here
     except Exception as exc:  # a tool failure is an observation, not a crash
         log.warning("%s failed: %s: %s", selection.action, type(exc).__name__, exc)
         error = f"{type(exc).__name__}: {exc}"

@@ -1,87 +1,140 @@
-"""A server round that the model endpoint stops: an AI message says what failed and what to do, then the run fails.
+"""A server round that an outage stops: the chat says so in the user's language, the run fails with that line, and
+the round goes on from the step that stopped once the service is back.
 
 A remote client sees no log, and LangGraph's server shows a failed run's message only for ValueError and a few
-other built-in types ("An internal error occurred" for the rest, such as the OpenAI client's connection error).
-So on the server every node has `endpoint_failed` as its LangGraph error handler: an endpoint failure (unreachable,
-timed out, key or model refused) writes the lean request and an AI message into the thread and routes to `fail`,
-which fails the run with `ModelUnavailable`, whose one-line message the server passes through. Any other error is
-raised again unchanged. Python and CLI runs have no handler: there the client's own error surfaces and the thread
-resumes at the node that failed.
+other built-in types. So on the server every node has `outage_stopped` as its LangGraph error handler: an outage
+(graph/outages.py: the model endpoint or a tool's service away, too slow, busy after retries, or refusing the
+server's key) writes an AI message into the thread and a record of where the round stopped, then routes to `fail`,
+which raises a `ServiceUnavailable` naming the service by its kind (never the operator's addresses): the run's
+stream ends with an error event carrying that line. Nothing is validated or learned: the step never returned.
+
+The round is not over. A later run on the thread with no input (`runs.create(thread, "paor")`), or with the round's
+own request sent again (what the message tells a chat user to do), enters `fail` again in another run: the message
+gives way and the round goes on at the step that stopped, without redoing the steps before it. Any other message
+starts a new round. Python and CLI runs have no handler: the typed error surfaces there, and `paor resume` re-runs
+the step. Any error that is not an outage is raised again unchanged.
 """
 
 from __future__ import annotations
 
 import logging
-import re
+import time
 import uuid
-from typing import Any
+from typing import Any, Literal
 
-import httpx
-import openai
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langgraph.errors import NodeError
 from langgraph.types import Command
 
-from graph.errors import ModelUnavailable
+from graph.errors import ModelUnavailable, ServiceUnavailable
 from graph.state import State
-from nodes.chat import chat_request, closing_messages, human_message
+from nodes.chat import chat_request
+from nodes.hints import detect_language
 
 log = logging.getLogger(__name__)
 
 FAIL_NODE = "fail"
-_ERRNO = re.compile(r"^\[Errno -?\d+\]\s*")
+MODEL_KIND = "the model endpoint"
+_STOPPED = {
+    "en": "I could not finish this request: {service} {what}. Send the message again once it is back, and I will go "
+    "on from the step where I stopped.",
+    "de": "Ich konnte diese Anfrage nicht abschließen: {service} {what}. Senden Sie die Nachricht erneut, sobald er "
+    "wieder erreichbar ist; ich mache dann bei dem Schritt weiter, bei dem ich aufgehört habe.",
+    "fr": "Je n'ai pas pu terminer cette demande : {service} {what}. Renvoyez le message dès qu'il est de retour ; "
+    "je reprendrai à l'étape où je me suis arrêté.",
+    "es": "No pude terminar esta solicitud: {service} {what}. Envíe el mensaje de nuevo cuando vuelva a estar "
+    "disponible y seguiré desde el paso en el que me detuve.",
+    "it": "Non ho potuto completare questa richiesta: {service} {what}. Invii di nuovo il messaggio quando sarà di "
+    "nuovo raggiungibile e riprenderò dal passo in cui mi sono fermato.",
+}
+_SERVER_HINT = "send the message again once it is back: the round goes on from the step where it stopped"
 
 
-def endpoint_failure(exc: BaseException) -> str | None:
-    """What a chat user should read about an endpoint failure; None for any other error.
-
-    Never the endpoint's answer body (it may quote the key) and never its address (the operator's network)."""
-    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
-        return "the model endpoint did not answer in time; send the message again later"
-    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
-        return f"the model endpoint could not be reached ({_cause(exc)}); send the message again when it is back"
-    if isinstance(exc, openai.AuthenticationError):
-        return (
-            f"the model endpoint rejected this server's API key (HTTP {exc.status_code}); "
-            "the operator of this server must fix OPENAI_API_KEY"
-        )
-    if isinstance(exc, openai.PermissionDeniedError | openai.NotFoundError):
-        return (
-            f"the model endpoint refused the request (HTTP {exc.status_code}); "
-            "the operator of this server must check the model (PAOR_MODEL) and its key"
-        )
-    return None
+def stopped_line(kind: str, what: str, language: str) -> str:
+    """The chat's one message about an outage, in the user's language where paor has it."""
+    return _STOPPED.get(language, _STOPPED["en"]).format(service=kind, what=what)
 
 
-def _cause(exc: BaseException) -> str:
-    """The innermost reason (the OpenAI client says only "Connection error."; httpx says which)."""
-    while exc.__cause__ is not None:
-        exc = exc.__cause__
-    text = _ERRNO.sub("", str(exc).strip()) or type(exc).__name__
-    return text.splitlines()[0][:120].rstrip(".")
-
-
-def endpoint_failed(state: State, error: NodeError) -> Command[Any]:
+def outage_stopped(state: State, error: NodeError) -> Command[Any]:
     """The error handler of every node on the server (see the module docstring)."""
-    reason = endpoint_failure(error.error)
-    if reason is None:
-        raise error.error
-    log.warning("%s stopped on the model endpoint: %r", error.node, error.error)
-    update: dict[str, Any] = {"failure": reason, "status": "incomplete", "stop_reason": reason, "answer": reason}
+    outage = error.error
+    if not isinstance(outage, ServiceUnavailable):
+        raise outage
+    log.warning("%s stopped on an outage: %s", error.node, outage)
+    said = AIMessage(content=stopped_line(outage.kind, outage.what, _language(state)), id=str(uuid.uuid4()))
+    record = {
+        "node": error.node,
+        "token": _just_stopped(),
+        "message": said.id,
+        "request": _request_text(state),
+        "after": getattr(_newest_human(state), "id", None),
+        "kind": outage.kind,
+        "what": outage.what,
+        "temporary": outage.temporary,
+        "model": isinstance(outage, ModelUnavailable),
+    }
+    line = f"{outage.kind} {outage.what}; {_SERVER_HINT}"
+    update = {"failure": record, "messages": [said], "status": "incomplete", "stop_reason": line}
+    return Command(update=update, goto=FAIL_NODE)
 
-    def said(replaces: str | None) -> AIMessage:
-        return AIMessage(content=f"I could not finish this request: {reason}.", id=replaces or str(uuid.uuid4()))
 
-    if error.node != "intent":  # the round has its request; what it showed so far gives way to this message
-        messages = closing_messages(state, said)
-    else:  # intent did not take the request: keep it as the chat shows it (names, never bytes)
-        chat = chat_request(state)
-        asked = chat.lean() if chat is not None else human_message(str(state.get("prompt") or ""))
-        update["request_message"] = asked.id
-        messages = [asked, said(None)]
-    return Command(update={**update, "messages": messages}, goto=FAIL_NODE)
+def fail(state: State) -> Command[Any]:
+    """In the run the outage stopped: fail it with the outage's line. In a later run: go on at the stopped step."""
+    record = state.get("failure") or {}
+    if not isinstance(record, dict) or not record.get("node"):
+        raise ServiceUnavailable(MODEL_KIND, "failed", _SERVER_HINT)
+    if _JUST_STOPPED.pop(str(record.get("token")), None) is not None:  # the handler ran just now, in this run
+        kind = ModelUnavailable if record.get("model") else ServiceUnavailable
+        raise kind(str(record["kind"]), str(record["what"]), _SERVER_HINT, temporary=bool(record.get("temporary")))
+    gone = [RemoveMessage(id=str(record["message"]))]
+    repeated = _newest_human(state)
+    if repeated is not None and repeated.id and repeated.id != record.get("after") and _repeats(repeated, record):
+        gone.append(RemoveMessage(id=str(repeated.id)))
+    log.info("going on at %s after the outage that stopped it", record["node"])
+    return Command(update={"failure": None, "messages": gone}, goto=str(record["node"]))
 
 
-def fail(state: State) -> dict[str, Any]:
-    """Fail the run with the reason `endpoint_failed` recorded, after its AI message is in the thread."""
-    raise ModelUnavailable(state.get("failure") or "the model endpoint failed")
+def resumes_stopped_round(state: State) -> Literal["fail", "intent"]:
+    """Where a server run starts: where the round an outage stopped left off when the run asks for the same thing
+    again (the same message, the same prompt, or nothing new); else a new round."""
+    record = state.get("failure")
+    if not isinstance(record, dict) or not record.get("node"):
+        return "intent"
+    newest = _newest_human(state)
+    fresh = newest is not None and newest.id != record.get("after")
+    asked = str(newest.text) if fresh and newest is not None else str(state.get("prompt") or record.get("request"))
+    return "fail" if asked.strip() == str(record.get("request") or "").strip() else "intent"
+
+
+def _repeats(message: HumanMessage, record: dict[str, Any]) -> bool:
+    return str(message.text).strip() == str(record.get("request") or "").strip()
+
+
+def _newest_human(state: State) -> HumanMessage | None:
+    return next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage)), None)
+
+
+def _request_text(state: State) -> str:
+    chat = chat_request(state)
+    return chat.text if chat is not None else str(state.get("prompt") or "")
+
+
+def _language(state: State) -> str:
+    intent = state.get("intent") or {}
+    given = intent.get("language") if isinstance(intent, dict) else None
+    return str(given or state.get("language") or detect_language(_request_text(state)) or "en")
+
+
+#: Outages whose handler ran in this process and whose `fail` has not yet: `fail` enters right after its handler in
+#: the same run, so a token found here means "raise"; a token not found means a later run (or another worker, or this
+#: one after a restart), which goes on where the round stopped. Neither servers nor Python runs give every run an id.
+_JUST_STOPPED: dict[str, float] = {}
+_MOST_PENDING = 1024
+
+
+def _just_stopped() -> str:
+    if len(_JUST_STOPPED) >= _MOST_PENDING:  # a `fail` that never came (a process killed in between): forget it
+        _JUST_STOPPED.clear()
+    token = uuid.uuid4().hex
+    _JUST_STOPPED[token] = time.monotonic()
+    return token

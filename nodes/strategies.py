@@ -27,6 +27,16 @@ MAX_ATTEMPTS = 1000  # a strategy summarises at most this many attempts of its p
 #: Failures of paor's own that earlier versions stored as a tool's (an action missing at resume, `null` sent for an
 #: optional argument the server then refused): they say nothing about the tool and are left out of every summary.
 _PAOR_FAILURE = re.compile(r"LookupError: action \S+ is not registered|-32602|Input validation error|input_value=None")
+#: Outages that earlier versions stored as a failed attempt (a model endpoint or a tool's service away, slow or
+#: busy): faults of the world, never evidence against an action (graph/outages.py); left out of every summary.
+_OUTAGE = re.compile(
+    r"(?:OpenAI|API)?(?:Connection|Timeout)Error: (?:Connection error|Request timed out)"
+    r"|(?:InternalServerError|RateLimitError|OpenAIAPIError|APIStatusError|OpenAIRateLimitError): Error code: "
+    r"(?:429|5\d\d)"
+    r"|the model endpoint (?:could not be reached|did not answer in time)"
+    r"|Tavily search failed: (?:ConnectionError|ConnectTimeout|ReadTimeout|TimeoutError|Timeout)"
+    r"|cannot connect to|cannot resolve|did not answer within|the parse server did not answer"
+)
 
 
 def pattern_of(intent: Intent) -> str:
@@ -46,12 +56,30 @@ def recall(store: BaseStore | None, intent: Intent, limit: int = 3) -> list[Stra
     exact = None if attempts else store.get((*NAMESPACE, pattern), KEY)
     found = [summarize(pattern, attempts)] if attempts else [Strategy.model_validate(exact.value)] if exact else []
     related = [
-        Strategy.model_validate(item.value)
-        for item in store.search(NAMESPACE, limit=50)
-        if item.namespace[-1] != pattern and item.namespace[-1].startswith(f"{intent.dataType}-")
+        strategy
+        for strategy in learned(store, limit=50)
+        if strategy.pattern != pattern and strategy.pattern.startswith(f"{intent.dataType}-")
     ]
     related.sort(key=lambda s: (s.successRate, s.attempts), reverse=True)
     return (found + related)[:limit]
+
+
+def learned(store: BaseStore, limit: int = 1000) -> list[Strategy]:
+    """Every pattern's strategy as its attempts add up to now: a summary stored by an earlier version may count
+    attempts that are no evidence (an outage), and a pattern left with none is no strategy at all."""
+    found = []
+    for item in store.search(NAMESPACE, limit=limit):
+        pattern = str(item.namespace[-1])
+        attempts = _attempts(store, pattern)
+        strategy = summarize(pattern, attempts) if attempts else Strategy.model_validate(item.value)
+        if strategy.attempts:
+            found.append(strategy)
+    return found
+
+
+def _not_evidence(issue: str) -> bool:
+    """A failure that says nothing about the action: paor's own, or an outage."""
+    return bool(_PAOR_FAILURE.search(issue) or _OUTAGE.search(issue))
 
 
 def record(
@@ -75,7 +103,7 @@ def record(
 
 def summarize(pattern: str, attempts: list[dict[str, Any]]) -> Strategy:
     """The strategy a pattern's attempts add up to: latest success, recent distinct failures, success rate."""
-    kept = [a for a in attempts if a.get("success") or not _PAOR_FAILURE.search(str(a.get("issue", "")))]
+    kept = [a for a in attempts if a.get("success") or not _not_evidence(str(a.get("issue", "")))]
     ordered = sorted(kept, key=lambda a: str(a.get("at", "")))
     successes = [a for a in ordered if a.get("success") and not _placeholder(str(a.get("approach", "")))]
     avoid: list[str] = []

@@ -6,6 +6,7 @@ at the same time (nodes/ahead.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -14,7 +15,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import Context
-from graph.errors import ModelOutputInvalid, PaorError, StepFailed
+from graph.errors import ModelOutputInvalid, PaorError, ServiceUnavailable, StepFailed
 from graph.instrument import context_of
 from graph.llm import ask_json
 from graph.schemas import (
@@ -87,7 +88,13 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
         progress = f"step {state.get('step') or 1} of at most {context.max_steps}"
         if worth_asking(state, context):  # the next Stage 1 alongside the judge (nodes/ahead.py)
             ahead = start(state, runtime, services, result, observation)
-        judgement = _judge(services, context, state["prompt"], intent, report, undecided, observation, progress)
+        try:
+            judgement = _judge(services, context, state["prompt"], intent, report, undecided, observation, progress)
+        except ServiceUnavailable:  # the step stops on the outage: the Stage 1 beside it ends first (it uses the store)
+            if ahead is not None and not ahead.cancel():
+                with contextlib.suppress(Exception):
+                    ahead.result()
+            raise
     validation = combine(intent, report, undecided, judgement)
     update = {
         "observation": dump(observation),

@@ -22,7 +22,7 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
 
 from graph.errors import ToolFailed
-from graph.llm import length_limit, streamed
+from graph.llm import call_model, length_limit, streamed
 from graph.schemas import DocumentRef
 from graph.tokens import ENCODING, fit
 from prompts.render import ai_process_messages
@@ -134,7 +134,7 @@ def _ask(
     # The bound keeps a runaway (or a local model repeating itself) from generating until its timeout.
     limit = deps.context.answer_tokens
     llm = streamed(deps.llm) if final and deps.stream else deps.llm
-    reply = llm.invoke(messages, **length_limit(llm, limit))
+    reply = call_model(llm, messages, **length_limit(llm, limit))
     text = str(reply.text)  # the text blocks of any content shape
     if not text.strip():
         raise ToolFailed("the model returned an empty answer")
@@ -154,7 +154,7 @@ def bare_answer(deps: ToolDeps, conversation: list[BaseMessage]) -> tuple[str, l
     answer a bare agent would give, so it is kept, with a note, as an attempt a complete one can replace."""
     limit = deps.context.answer_tokens
     llm = streamed(deps.llm) if deps.stream else deps.llm
-    reply = llm.invoke(conversation, **length_limit(llm, limit))
+    reply = call_model(llm, conversation, **length_limit(llm, limit))
     text = str(reply.text).strip()
     if not text:
         raise ToolFailed("the model returned an empty answer")

@@ -1,8 +1,8 @@
 """`paor serve` while its Redis is away (killed, or restarting empty) or hangs (a partition): what needs counting is
 refused with 503 and `Retry-After`, saying why, never a bare 500 nor served uncounted (before, the connection was
 dropped without an answer, and a hung Redis held every request for good); health checks still answer; a run under
-way goes on; `/health` answers within a second naming Redis; and the service serves again, runs included, once Redis answers. Its own service: the Redis is taken
-away."""
+way goes on; `/health` answers within a second naming Redis; and the service serves again, runs included, once
+Redis answers. Its own service: the Redis is taken away."""
 
 from __future__ import annotations
 

@@ -205,6 +205,6 @@ def test_an_endpoint_rejecting_the_key_is_reported_without_the_key(
     monkeypatch.setenv("PAOR_MODEL", "scripted")
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(app, ["run", PRIMES_PROMPT, "--thread", "bad-key"])
-    assert result.exit_code == 2
-    assert "rejected OPENAI_API_KEY" in result.stderr
+    assert result.exit_code == 2  # credentials refused: configuration, not "try again later"
+    assert "refused paor's credentials (HTTP 401); check OPENAI_API_KEY" in result.stderr
     assert leaks(result.stdout + result.stderr) == []

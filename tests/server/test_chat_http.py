@@ -24,6 +24,7 @@ from tests.support.chat import captured_run, ui_file_block, ui_message
 from tests.support.chat_scenarios import PRODUCT, PRODUCT_ANSWER, script_chat
 from tests.support.langgraph_dev import langgraph_dev, scripted_env, scripted_langgraph_dev
 from tests.support.scenarios import PRIMES_PROMPT
+from tests.support.scripted_llm import ScriptedLLM
 
 langgraph_sdk = pytest.importorskip(
     "langgraph_sdk", reason="the server extra is not installed: pip install -e '.[server]'"
@@ -226,24 +227,38 @@ def test_an_a2a_text_message_is_answered(server: str, client: Any) -> None:
     assert "2, 3, 5, 7, 11, 13" in text
 
 
-def test_with_the_model_endpoint_down_the_chat_gets_a_message_and_the_run_a_readable_error(
+def test_with_the_model_endpoint_down_the_chat_gets_a_message_and_the_run_an_error_then_goes_on_once_it_is_back(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
+    """Issue 52: the stream ends with an error event naming what stopped; once the endpoint is back, the same
+    message sent again goes on with the round from where it stopped."""
     workdir = tmp_path_factory.mktemp("endpoint-down")
-    down = f"http://127.0.0.1:{free_port()}/v1"
-    with langgraph_dev(workdir, scripted_env(down, workdir / "paor-home")) as url:
+    port = free_port()
+    with langgraph_dev(workdir, scripted_env(f"http://127.0.0.1:{port}/v1", workdir / "paor-home")) as url:
         client = langgraph_sdk.get_sync_client(url=url, api_key=None, timeout=deadlines.HTTP_S)
         thread = client.threads.create()["thread_id"]
-        events = send_as_the_ui(url, thread, captured_run("agent-chat-ui-pdf.json"))
+        body = captured_run("agent-chat-ui-pdf.json")
+        events = send_as_the_ui(url, thread, body)
         messages = client.threads.get_state(thread)["values"]["messages"]
 
-    (error,) = [data for event, data in events if event == "error"]
-    assert error["error"] == "ModelUnavailable"
-    assert error["message"].startswith("the model endpoint could not be reached (")
-    assert error["message"].endswith("; send the message again when it is back")
-    assert [m["type"] for m in messages] == ["human", "ai"]
-    assert messages[-1]["content"] == f"I could not finish this request: {error['message']}."
-    assert "bakery.pdf" in str(messages[0]["content"]) and "JVBERi0x" not in str(messages)
+        (error,) = [data for event, data in events if event == "error"]
+        assert error["error"] == "ModelUnavailable"
+        assert error["message"].startswith("the model endpoint refused the connection"), error
+        assert error["message"].endswith("the round goes on from the step where it stopped"), error
+        assert "127.0.0.1" not in error["message"]
+        assert [m["type"] for m in messages] == ["human", "ai"]
+        assert messages[-1]["content"].startswith("I could not finish this request: the model endpoint refused")
+        assert "bakery.pdf" in str(messages[0]["content"]) and "JVBERi0x" not in str(messages)
+
+        with ScriptedLLM(port=port) as llm:  # the endpoint is back, where it was
+            script_chat(llm)
+            again = {**body, "input": {"messages": [{**body["input"]["messages"][0], "id": str(uuid.uuid4())}]}}
+            events = send_as_the_ui(url, thread, again)
+            values = client.threads.get_state(thread)["values"]
+    assert not [data for event, data in events if event == "error"], events[-3:]
+    assert values["round"] == 1 and values["status"] in ("completed", "unverified"), values["stop_reason"]
+    assert [m["type"] for m in values["messages"]] == ["human", "ai"]
+    assert "could not finish" not in values["messages"][-1]["content"]
 
 
 def test_a_message_of_many_tiny_files_makes_a_bounded_number_of_uploads(server: str, client: Any) -> None:

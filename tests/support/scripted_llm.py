@@ -201,6 +201,7 @@ class ScriptedLLM:
         accept_images: bool = False,
         latency: Latency | None = None,
         stream_delay_s: float = 0.0,
+        port: int = 0,
     ) -> None:
         """``reject_response_formats``: ``response_format.type`` values answered with HTTP 500 (simulates servers
         such as llama.cpp that do not support ``json_schema``); ``reject_body_keys``: request keys answered with
@@ -212,12 +213,16 @@ class ScriptedLLM:
         each streamed frame, so that a chat page renders the tokens one by one (the browser test watches them
         arrive)."""
         self.stream_delay_s = stream_delay_s
+        self.port = port  # 0: any free port; a given one: an endpoint that comes back where it was
         self.obey_max_tokens = obey_max_tokens
         self.accept_images = accept_images
         self.latency = latency
         self.reject_response_formats: frozenset[str] = frozenset(reject_response_formats)
         self.reject_body_keys: frozenset[str] = frozenset(reject_body_keys)
         self.requests: list[RecordedRequest] = []
+        #: Answers every request before any route does when it returns an error (an endpoint that is down, busy
+        #: one time in three, refusing the key); None lets the request through to its route.
+        self.fault: Callable[[RecordedRequest], HTTPError | None] | None = None
         self._queues: dict[str, list[Response]] = {}
         self._lock = threading.Lock()
         self._call_ids = itertools.count(1)
@@ -232,7 +237,7 @@ class ScriptedLLM:
         """Bind a free loopback port and serve from a daemon thread."""
         if self._server is not None:
             return self
-        server = _QuietServer(("127.0.0.1", 0), _make_handler(self))
+        server = _QuietServer(("127.0.0.1", self.port), _make_handler(self))
         self._server = server
         # A short poll interval keeps stop() (which waits for the serve loop to notice) fast.
         self._thread = threading.Thread(
@@ -341,6 +346,8 @@ class ScriptedLLM:
         request = RecordedRequest(route=route, body=body)
         with self._lock:
             self.requests.append(request)
+        if self.fault is not None and (failed := self.fault(request)) is not None:
+            return route, as_tool_call, request, failed
         response_format = body.get("response_format")
         format_type = response_format.get("type") if isinstance(response_format, dict) else None
         if format_type in self.reject_response_formats:

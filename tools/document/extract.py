@@ -16,7 +16,7 @@ from langchain_core.messages.content import ContentBlock
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from graph.errors import DocumentRejected, ToolFailed
+from graph.errors import DocumentRejected, ServiceUnavailable, ToolFailed
 from graph.schemas import DocumentRef
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
@@ -125,7 +125,9 @@ def _answer(
 
     try:
         answer = ai_process.process_texts(deps, texts, ai_prompt, images=images)
-    except Exception as exc:  # any model/transport failure: keep the extracted documents, report why
+    except ServiceUnavailable:
+        raise  # the model is away: the step stops and resumes here, its extraction made again then
+    except Exception as exc:  # the model's own failure: keep the extracted documents, report why
         log.warning("document.extract: aiPrompt failed: %s", exc)
         notes.append(f"aiPrompt could not be answered: {exc or type(exc).__name__}")
         return None

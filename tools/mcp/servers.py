@@ -39,7 +39,8 @@ from mcp import ClientSession, McpError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 
-from graph.errors import ActionUnavailable, ToolFailed, ToolNotCalled
+from graph.errors import ActionUnavailable, ServiceUnavailable, ToolFailed, ToolNotCalled
+from graph.outages import fault, host_of
 from graph.processes import ended_with_this_process
 from tools.mcp.config import ServerSpec
 from tools.mcp.stderr import StderrLog
@@ -251,12 +252,17 @@ class McpServers:
         except TimeoutError:
             reason = f"{tool} did not answer within {link.spec.timeout:g}s (the server's timeout)"
             await self._check_alive(link, reason)
+            if link.spec.transport != "stdio":  # a remote server that does not answer is away, not the call wrong
+                raise _remote(link, f"did not answer {tool} within {link.spec.timeout:g} s") from None
             raise McpCallFailed(reason) from None
         except McpCallFailed:
             raise
         except Exception as exc:
             reason = f"{tool} failed: {_describe(exc)}"
             await self._check_alive(link, reason)
+            away = fault(_innermost(exc)) if link.spec.transport != "stdio" else None
+            if away is not None:
+                raise _remote(link, away[0], temporary=away[1]) from exc
             raise (McpCallRefused if _refused(exc) else McpCallFailed)(reason) from exc
         if not isinstance(answer, ToolMessage):
             raise McpCallFailed(f"{tool} gave no tool message ({type(answer).__name__})")
@@ -293,6 +299,20 @@ class McpServers:
                 await asyncio.wait_for(task, CLOSE_TIMEOUT_S)
         except BaseException as exc:  # the task recorded it already
             log.debug("MCP server %s ended: %s", link.spec.name, exc)
+
+
+def _remote(link: _Link, what: str, *, temporary: bool = True) -> ServiceUnavailable:
+    """A remote MCP server that is away, too slow or refusing paor's credentials: an outage (graph/outages.py)."""
+    name = link.spec.name
+    service = f"the MCP server {name} at {host_of(link.spec.endpoint)}"
+    hint = "try again once it answers" if temporary else "check the headers its entry sends"
+    return ServiceUnavailable(service, what, hint, kind=f"the MCP server {name}", temporary=temporary)
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
 
 
 def _refused(exc: BaseException) -> bool:

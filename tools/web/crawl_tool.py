@@ -15,7 +15,8 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from graph.errors import ToolFailed
+from graph.errors import ServiceUnavailable, ToolFailed
+from graph.outages import host_of
 from graph.schemas import DocumentRef
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
@@ -94,6 +95,10 @@ def make_web_crawl_tool(deps: ToolDeps, *, fetcher: GuardedFetcher | None = None
             urls, context=deps.context, fetcher=fetcher, depth=args.extractDepth, output_format=args.format
         )
         documents, failures = page_documents(pages, args.format)
+        if not documents and pages and all(page.unreachable for page in pages):  # the sites, not the request
+            hosts = ", ".join(dict.fromkeys(host_of(page.url) for page in pages))
+            what = "could not be reached (" + "; ".join(failures)[:300] + ")"
+            raise ServiceUnavailable(f"the site {hosts}", what, "try again once it answers", kind="the site")
         if not documents:
             raise ToolFailed(f"no page could be fetched: {'; '.join(failures)}")
         text = _summary(pages, len(documents))

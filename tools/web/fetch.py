@@ -30,7 +30,7 @@ from urllib.robotparser import RobotFileParser
 import httpx
 
 from graph.context import Context
-from graph.errors import FetchRefused, ToolFailed
+from graph.errors import FetchRefused, SiteUnreachable, ToolFailed
 from tools.web.policy import AllowList, IPAddress, non_public_reason, parse_address
 
 USER_AGENT = "paor/0.1 (+https://github.com/paor)"
@@ -190,11 +190,11 @@ class GuardedFetcher:
         try:
             infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
         except (OSError, UnicodeError) as exc:
-            raise ToolFailed(f"cannot resolve {host!r} for {url}: {exc}") from exc
+            raise SiteUnreachable(f"cannot resolve {host!r} for {url}: {exc}") from exc
         addresses = [parse_address(str(info[4][0])) for info in infos]
         found = [ip for ip in addresses if ip is not None]
         if not found:
-            raise ToolFailed(f"cannot resolve {host!r} for {url}: no IP addresses")
+            raise SiteUnreachable(f"cannot resolve {host!r} for {url}: no IP addresses")
         return found
 
     @contextmanager
@@ -215,7 +215,7 @@ class GuardedFetcher:
             finally:
                 response.close()
             return
-        raise ToolFailed(f"fetching {target.url} failed: cannot connect to {target.host} ({last})")
+        raise SiteUnreachable(f"fetching {target.url} failed: cannot connect to {target.host} ({last})")
 
     def _pinned_request(self, target: _Target, address: str) -> httpx.Request:
         extensions: dict[str, object] = {}

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from graph.context import Context
-from graph.errors import FetchRefused, ToolFailed
+from graph.errors import FetchRefused, SiteUnreachable, ToolFailed
 from tools.base import NewDocument
 from tools.document.md_build import truncate_markdown
 from tools.html import TextFormat, html_title, html_to_text
@@ -40,6 +40,7 @@ class PageResult:
     text: str = ""
     error: str | None = None
     refused: bool = False
+    unreachable: bool = False  # the site did not resolve or answer (graph/errors.py SiteUnreachable)
     document: str | None = None
     note: str | None = None
 
@@ -80,6 +81,8 @@ def _fetch_one(
         page = fetcher.fetch(url, max_bytes=max_bytes)
     except FetchRefused as exc:
         return PageResult(url=url, error=str(exc), refused=True)
+    except SiteUnreachable as exc:
+        return PageResult(url=url, error=str(exc), unreachable=True)
     except ToolFailed as exc:
         return PageResult(url=url, error=str(exc))
     if not page.ok:

@@ -15,7 +15,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from graph.context import Context
-from graph.errors import ConfigurationError, ToolFailed
+from graph.errors import ConfigurationError, ServiceUnavailable, ToolFailed
+from graph.outages import host_of, tool_outage
 
 
 class SearchRequest(BaseModel):
@@ -114,7 +115,7 @@ class TavilyBackend:
             )
         self.timeout = timeout
         base = base_url or os.environ.get("TAVILY_BASE_URL", "").strip() or None
-        self.client = TavilyClient(api_key=key, api_base_url=base)
+        self.client = TavilyClient(api_key=key, api_base_url=base, session=_retrying_session())
 
     @staticmethod
     def search_kwargs(request: SearchRequest) -> dict[str, Any]:
@@ -139,13 +140,21 @@ class TavilyBackend:
     def search(self, request: SearchRequest) -> SearchResponse:
         from tavily.errors import BadRequestError, ForbiddenError, InvalidAPIKeyError, UsageLimitExceededError
 
+        service = f"web search (Tavily at {host_of(self.client.base_url)})"
         try:
             data = self.client.search(**self.search_kwargs(request), timeout=self.timeout)
-        except InvalidAPIKeyError as exc:
-            raise ConfigurationError(f"Tavily rejected TAVILY_API_KEY: {exc}") from exc
-        except (BadRequestError, ForbiddenError, UsageLimitExceededError) as exc:
+        except (InvalidAPIKeyError, ForbiddenError) as exc:  # 401; 403 and the plan limits 432/433
+            what = f"refused TAVILY_API_KEY ({type(exc).__name__})"
+            hint = "check TAVILY_API_KEY and its plan"
+            raise ServiceUnavailable(service, what, hint, kind="web search (Tavily)", temporary=False) from exc
+        except UsageLimitExceededError as exc:  # 429, after the session's retries
+            busy = "is rate-limiting this key (HTTP 429)"
+            raise ServiceUnavailable(service, busy, "try again later", kind="web search (Tavily)") from exc
+        except BadRequestError as exc:
             raise ToolFailed(f"Tavily search failed ({type(exc).__name__}): {exc}") from exc
         except Exception as exc:  # requests/HTTP errors of the client library
+            if (outage := tool_outage(exc, service, "web search (Tavily)")) is not None:
+                raise outage from exc
             raise ToolFailed(f"Tavily search failed: {type(exc).__name__}: {exc}") from exc
         results = [
             SearchResult(
@@ -159,6 +168,27 @@ class TavilyBackend:
             if item.get("url")
         ]
         return SearchResponse(answer=data.get("answer") or None, results=results)
+
+
+def _retrying_session() -> Any:
+    """A requests session that absorbs a flaky search API: 429 and 5xx answers and dropped connections are retried
+    twice with a growing wait (0.5 s, 1 s, or the API's Retry-After); what outlasts them is an outage."""
+    import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+
+    retry = Retry(
+        total=2,
+        backoff_factor=0.5,
+        status_forcelist=(429, 500, 502, 503, 504),
+        allowed_methods=None,  # Tavily's search is a POST: retry it too (it changes nothing)
+        respect_retry_after_header=True,
+        raise_on_status=False,  # the last answer reaches the client, which names it
+    )
+    session = requests.Session()
+    for scheme in ("http://", "https://"):
+        session.mount(scheme, HTTPAdapter(max_retries=retry))
+    return session
 
 
 # --- ddgs ---------------------------------------------------------------------------------------------------

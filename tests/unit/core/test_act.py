@@ -11,7 +11,7 @@ import pytest
 
 import tools.catalog as catalog_module
 from graph.context import Context
-from graph.errors import ActionNotDeclared
+from graph.errors import ActionNotDeclared, ModelUnavailable
 from graph.schemas import ActionResult, dump
 from graph.services import Services
 from nodes.act import act
@@ -74,13 +74,20 @@ def test_tool_exception_becomes_a_failed_result_with_the_reason(
     assert result.called  # the tool ran and failed at its job: learning may hold it against the approach
 
 
-def test_model_error_inside_a_tool_is_a_failed_result_not_a_crash(
+def test_an_endpoint_failing_inside_a_tool_stops_the_step_as_an_outage_not_a_failed_result(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
-    # Nothing is scripted for "text": the server answers HTTP 500.
+    # Nothing is scripted for "text": the server answers HTTP 500 to the plain call, which no fallback guards.
+    with pytest.raises(ModelUnavailable, match="answered HTTP 500"):
+        _act(services, context)
+
+
+def test_a_tool_failure_is_a_failed_result_not_a_crash(
+    scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    scripted_llm.on("text", "")  # an empty answer: the tool's own failure
     result = _act(services, context)
-    assert not result.success
-    assert result.error and "no response scripted" in result.error
+    assert not result.success and result.error and "empty answer" in result.error
 
 
 def test_an_action_the_graph_does_not_have_stops_the_run_naming_it(services: Services, context: Context) -> None:

@@ -9,6 +9,7 @@ import pytest
 from sympy import prime, primerange
 
 from graph.context import Context
+from graph.errors import ModelUnavailable
 from graph.schemas import (
     PREVIEW_LIMIT,
     SNIPPET_CHARS,
@@ -299,13 +300,12 @@ def test_binary_documents_are_previewed_by_type_and_size_only() -> None:
     assert observation.previews[0].snippet == f"[application/pdf, {len(data)} bytes]"
 
 
-def test_unavailable_judge_leaves_the_criterion_unmet(
+def test_an_unavailable_judge_stops_validate_as_an_outage_never_a_verdict(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
-    # Nothing scripted for "ContentJudgement": the endpoint answers HTTP 500.
-    _, validation = _validate(services, context, summary_intent(), [ENGLISH_SUMMARY])
-    assert not validation.overallSuccess and validation.successCriteriaMet == [False]
-    assert "the remaining criteria could not be judged" in validation.issues
+    # Nothing scripted for "ContentJudgement": the endpoint answers HTTP 500 to every shape, plain text included.
+    with pytest.raises(ModelUnavailable, match="answered HTTP 500"):
+        _validate(services, context, summary_intent(), [ENGLISH_SUMMARY])
 
 
 @pytest.mark.parametrize("count", [1000, 10])

@@ -48,6 +48,8 @@ class LoopbackWeb:
     robots_status: int = 200
     robots_delay: float = 0.0
     search_results: list[str] = field(default_factory=lambda: ["/articles/1", "/articles/2"])
+    #: HTTP statuses the next searches are answered with, one each (a flaky or overloaded API).
+    search_faults: list[int] = field(default_factory=list)
 
     def api_calls(self, path: str) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["method"] == "POST" and r["path"] == path]
@@ -77,7 +79,9 @@ def _handler(web: LoopbackWeb) -> type[BaseHTTPRequestHandler]:
             if self.headers.get("Authorization") != f"Bearer {API_KEY}":
                 self._send(401, b'{"detail": {"error": "Unauthorized: invalid API key"}}', "application/json")
                 return
-            if self.path == "/search":
+            if self.path == "/search" and web.search_faults:
+                self._send(web.search_faults.pop(0), b'{"detail": {"error": "try again"}}', "application/json")
+            elif self.path == "/search":
                 self._send(200, json.dumps(self._search(body)).encode(), "application/json")
             elif self.path == "/extract":
                 results = [{"url": u, "raw_content": f"Extracted {u}"} for u in body.get("urls", [])]

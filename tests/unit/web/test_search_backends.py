@@ -6,7 +6,7 @@ import pytest
 from ddgs.exceptions import DDGSException
 
 from graph.context import Context
-from graph.errors import ConfigurationError, ToolFailed
+from graph.errors import ConfigurationError, ServiceUnavailable, ToolFailed
 from tests.unit.web.conftest import ITEMS, FakeDdgs, LoopbackWeb
 from tools.web.search import DdgsBackend, SearchRequest, TavilyBackend, backend_for
 
@@ -69,9 +69,30 @@ def test_missing_tavily_key_is_a_configuration_error(monkeypatch: pytest.MonkeyP
     assert tavily_env.requests == []  # never a keyless call
 
 
-def test_rejected_tavily_key_is_a_configuration_error(tavily_env: LoopbackWeb) -> None:
-    with pytest.raises(ConfigurationError, match="rejected TAVILY_API_KEY"):
+def test_a_refused_tavily_key_is_an_outage_of_credentials_naming_the_key(tavily_env: LoopbackWeb) -> None:
+    with pytest.raises(ServiceUnavailable, match="refused TAVILY_API_KEY") as refused:
         TavilyBackend(api_key="wrong").search(SearchRequest(query="q"))
+    assert not refused.value.temporary and "127.0.0.1" in str(refused.value)
+
+
+def test_one_busy_answer_of_tavily_is_absorbed_by_retries(tavily_env: LoopbackWeb) -> None:
+    tavily_env.search_faults = [503]
+    response = TavilyBackend().search(SearchRequest(query="q"))
+    assert response.results and len(tavily_env.api_calls("/search")) == 2
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_tavily_busy_past_its_retries_is_a_temporary_outage(tavily_env: LoopbackWeb, status: int) -> None:
+    tavily_env.search_faults = [status] * 3
+    with pytest.raises(ServiceUnavailable, match=r"Tavily at 127\.0\.0\.1") as busy:
+        TavilyBackend().search(SearchRequest(query="q"))
+    assert busy.value.temporary and len(tavily_env.api_calls("/search")) == 3
+
+
+def test_tavily_that_refuses_the_connection_is_a_temporary_outage(tavily_env: LoopbackWeb) -> None:
+    with pytest.raises(ServiceUnavailable, match="refused the connection") as away:
+        TavilyBackend(base_url="http://127.0.0.1:9").search(SearchRequest(query="q"))
+    assert away.value.temporary
 
 
 def test_unreachable_tavily_is_a_tool_failure(tavily_env: LoopbackWeb) -> None:
