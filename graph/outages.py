@@ -13,7 +13,7 @@ tool's (requests, httpx) and LangChain's provider-neutral errors are read alike 
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -122,31 +122,36 @@ def model_service(llm: Any) -> str:
 
 def model_outage(exc: BaseException, llm: Any) -> ModelUnavailable | None:
     """The outage of the model endpoint `exc` is, or None."""
-    for cause in causes(exc):
-        if isinstance(cause, ModelUnavailable):
-            return cause
-    found = fault(exc)
-    if found is None:
-        return None
-    what, temporary = found
-    if not temporary:
-        hint = "check OPENAI_API_KEY and the model (PAOR_MODEL)"
-    elif "refused the connection" in what or "resolve" in what:
-        hint = "start it, or set OPENAI_BASE_URL to one that runs"
-    else:
-        hint = "try again once it answers"
-    return ModelUnavailable(model_service(llm), what, hint, kind="the model endpoint", temporary=temporary)
+    found = _outage(exc, ModelUnavailable, model_service(llm), "the model endpoint", _model_hint)
+    return found if isinstance(found, ModelUnavailable) else None
 
 
 def tool_outage(exc: BaseException, service: str, kind: str) -> ServiceUnavailable | None:
     """The outage of a tool's `service` ("web search (Tavily at api.tavily.com)"; `kind` without the host, for a
     chat) that `exc` is, or None."""
+    return _outage(exc, ServiceUnavailable, service, kind, _tool_hint)
+
+
+def _outage(
+    exc: BaseException, kind_of: type[ServiceUnavailable], service: str, kind: str, hint: Callable[[str, bool], str]
+) -> ServiceUnavailable | None:
     for cause in causes(exc):
-        if isinstance(cause, ServiceUnavailable):
+        if isinstance(cause, kind_of):
             return cause
     found = fault(exc)
     if found is None:
         return None
     what, temporary = found
-    hint = "try again once it answers" if temporary else "check its key"
-    return ServiceUnavailable(service, what, hint, kind=kind, temporary=temporary)
+    return kind_of(service, what, hint(what, temporary), kind=kind, temporary=temporary)
+
+
+def _model_hint(what: str, temporary: bool) -> str:
+    if not temporary:
+        return "check OPENAI_API_KEY and the model (PAOR_MODEL)"
+    if what.startswith(("refused the connection", "could not be found")):
+        return "start it, or set OPENAI_BASE_URL to one that runs"
+    return "try again once it answers"
+
+
+def _tool_hint(what: str, temporary: bool) -> str:
+    return "try again once it answers" if temporary else "check its key"

@@ -55,6 +55,7 @@ def recall(store: BaseStore | None, intent: Intent, limit: int = 3) -> list[Stra
     attempts = _attempts(store, pattern)
     exact = None if attempts else store.get((*NAMESPACE, pattern), KEY)
     found = [summarize(pattern, attempts)] if attempts else [Strategy.model_validate(exact.value)] if exact else []
+    found = [strategy for strategy in found if strategy.attempts]  # no evidence left (outages): nothing learned
     related = [
         strategy
         for strategy in learned(store, limit=50)

@@ -64,9 +64,10 @@ class Aegra:
         attachment and pinned-resume handling, which read the run routes' bodies (docs/deployment.md)."""
         from aegra_api.settings import settings
 
-        from server import aegra_runs
+        from server import aegra_errors, aegra_runs
 
         aegra_runs.install()
+        aegra_errors.install()  # a failed run's error event shows paor's message written for the client
         settings.event_streaming.FF_V2_EVENT_STREAMING = False
 
     async def upkeep(self) -> None:

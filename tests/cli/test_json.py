@@ -25,11 +25,10 @@ def only_json(stdout: str) -> dict[str, Any]:
     [
         (["run", "   ", "--thread", "t"], "the prompt is empty"),
         (["run", PRIMES_PROMPT, "--thread", "t", "--doc", "missing.pdf"], "'missing.pdf' does not exist"),
-        (["run", PRIMES_PROMPT, "--thread", "t", "--base-url", "http://127.0.0.1:9/v1"], "cannot reach the model"),
         (["run", PRIMES_PROMPT, "--thread", "t", "--base-url", "127.0.0.1:9/v1"], "--base-url is not an http(s) URL"),
         (["resume", "t"], "unknown thread 't'"),
     ],
-    ids=["empty-prompt", "missing-doc", "unreachable-endpoint", "not-a-url", "unknown-thread"],
+    ids=["empty-prompt", "missing-doc", "not-a-url", "unknown-thread"],
 )
 def test_a_run_that_cannot_start_prints_its_error_as_json(
     scripted_llm: ScriptedLLM, paor: Invoke, args: list[str], error: str
@@ -43,6 +42,18 @@ def test_a_run_that_cannot_start_prints_its_error_as_json(
     assert document["status"] == "error" and document["exit_code"] == 2 and document["thread"] == "t"
     assert error in document["error"] and "\n" not in document["error"]
     assert document["error"] in result.stderr  # the same line as without --json
+
+
+def test_an_unreachable_endpoint_is_unavailable_with_exit_75_and_how_to_resume(
+    scripted_llm: ScriptedLLM, paor: Invoke
+) -> None:
+    result = paor("run", PRIMES_PROMPT, "--thread", "t", "--base-url", "http://127.0.0.1:9/v1", "--json")
+
+    assert result.exit_code == 75, result.output
+    document = only_json(result.stdout)
+    assert (document["status"], document["exit_code"], document["thread"]) == ("unavailable", 75, "t")
+    assert "http://127.0.0.1:9/v1 refused the connection" in document["error"]
+    assert document["error"].endswith("then `paor resume t`") and document["error"] in result.stderr
 
 
 def test_a_thread_another_worker_runs_is_unavailable_with_exit_75(scripted_llm: ScriptedLLM, paor: Invoke) -> None:

@@ -83,8 +83,9 @@ def test_a_base64_pdf_block_becomes_an_input_document_and_leaves_the_message(gra
 
 
 def test_the_pdf_agent_chat_ui_sent_becomes_an_input_document_and_leaves_the_message(
-    graph: Any, context: Context
+    graph: Any, context: Context, scripted_llm: ScriptedLLM
 ) -> None:
+    scripted_llm.on("ContentJudgement", {"criteriaMet": [True], "qualityScore": 0.9, "issues": []})
     body = captured_run("agent-chat-ui-pdf.json")
     sent = body["input"]["messages"][0]["content"][1]["data"]
     config = {"configurable": {"thread_id": "chat-ui-pdf"}}

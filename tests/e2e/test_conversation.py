@@ -29,6 +29,7 @@ def _ask(graph: Any, context: Context, prompt: str) -> dict[str, Any]:
 def test_a_loop_step_that_writes_the_answer_sees_the_earlier_rounds_newest_first(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT))  # a follow-up is analysed: an unscripted one is a 500
     graph = build_graph(checkpointer=checkpointer, store=store)
     scripted_llm.on("text", FIRST_ANSWER, "Banana.")
     _ask(graph, replace(context, allowed_methods="ai.process"), FIRST)
@@ -59,6 +60,7 @@ def test_a_follow_up_the_model_analyses_is_read_against_the_earlier_round(
 def test_older_rounds_are_summarised_once_the_newest_fill_the_budget(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT))  # a follow-up is analysed: an unscripted one is a 500
     graph = build_graph(checkpointer=checkpointer, store=store)
     bees, wasps = "Bees make honey. " * 400, "Wasps hunt insects. " * 400  # each answer shown cut to 4,000 characters
     scripted_llm.on("text", bees, wasps, "Bees make honey, wasps hunt.")
@@ -134,6 +136,7 @@ def test_a_step_refused_at_the_parameter_stage_shows_why_in_the_progress_line(
 def test_the_bare_call_sees_earlier_answers_without_the_list_of_deliverables_paor_put_after_them(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT))  # a follow-up is analysed: an unscripted one is a 500
     graph = build_graph(checkpointer=checkpointer, store=store)
     scripted_llm.on("ActionSelection", SELECTION)
     scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Name three."}})

@@ -9,21 +9,21 @@ import pytest
 
 from graph.builder import build_graph
 from graph.context import Context
-from graph.errors import DocumentRejected, InvalidRequest
+from graph.errors import DocumentRejected, InvalidRequest, ModelUnavailable
 from tests.support.scenarios import PRIMES_INTENT, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 
 
-def test_endpoint_failing_every_selection_stops_with_a_reason_not_a_crash(
+def test_endpoint_overloaded_on_every_selection_stops_the_step_as_an_outage_not_three_failed_steps(
     scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
 ) -> None:
     scripted_llm.on("Intent", json.dumps(PRIMES_INTENT)).on("ActionSelection", HTTPError(503, "overloaded"))
-    out = build_graph(checkpointer=checkpointer, store=store).invoke(
-        {"prompt": PRIMES_PROMPT}, {"configurable": {"thread_id": "503"}}, context=context
-    )
-    assert out["status"] == "incomplete"
-    assert "no progress in the last 3 steps" in out["stop_reason"]
-    assert all("HTTP 503" in h["summary"] for h in out["history"])
+    graph = build_graph(checkpointer=checkpointer, store=store)
+    config = {"configurable": {"thread_id": "503"}}
+    with pytest.raises(ModelUnavailable, match="answered HTTP 503 after the client's retries; try again"):
+        graph.invoke({"prompt": PRIMES_PROMPT}, config, context=context)
+    stopped = graph.get_state(config)
+    assert stopped.next == ("select",) and stopped.values.get("history", []) == []
 
 
 def test_malformed_json_once_is_repaired_or_retried(

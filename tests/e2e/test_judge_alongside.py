@@ -101,6 +101,8 @@ def test_a_step_that_failed_is_chosen_after_anew(
     scripted_llm.on("Intent", json.dumps(INTENT)).on("ActionSelection", SELECTION)
     scripted_llm.on("text", "## Region\n\n" + "Storage grew (source 1). " * 20)
     scripted_llm.on("ContentJudgement", _judge(stop_at=99))
+    # Step 3 may not repeat step 2's parameters, which failed: Stage 2 is asked for others.
+    scripted_llm.on("ParametersAnswer", {"schema": "parameters_v1", "parameters": {"aiPrompt": "Another region."}})
 
     out = _run(scripted_llm, context, checkpointer, store, steps=3)
 

@@ -16,7 +16,7 @@ import uvicorn
 from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
-from graph.errors import ToolNotCalled
+from graph.errors import ServiceUnavailable, ToolNotCalled
 from graph.processes import free_port
 from tests.mcp.conftest import faulty_server
 from tests.support import deadlines
@@ -252,6 +252,29 @@ def test_a_streamable_http_server_is_reached_with_its_declared_headers(
     assert "mcp.locked.*" in actions.unavailable()  # no token: refused, and only that server is affected
     assert actions.mcp is not None
     assert "HELLO" in str(actions.mcp.call("notes", "shout", {"text": "hello"}).content)
+
+
+def test_a_remote_server_that_goes_away_is_an_outage_naming_it_not_a_failed_call(
+    extra_actions: Build, tmp_path: Path
+) -> None:
+    """Issue 52: a remote MCP server that is gone (the SDK's client waits out the call's timeout rather than report
+    the refused connection) is a fault of the world, never learned as the tool's failure."""
+    app = FastMCP("notes", stateless_http=True)
+
+    @app.tool()
+    def shout(text: str) -> str:
+        """Repeat the text in capitals."""
+        return text.upper()
+
+    with serving(app.streamable_http_app(), lifespan="on") as port:
+        actions = actions_for(extra_actions, tmp_path, notes={"url": f"http://127.0.0.1:{port}/mcp", "timeout": 2})
+        assert "mcp.notes.shout" in actions.entries()
+    assert actions.mcp is not None
+    with pytest.raises(
+        ServiceUnavailable, match=r"the MCP server notes at 127\.0\.0\.1 (did not answer|refused|could not)"
+    ) as x:
+        actions.mcp.call("notes", "shout", {"text": "hello"})
+    assert x.value.temporary and x.value.kind == "the MCP server notes"
 
 
 def run_entry(actions: ExtraActions, action: str, arguments: dict[str, Any]) -> bytes:

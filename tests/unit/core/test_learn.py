@@ -277,3 +277,38 @@ def test_a_learn_step_run_again_after_a_crash_counts_once_and_is_no_repeat_of_it
     assert "byte-identical" not in lesson  # its own stored result is no earlier step's
     assert ("met the criteria" if met else "delivered code") in lesson
     assert _strategy(store).attempts == 1
+
+
+#: What earlier versions stored for an outage, as act's catch-all wrote it (issue 52's `paor strategies`).
+OUTAGE_ISSUES = [
+    "OpenAIConnectionError: Connection error.",
+    "APITimeoutError: Request timed out.",
+    "OpenAIAPIError: Error code: 503 - upstream busy",
+    "RateLimitError: Error code: 429 - slow down",
+    "ToolFailed: Tavily search failed: ConnectionError: HTTPSConnectionPool(host='api.tavily.com')",
+    "ToolFailed: no page could be fetched: fetching https://example.org/ failed: cannot connect to example.org (x)",
+]
+
+
+def test_attempts_whose_only_evidence_is_an_outage_are_not_learned(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`paor strategies` showed `avoid: ai.process: aiPrompt … → OpenAIConnectionError: Connection error.` after a
+    run with the model endpoint down: an outage learned as evidence that the right action is wrong."""
+    from typer.testing import CliRunner
+
+    from cli.app import app
+    from graph.persistence import open_sqlite
+    from nodes.strategies import learned
+
+    monkeypatch.setenv("PAOR_HOME", str(tmp_path))
+    with open_sqlite(tmp_path / "paor.sqlite") as (_, store):
+        for issue in OUTAGE_ISSUES:
+            record(
+                store, primes_intent(), "ai.process", 'aiPrompt "Calculate the first 20 prime numbers"', False, issue
+            )
+        assert learned(store) == [] and recall(store, primes_intent()) == []
+        kept = record(store, primes_intent(), "ai.process", 'aiPrompt "primes"', False, "only 19 numbers delivered")
+        assert kept.attempts == 1 and kept.avoid == ['ai.process: aiPrompt "primes" → only 19 numbers delivered']
+    shown = CliRunner().invoke(app, ["strategies"])
+    assert shown.exit_code == 0 and "Connection error" not in shown.output and "only 19 numbers" in shown.output

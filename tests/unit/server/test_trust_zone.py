@@ -7,7 +7,6 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
@@ -15,7 +14,7 @@ from langgraph.runtime import Runtime
 from graph.builder import build_graph
 from graph.builder import graph as server_graph
 from graph.context import Context
-from graph.errors import InputRefused
+from graph.errors import InputRefused, ModelUnavailable
 from graph.instrument import context_of, instrumented
 from graph.services import Services
 from server.policy import CAPPED_LIMITS, operator_context, server_services
@@ -88,7 +87,7 @@ def test_the_server_graph_refuses_host_paths_and_build_graph_accepts_them(tmp_pa
     assert not stored.exists()
 
     # The local graph ingests the file, and only then fails on the unreachable model.
-    with pytest.raises(openai.APIConnectionError):
+    with pytest.raises(ModelUnavailable, match="refused the connection"):
         build_graph(checkpointer=InMemorySaver()).invoke(request, {"configurable": {"thread_id": "t"}}, context=context)
     assert stored.read_bytes() == secret.read_bytes()
 

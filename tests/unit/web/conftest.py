@@ -258,3 +258,13 @@ ITEMS = [
     {"title": "Other", "href": "https://other.example/page", "body": "other"},
     {"title": "Sub spam", "href": "https://a.spam.example/x", "body": "more spam"},
 ]
+
+
+@pytest.fixture
+def unused_loopback_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

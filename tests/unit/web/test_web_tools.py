@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from graph.errors import ConfigurationError, ToolFailed
+from graph.errors import ConfigurationError, ServiceUnavailable, ToolFailed
 from tests.unit.web.conftest import ITEMS, FakeDdgs, LoopbackWeb, make_deps, run_tool
 from tools import catalog
 from tools.base import NewDocument, ToolDeps, ToolOutput
@@ -210,6 +210,20 @@ def test_web_crawl_caps_pages_by_depth(store: DocumentStore, tavily_env: Loopbac
     )
     assert len(output.documents) == 11  # index + 10 pages
     assert output.notes == ["crawled the first 10 of 12 URLs (extractDepth basic)"]
+
+
+def test_a_crawl_whose_every_site_is_unreachable_is_an_outage_not_a_failed_action(
+    store: DocumentStore, tavily_env: LoopbackWeb, unused_loopback_port: int
+) -> None:
+    """Issue 52: the sites being away says nothing about the action; one page of several away stays a note."""
+    away = f"http://127.0.0.1:{unused_loopback_port}"
+    refs = [store.put_text(f"{away}/a\n{away}/b", label="input", name="links.txt", mime="text/plain")]
+    with pytest.raises(ServiceUnavailable, match=r"the site 127\.0\.0\.1 could not be reached") as raised:
+        run_tool(make_web_crawl_tool(make_deps(store, refs)), {"documentList": ["docList:input"]})
+    assert raised.value.temporary
+    mixed = [store.put_text(f"{away}/a\n{tavily_env.base}/articles/1", label="input", name="mixed.txt")]
+    _, output = run_tool(make_web_crawl_tool(make_deps(store, mixed)), {"documentList": ["docList:input"]})
+    assert len(output.documents) == 2 and any("cannot connect" in note for note in output.notes)
 
 
 def test_web_crawl_without_urls_fails(store: DocumentStore) -> None:
