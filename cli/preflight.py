@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -20,10 +21,10 @@ BASE_URL_VARIABLES = ("OPENAI_BASE_URL", "PAOR_BASE_URL")
 EXAMPLE_URL = "http://127.0.0.1:8080/v1"
 
 
-def key_problem(name: str) -> str | None:
+def key_problem(name: str, environ: Mapping[str, str] | None = None) -> str | None:
     """A key is ASCII letters, digits and punctuation; a pasted `sk-…` (with the ellipsis), a space or a line
     break inside it would fail every request with an encoding error."""
-    value = os.environ.get(name, "")
+    value = (os.environ if environ is None else environ).get(name, "")
     for position, char in enumerate(value, start=1):
         if not char.isascii() or not char.isprintable() or char.isspace():
             return (

@@ -37,6 +37,10 @@ def engine_environment(environ: dict[str, str]) -> dict[str, str]:
         raise ConfigurationError(f"paor serve needs {' and '.join(missing)} (postgresql://… and redis://…)")
     if not database.startswith(("postgres://", "postgresql://", "postgresql+")):
         raise ConfigurationError(f"{DATABASE_ENV} must be a PostgreSQL URL (postgresql://…)")
+    from cli.preflight import KEYS, key_problem
+
+    if problem := next((found for name in KEYS if (found := key_problem(name, environ))), None):
+        raise ConfigurationError(problem)  # a pasted `sk-…`, as `paor run` refuses it: every run would fail
     return {
         **environ,
         "DATABASE_URL": database,
@@ -108,8 +112,9 @@ def same_store(environment: dict[str, str], folder: Path) -> None:
         client.set(STORE_KEY, ours, nx=True)
         theirs = client.get(STORE_KEY)
     if theirs != ours:
+        named = environment.get("PAOR_STORE_DIR") or str(folder.parent)  # the value set, not paor's subfolder of it
         raise ConfigurationError(
-            f"the documents folder {folder} (PAOR_STORE_DIR) is not the one the service's other instances use: "
+            f"the documents folder {named} (PAOR_STORE_DIR) is not the one the service's other instances use: "
             "mount their folder there (on another machine, a shared file system), or, to start the service on "
             f"a new folder, delete the Redis key {STORE_KEY}"
         )

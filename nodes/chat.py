@@ -103,6 +103,16 @@ _FORMATS = {
 }
 
 
+def language_name(code: str) -> str:
+    """A language as a person reads it ("English" for `en`, from Babel's CLDR data); the code where Babel has none."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return str(Locale.parse(code.replace("-", "_")).get_display_name("en") or code)
+    except (UnknownLocaleError, ValueError, TypeError):
+        return code
+
+
 def understood_message(intent: Intent) -> AIMessage:
     """The first sign of life, right after the intent call: what paor took the request to be. It stays in the thread
     while the round works (a chat drops what was only streamed as soon as the next state arrives) and gives way to
@@ -116,7 +126,8 @@ def understood_message(intent: Intent) -> AIMessage:
         kind = _KINDS[intent.dataType]
     shape = _FORMATS.get(intent.expectedFormat, intent.expectedFormat)
     criteria = "; ".join(intent.successCriteria[:4]) or GENERIC_CRITERION
-    text = f"Working on it. I understood: {kind}, as {shape}, in {intent.language}. Done when: {criteria}."
+    language = language_name(intent.language)
+    text = f"Working on it. I understood: {kind}, as {shape}, in {language}. Done when: {criteria}."
     return AIMessage(content=text, id=f"{UNDERSTOOD_PREFIX}{uuid.uuid4()}")
 
 

@@ -128,6 +128,23 @@ def no_answer_line(reason: str, language: str = "en") -> str:
     return _NO_ANSWER.get(language, _NO_ANSWER["en"]).format(reason=reason)
 
 
+#: Where a long answer may be cut, best first: between paragraphs, lines, sentences, list items, words.
+_BOUNDARIES = ("\n\n", "\n", ". ", "! ", "? ", "; ", ", ", " ")
+
+
+def cut_at_boundary(text: str, most: int) -> str:
+    """`text` cut to at most `most` characters where an item or a sentence ends, never inside one: a list of primes
+    cut at "5273, 527" showed 527, which is not prime. Within the last half of the allowance, the best boundary wins;
+    a text with none there is cut at `most`."""
+    head = text[:most]
+    for boundary in _BOUNDARIES:
+        at = head.rfind(boundary)
+        if at >= most // 2:
+            kept = head[: at + 1] if boundary.strip() in (".", "!", "?") else head[:at]
+            return kept.rstrip()
+    return head
+
+
 def _answer(best: HistoryEntry | None, store: DocumentStore, where: Callable[[DocumentRef], str] | None) -> str:
     """The model's answer only: never a status, a hint or paor's own words (the status is in `status` and
     `stop_reason`); empty when nothing was produced."""
@@ -141,7 +158,9 @@ def _answer(best: HistoryEntry | None, store: DocumentStore, where: Callable[[Do
             except PaorError:
                 continue
             if len(text) > ANSWER_CHARS:
-                place = f"{ref.name}, {where(ref)}" if where else ref.name
-                text = text[:ANSWER_CHARS] + f"\n\n… (truncated; the full text is in {place})"
+                link = where(ref) if where else ""
+                place = f"[{ref.name}]({link})" if link.startswith(("http://", "https://")) else ref.name
+                place += f", {link}" if link and not link.startswith(("http://", "https://")) else ""
+                text = cut_at_boundary(text, ANSWER_CHARS) + f"\n\n… (truncated; the full text is in {place})"
             return text
     return ", ".join(ref.name for ref in best.documents)

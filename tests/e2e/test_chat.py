@@ -234,9 +234,8 @@ def test_a_chat_sees_what_paor_understood_then_the_answer_streamed_into_one_mess
 
     first, asked = seen[0]
     assert asked == [], "the first sign of life comes before any model call (code read this request)"
-    understood = (
-        "Working on it. I understood: an answer, as Markdown, in en. Done when: the deliverable answers the request."
-    )
+    done_when = "Done when: the deliverable answers the request."
+    understood = f"Working on it. I understood: an answer, as Markdown, in English. {done_when}"
     assert first.text == understood
     chunks = [m for m, _ in seen if isinstance(m, AIMessageChunk)]
     assert len(chunks) >= 4 and "".join(c.text for c in chunks) == "Twelve times eleven is 132."

@@ -202,6 +202,16 @@ def test_a_database_or_redis_that_does_not_answer_is_one_line_naming_it_without_
     assert said.count("\n") == 0 and down in said and "secret" not in said and "***" in said, said
 
 
+def test_the_docs_literal_key_is_refused_at_start_as_paor_run_refuses_it(tmp_path: Path) -> None:
+    """Issue 53: `OPENAI_API_KEY=…` pasted from the docs started a service whose every run then failed."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PAOR_HOME": str(tmp_path / "home"), "OPENAI_API_KEY": "…"}
+    env |= {"PAOR_DATABASE_URL": "postgresql://paor@127.0.0.1:9/paor", "PAOR_REDIS_URL": "redis://127.0.0.1:9/0"}
+    started = subprocess.run(
+        [AEGRA_PYTHON, "-m", "cli.app", "serve"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert started.returncode == 2 and "OPENAI_API_KEY contains '…'" in started.stderr, started.stderr
+
+
 def test_an_instance_whose_documents_folder_is_not_the_services_refuses_to_start(paor: Service, tmp_path: Path) -> None:
     """Uploads and links made on one instance must open on every other: a second machine without the shared folder
     would answer them 404 and 410."""
@@ -215,6 +225,7 @@ def test_an_instance_whose_documents_folder_is_not_the_services_refuses_to_start
         timeout=60,
     )
     assert started.returncode == 2 and "PAOR_STORE_DIR" in started.stderr, started.stderr
+    assert f"documents folder {tmp_path / 'not-shared'} (PAOR_STORE_DIR)" in started.stderr, "the value set, named"
 
 
 def test_an_upload_made_on_one_instance_is_the_clients_on_the_other_and_only_its(instances: list[Instance]) -> None:

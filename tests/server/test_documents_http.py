@@ -188,11 +188,15 @@ def test_the_full_primes_deliverable_downloads_although_the_answer_is_cut(
     assert out["status"] == "completed", out
     [result] = out["deliverables"]
     assert "7919" not in out["answer"]
-    assert out["answer"].endswith(f"(truncated; the full text is in result.md, {result['url']})")
+    assert out["answer"].endswith(f"(truncated; the full text is in [result.md]({result['url']}))")  # clickable
+    assert out["answer"].split("\n\n")[0].endswith(("7", "1", "3", "9")), "cut after a whole number"
 
     text = http.get(result["url"]).text
     assert text.rstrip().endswith("7907, 7919")
-    assert len(text.split(":", 1)[1].split(",")) == 1000
+    primes = [item.strip() for item in text.split(":", 1)[1].split(",")]
+    assert len(primes) == 1000
+    last_shown = out["answer"].split("\n\n… (truncated", 1)[0].rsplit(", ", 1)[-1]
+    assert last_shown in primes, f"the cut answer ends inside a number: {last_shown!r}"
 
 
 def test_host_paths_are_refused_up_front_and_never_enter_the_store(

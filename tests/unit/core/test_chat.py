@@ -56,17 +56,17 @@ def test_the_closing_message_replaces_the_streamed_draft_and_removes_what_was_un
     [
         (
             {"dataType": "numbers", "expectedFormat": "raw_data", "itemCount": 1000, "numberProperty": "prime"},
-            "1000 prime numbers, as plain data, in en",
+            "1000 prime numbers, as plain data, in English",
         ),
         (
             {"dataType": "list", "expectedFormat": "markdown", "itemCount": 10, "numberProperty": "prime"},
-            "a list of 10 prime numbers, as Markdown, in en",
+            "a list of 10 prime numbers, as Markdown, in English",
         ),
         (
             {"dataType": "table", "expectedFormat": "xlsx", "itemCount": 5},
-            "a table of 5 items, as an Excel sheet, in en",
+            "a table of 5 items, as an Excel sheet, in English",
         ),
-        ({"dataType": "report", "expectedFormat": "docx", "language": "de"}, "a report, as a Word document, in de"),
+        ({"dataType": "report", "expectedFormat": "docx", "language": "de"}, "a report, as a Word document, in German"),
     ],
 )
 def test_what_paor_understood_reads_as_a_sentence(intent: dict[str, Any], said: str) -> None:

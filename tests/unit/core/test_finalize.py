@@ -11,7 +11,7 @@ from langgraph.runtime import ExecutionInfo
 from graph.context import Context
 from graph.schemas import DocumentRef, RefinementDecision, dump
 from graph.services import Services
-from nodes.finalize import ANSWER_CHARS, finalize
+from nodes.finalize import ANSWER_CHARS, cut_at_boundary, finalize
 from server.urls import document_url
 from tests.unit.core.factories import entry, runtime, state
 from tools.documents import DocumentStore
@@ -90,8 +90,24 @@ def test_long_answer_is_truncated_and_points_to_the_document(services: Services,
     doc = _stored(context, text, 1, name="long.md")
     out = _finalize(services, context, history=[entry(step=1, documents=[doc], success=True, qualityScore=1.0)])
     assert len(out["answer"]) < ANSWER_CHARS + 200
-    assert out["answer"].startswith(text[:ANSWER_CHARS])
+    assert out["answer"].startswith(text[: ANSWER_CHARS - 5]) and out["answer"].split("\n\n")[0].endswith("word")
     assert "truncated; the full text is in long.md" in out["answer"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept_end"),
+    [
+        (", ".join(str(n) for n in range(5000, 7000)), ", 5665"),  # an item list: never "…, 566" of 5666
+        ("The tide turns. " * 400, "The tide turns."),  # sentences: the last whole one
+        ("x" * 5000, "x"),  # no boundary at all: cut where the allowance ends
+    ],
+    ids=["items", "sentences", "no-boundary"],
+)
+def test_a_cut_answer_ends_at_an_item_or_a_sentence_never_inside_one(text: str, kept_end: str) -> None:
+    cut = cut_at_boundary(text, 4000)
+    assert len(cut) <= 4000 and cut.endswith(kept_end) and text.startswith(cut)
+    if "," in text:
+        assert cut.rsplit(", ", 1)[1] in text.split(", "), "the last item kept is whole"
 
 
 def test_server_runs_link_each_deliverable_and_the_cut_answer_to_its_download(
@@ -106,7 +122,7 @@ def test_server_runs_link_each_deliverable_and_the_cut_answer_to_its_download(
 
     url = f"/paor/threads/t-42/documents/{long['label']}/result.md"
     assert out["deliverables"] == [{**long, "url": url}]
-    assert out["answer"].endswith(f"(truncated; the full text is in result.md, {url})")
+    assert out["answer"].endswith(f"(truncated; the full text is in result.md, {url})")  # a path: no link yet
     assert "url" not in _finalize(services, context, history=history)["deliverables"][0], "no links outside the server"
 
 
