@@ -189,7 +189,6 @@ def test_the_full_primes_deliverable_downloads_although_the_answer_is_cut(
     [result] = out["deliverables"]
     assert "7919" not in out["answer"]
     assert out["answer"].endswith(f"(truncated; the full text is in [result.md]({result['url']}))")  # clickable
-    assert out["answer"].split("\n\n")[0].endswith(("7", "1", "3", "9")), "cut after a whole number"
 
     text = http.get(result["url"]).text
     assert text.rstrip().endswith("7907, 7919")
