@@ -1,8 +1,9 @@
-"""Every route `paor serve` answers, classified: what it may do decides which of paor's checks stand in front of it.
+"""Every route either server answers, classified: what it may do decides which of paor's checks stand in front of it.
 
-An Aegra upgrade can add routes, and a route that starts a run without passing paor's door (server/run_door.py)
-is a hole the day it ships: the v2 `/commands` route of Aegra 0.11 ran `code.execute` for a client the operator
-allowed `ai.process` only. So `Classified` (middleware of `paor serve`'s app) looks each request's route up here and
+An upgrade of Aegra or langgraph-api can add routes, and a route that starts a run without passing paor's door
+(server/run_door.py) is a hole the day it ships: the v2 `/commands` route of Aegra 0.11 ran `code.execute` for a
+client the operator allowed `ai.process` only. So `Classified` (middleware of both apps, with the table of its
+server: `PAOR_SERVE`, `LANGGRAPH_DEV`) looks each request's route up here and
 refuses a route that is off, or that nobody has classified, with 404 and a line saying why (before the route's own
 checks run: a new route is closed until someone decides what it is);
 tests/engine/test_one_door.py (`paor serve`) and tests/server/test_shared_server.py (`langgraph dev`) list the
@@ -12,8 +13,10 @@ routes each server answers and fail on any not here.
 - META: the server's description and health, for any key holder.
 - READ: reads of the caller's own resources (owner-filtered by server/auth.py).
 - WRITE: creations, changes and deletions of the caller's own resources (stamped, within quotas).
-- RUN: starts or continues a run: each run passes the door where Aegra prepares it (server/aegra_runs.py).
-- OFF: served by Aegra but not by paor, with the reason.
+- RUN: starts or continues a run: each run passes the door (the auth handler on `langgraph dev`, where Aegra
+  prepares it on `paor serve`: server/aegra_runs.py).
+- OFF: served by the server but not by paor, with the reason.
+The key gate (server/gate.py) still decides who may ask; the classes decide which routes exist for paor at all.
 """
 
 from __future__ import annotations
