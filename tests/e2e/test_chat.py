@@ -182,7 +182,7 @@ def test_what_a_chat_user_sees_of_a_three_step_run(
         "AIMessage",
     ]
     assert seen[0].text == (
-        "Working on it. I understood: a report, as a Word document, in de. Done when: summarises the document; "
+        "Working on it. I understood: a report, as a Word document, in German. Done when: summarises the document; "
         "written in German; delivered as a Word document."
     )
     assert seen[2].content, "each result carries the step's summary"
