@@ -7,7 +7,9 @@ It uploads a PDF (and sees the step counter while the loop run works), an image,
 message (the PDF read, the image named below the answer); watches a direct answer stream in token by token into one
 message; sends a follow-up that carries the conversation; clicks a deliverable link (signed, so it opens without the
 key the page sends in its headers) and opens an expired one (its 410 page); and starts a page with a wrong key,
-which shows the server's 401 detail (readable only with the CORS headers paor's gate adds to its refusals).
+which shows the server's 401 detail (readable only with the CORS headers paor's gate adds to its refusals). The same
+page against `paor serve` (Aegra, PostgreSQL, Redis; where `tests/engine` can run) clicks its answer's link from the
+page's origin.
 
 Needs what `tests/browser/setup.sh` installs: Debian's `chromium` (Playwright's own browser download is not
 used: `PAOR_CHROMIUM` or `chromium` on PATH), the `playwright` Python package, and the page built with npm. The
@@ -306,3 +308,35 @@ def test_a_wrong_key_is_told_on_the_page(page_url: str, api: Api, shots: Path) -
         error.wait_for()
         chat.shoot("wrong-key")
         assert error.inner_text() == f"{REFUSAL} (HTTP 401)", "the server's own words"
+
+
+@pytest.fixture(scope="module")
+def paor_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """One `paor serve` instance (Aegra, PostgreSQL, Redis) with auth on, for the same page (issues 51 and 53)."""
+    from tests.support.paor_serve import MISSING, service
+
+    if MISSING:
+        pytest.skip(MISSING)
+    root = tmp_path_factory.mktemp("browser-serve")
+    with ScriptedLLM(stream_delay_s=0.05) as llm:
+        script_chat(llm)
+        with service(root, llm.base_url, KEY) as running:
+            [instance] = running.start(1)
+            yield Api(instance.url, root / "paor-home", llm)
+
+
+def test_on_paor_serve_the_answers_link_is_absolute_and_opens_from_the_chats_origin(
+    page_url: str, paor_serve: Api, shots: Path
+) -> None:
+    """The link in a chat answer on `paor serve` was relative (Aegra passes no request headers to runs): clicked on
+    the chat's own origin, it landed on the chat's 404."""
+    with _chat_page(page_url, paor_serve.url, KEY, shots) as chat:
+        answer = chat.say(PRODUCT)
+        assert chat.kinds() == ["human", "ai"] and answer.inner_text().startswith(PRODUCT_ANSWER)
+        href = answer.locator("a", has_text="result.md").get_attribute("href") or ""
+        served = urlsplit(paor_serve.url).netloc
+        assert urlsplit(href).netloc == served != urlsplit(chat.page.url).netloc, href
+        with chat.page.expect_download() as download:
+            answer.locator("a", has_text="result.md").click()
+        assert Path(download.value.path()).read_text() == PRODUCT_ANSWER, "the link alone opens the document"
+        chat.shoot("paor-serve")
