@@ -24,8 +24,10 @@ CONFIG = Path(__file__).resolve().parents[1] / "aegra.json"
 CONNECT_S = 5
 
 
-def engine_environment(environ: dict[str, str]) -> dict[str, str]:
-    """The environment Aegra runs in, from paor's settings; ConfigurationError naming what is missing."""
+def engine_environment(environ: dict[str, str], *, to_terminal: bool = True) -> dict[str, str]:
+    """The environment Aegra runs in, from paor's settings; ConfigurationError naming what is missing. Logs that go
+    to a file or a collector are JSON lines (Aegra's `ENV_MODE=PRODUCTION`): its console format kept its colour codes
+    in every file; in a terminal they stay readable. An operator's own `ENV_MODE` wins."""
     if sys.version_info < (3, 12) or importlib.util.find_spec("aegra_api") is None:
         raise ConfigurationError(
             "paor serve runs on Aegra, which needs Python 3.12 or later: in a 3.12 venv, "
@@ -48,6 +50,7 @@ def engine_environment(environ: dict[str, str]) -> dict[str, str]:
         "REDIS_BROKER_ENABLED": "true",
         "AEGRA_CONFIG": str(CONFIG),
         "RUN_MIGRATIONS_ON_STARTUP": "false",
+        "ENV_MODE": environ.get("ENV_MODE") or ("LOCAL" if to_terminal else "PRODUCTION"),
     }
 
 
@@ -122,7 +125,7 @@ def same_store(environment: dict[str, str], folder: Path) -> None:
 
 def serve(host: str, port: int, workers: int = 1) -> None:
     """Become the launcher: schema once, then Aegra serving paor (this process is replaced)."""
-    environment = engine_environment(dict(os.environ))
+    environment = engine_environment(dict(os.environ), to_terminal=sys.stdout.isatty())
     reachable(environment)
     from server.settings import server_store
 

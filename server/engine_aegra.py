@@ -68,6 +68,10 @@ class Aegra:
 
         aegra_runs.install()
         aegra_errors.install()  # a failed run's error event shows paor's message written for the client
+        log.info(  # Aegra warned at start that its route auth does not cover these: paor's key gate does
+            "paor's own routes (/ok, /health, /ready, /mcp, /paor/…) are behind paor's key gate (server/gate.py): "
+            "Aegra's warning that enable_custom_route_auth does not cover them is about Aegra's route auth only"
+        )
         settings.event_streaming.FF_V2_EVENT_STREAMING = False
 
     async def upkeep(self) -> None:

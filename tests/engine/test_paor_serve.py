@@ -67,6 +67,9 @@ def test_two_instances_started_together_on_a_new_database_both_serve(instances: 
     for instance in instances:
         with client(instance, None) as anonymous:
             assert anonymous.get("/ok").status_code == 200
+        logged = instance.log.read_text(errors="replace")
+        assert "\x1b[" not in logged, "a log written to a file keeps no colour codes (issue 53)"
+        assert "behind paor's key gate" in logged, "the start-up warning about custom routes is answered"
 
 
 def test_a_run_made_on_one_instance_is_waited_on_from_the_other_and_is_its_owners_only(
