@@ -23,8 +23,9 @@ from tests.support.loopback import LoopbackServer
 from tests.support.scripted_llm import ScriptedLLM
 
 #: Prefixes of the settings paor and the libraries it drives read from the environment (every `PAOR_<FIELD>` of
-#: Context, the database and server settings, the OpenAI and Tavily clients, LangSmith tracing).
-CALLER_SETTINGS = ("PAOR_", "OPENAI_", "TAVILY_", "LANGSMITH_", "LANGCHAIN_")
+#: Context, the database and server settings, the OpenAI and Tavily clients, LangSmith tracing, the log format
+#: `paor serve` gives Aegra).
+CALLER_SETTINGS = ("PAOR_", "OPENAI_", "TAVILY_", "LANGSMITH_", "LANGCHAIN_", "ENV_MODE")
 #: Settings of the suite itself, which stay: a PostgreSQL server to test against, the browser tests' Chromium.
 SUITE_SETTINGS = ("PAOR_TEST_", "PAOR_CHROMIUM", "PAOR_BROWSER_SCREENSHOT")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
