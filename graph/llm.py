@@ -37,8 +37,8 @@ from pydantic import BaseModel, ValidationError
 from graph.answer_shapes import AnswerShape, shape_of
 from graph.capabilities import METHODS, Capabilities, Method, endpoint_key, refusal_about, refusal_text
 from graph.context import Context
-from graph.errors import ConfigurationError, ModelOutputInvalid, ModelUnavailable, StepFailed
-from graph.outages import BUSY_STATUSES, fault, model_outage
+from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
+from graph.outages import BUSY_STATUSES, as_model_outage, fault, model_outage
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +245,7 @@ def _request(
             last_error = exc
             continue
         except (openai.APIConnectionError, openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise _outage(exc, llm) from exc  # away, timed out (a subclass), or the key refused: not an answer
+            raise as_model_outage(exc, llm) from exc  # away, timed out (a subclass), or the key refused: not an answer
         except openai.LengthFinishReasonError:  # the client's parse() refuses an answer cut at max_tokens
             memory.accept(key, method)
             return "", None, True
@@ -254,7 +254,7 @@ def _request(
             raise StepFailed(f"the model endpoint sent a malformed response ({type(exc).__name__}: {exc})") from exc
         except openai.APIStatusError as exc:
             if exc.status_code in BUSY_STATUSES or (exc.status_code >= 500 and method == "text"):
-                raise _outage(exc, llm) from exc
+                raise as_model_outage(exc, llm) from exc
             if exc.status_code not in _UNSUPPORTED_STATUS or method == "text":
                 raise StepFailed(
                     f"the model endpoint answered HTTP {exc.status_code} after the client's retries"
@@ -289,13 +289,7 @@ def _busy(exc: openai.APIError) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in BUSY_STATUSES
     found = fault(exc) if isinstance(exc, openai.APIConnectionError) else None
-    return found is not None and not found[0].startswith(("refused the connection", "could not be found"))
-
-
-def _outage(exc: BaseException, llm: BaseChatModel) -> ModelUnavailable:
-    found = model_outage(exc, llm)
-    assert found is not None, exc  # only called for connection, time-out, key and busy errors
-    return found
+    return found is not None and not found.away
 
 
 def call_model(llm: BaseChatModel, messages: Any, **kwargs: Any) -> BaseMessage:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -74,29 +75,39 @@ def status_of(exc: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def fault(exc: BaseException) -> tuple[str, bool] | None:
-    """(what happened, whether it is temporary) when `exc` is a fault of the service; None when it is not (the
-    request or the answer itself, or paor's own error)."""
+@dataclass(frozen=True)
+class Fault:
+    """What a service did wrong: `what` happened, whether it is `temporary` (not: credentials refused), and whether
+    it is `away` (nothing answers there: a refused connection, a name that does not resolve), which asking again at
+    once cannot change."""
+
+    what: str
+    temporary: bool = True
+    away: bool = False
+
+
+def fault(exc: BaseException) -> Fault | None:
+    """The service's fault `exc` is; None when it is not one (the request or the answer itself, or paor's own)."""
     reached = False
     for cause in causes(exc):
         name = type(cause).__name__
         if isinstance(cause, ServiceUnavailable):
-            return cause.what, cause.temporary
+            return Fault(cause.what, cause.temporary)
         status = status_of(cause)
         if status in CREDENTIAL_STATUSES or name in _CREDENTIALS:
-            return f"refused paor's credentials (HTTP {status or 401})", False
+            return Fault(f"refused paor's credentials (HTTP {status or 401})", temporary=False)
         if status is not None and (status in BUSY_STATUSES or status >= 500):
-            return f"answered HTTP {status} after the client's retries", True
+            return Fault(f"answered HTTP {status} after the client's retries")
         if isinstance(cause, ConnectionRefusedError):
-            return "refused the connection (nothing is listening there)", True
+            return Fault("refused the connection (nothing is listening there)", away=True)
         if isinstance(cause, socket.gaierror):
-            return "could not be found (its host name does not resolve)", True
+            return Fault("could not be found (its host name does not resolve)", away=True)
         if isinstance(cause, ConnectionResetError | BrokenPipeError):
-            return "dropped the connection", True
+            return Fault("dropped the connection")
         if isinstance(cause, TimeoutError) or name in _TIMEOUTS:
-            return "did not answer in time", True
+            return Fault("did not answer in time")
         reached = reached or name in _CONNECTIONS
-    return ("could not be reached", True) if reached else None
+    return Fault("could not be reached") if reached else None
 
 
 def without_credentials(url: str) -> str:
@@ -126,6 +137,13 @@ def model_outage(exc: BaseException, llm: Any) -> ModelUnavailable | None:
     return found if isinstance(found, ModelUnavailable) else None
 
 
+def as_model_outage(exc: BaseException, llm: Any) -> ModelUnavailable:
+    """`exc`, known to be the endpoint's fault (a connection error, a refused key), as `ModelUnavailable`."""
+    return model_outage(exc, llm) or ModelUnavailable(
+        model_service(llm), f"failed ({type(exc).__name__})", "try again once it answers", kind="the model endpoint"
+    )
+
+
 def tool_outage(exc: BaseException, service: str, kind: str) -> ServiceUnavailable | None:
     """The outage of a tool's `service` ("web search (Tavily at api.tavily.com)"; `kind` without the host, for a
     chat) that `exc` is, or None."""
@@ -133,7 +151,7 @@ def tool_outage(exc: BaseException, service: str, kind: str) -> ServiceUnavailab
 
 
 def _outage(
-    exc: BaseException, kind_of: type[ServiceUnavailable], service: str, kind: str, hint: Callable[[str, bool], str]
+    exc: BaseException, kind_of: type[ServiceUnavailable], service: str, kind: str, hint: Callable[[Fault], str]
 ) -> ServiceUnavailable | None:
     for cause in causes(exc):
         if isinstance(cause, kind_of):
@@ -141,17 +159,14 @@ def _outage(
     found = fault(exc)
     if found is None:
         return None
-    what, temporary = found
-    return kind_of(service, what, hint(what, temporary), kind=kind, temporary=temporary)
+    return kind_of(service, found.what, hint(found), kind=kind, temporary=found.temporary)
 
 
-def _model_hint(what: str, temporary: bool) -> str:
-    if not temporary:
+def _model_hint(found: Fault) -> str:
+    if not found.temporary:
         return "check OPENAI_API_KEY and the model (PAOR_MODEL)"
-    if what.startswith(("refused the connection", "could not be found")):
-        return "start it, or set OPENAI_BASE_URL to one that runs"
-    return "try again once it answers"
+    return "start it, or set OPENAI_BASE_URL to one that runs" if found.away else "try again once it answers"
 
 
-def _tool_hint(what: str, temporary: bool) -> str:
-    return "try again once it answers" if temporary else "check its key"
+def _tool_hint(found: Fault) -> str:
+    return "try again once it answers" if found.temporary else "check its key"

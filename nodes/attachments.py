@@ -37,7 +37,7 @@ from langgraph.store.base import BaseStore
 from graph.capabilities import REFUSED_STATUS, Capabilities, endpoint_key, refusal_about
 from graph.errors import DocumentRejected, UnknownDocumentReference
 from graph.llm import length_limit, without_client_retries
-from graph.outages import model_outage
+from graph.outages import as_model_outage
 from graph.schemas import DocumentRef, HistoryEntry
 from tools import ai_process
 from tools.document import extract
@@ -392,9 +392,7 @@ def _probe_images(llm: ChatOpenAI) -> bool | None:
     except openai.APITimeoutError:
         return None  # no answer about images either way; the run's own calls meet the endpoint next
     except (openai.AuthenticationError, openai.PermissionDeniedError, openai.APIConnectionError) as exc:
-        outage = model_outage(exc, llm)  # a refused key, or an endpoint that is away: no answer about images
-        assert outage is not None
-        raise outage from exc
+        raise as_model_outage(exc, llm) from exc  # a refused key, or an endpoint that is away: no answer on images
     except openai.APIStatusError as exc:  # a "no" only where the refusal names images (not a setting, a length)
         return False if exc.status_code in REFUSED_STATUS and refusal_about("images", exc) else None
     return True

@@ -18,7 +18,6 @@ the step. Any error that is not an outage is raised again unchanged.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from typing import Any, Literal
 
@@ -80,15 +79,14 @@ def outage_stopped(state: State, error: NodeError) -> Command[Any]:
 
 def fail(state: State) -> Command[Any]:
     """In the run the outage stopped: fail it with the outage's line. In a later run: go on at the stopped step."""
-    record = state.get("failure") or {}
-    if not isinstance(record, dict) or not record.get("node"):
-        raise ServiceUnavailable(MODEL_KIND, "failed", _SERVER_HINT)
-    if _JUST_STOPPED.pop(str(record.get("token")), None) is not None:  # the handler ran just now, in this run
+    record: dict[str, Any] = state.get("failure") or {}
+    if str(record.get("token")) in _JUST_STOPPED:  # the handler ran just now, in this run
+        _JUST_STOPPED.discard(str(record["token"]))
         kind = ModelUnavailable if record.get("model") else ServiceUnavailable
         raise kind(str(record["kind"]), str(record["what"]), _SERVER_HINT, temporary=bool(record.get("temporary")))
     gone = [RemoveMessage(id=str(record["message"]))]
-    repeated = _newest_human(state)
-    if repeated is not None and repeated.id and repeated.id != record.get("after") and _repeats(repeated, record):
+    repeated = _sent_again(state, record)
+    if repeated is not None and repeated.id and _asks_the_same(str(repeated.text), record):
         gone.append(RemoveMessage(id=str(repeated.id)))
     log.info("going on at %s after the outage that stopped it", record["node"])
     return Command(update={"failure": None, "messages": gone}, goto=str(record["node"]))
@@ -100,14 +98,19 @@ def resumes_stopped_round(state: State) -> Literal["fail", "intent"]:
     record = state.get("failure")
     if not isinstance(record, dict) or not record.get("node"):
         return "intent"
+    sent = _sent_again(state, record)
+    asked = str(sent.text) if sent is not None else str(state.get("prompt") or record.get("request"))
+    return "fail" if _asks_the_same(asked, record) else "intent"
+
+
+def _sent_again(state: State, record: dict[str, Any]) -> HumanMessage | None:
+    """The newest human message if it came after the round stopped."""
     newest = _newest_human(state)
-    fresh = newest is not None and newest.id != record.get("after")
-    asked = str(newest.text) if fresh and newest is not None else str(state.get("prompt") or record.get("request"))
-    return "fail" if asked.strip() == str(record.get("request") or "").strip() else "intent"
+    return newest if newest is not None and newest.id != record.get("after") else None
 
 
-def _repeats(message: HumanMessage, record: dict[str, Any]) -> bool:
-    return str(message.text).strip() == str(record.get("request") or "").strip()
+def _asks_the_same(text: str, record: dict[str, Any]) -> bool:
+    return text.strip() == str(record.get("request") or "").strip()
 
 
 def _newest_human(state: State) -> HumanMessage | None:
@@ -128,7 +131,7 @@ def _language(state: State) -> str:
 #: Outages whose handler ran in this process and whose `fail` has not yet: `fail` enters right after its handler in
 #: the same run, so a token found here means "raise"; a token not found means a later run (or another worker, or this
 #: one after a restart), which goes on where the round stopped. Neither servers nor Python runs give every run an id.
-_JUST_STOPPED: dict[str, float] = {}
+_JUST_STOPPED: set[str] = set()
 _MOST_PENDING = 1024
 
 
@@ -136,5 +139,5 @@ def _just_stopped() -> str:
     if len(_JUST_STOPPED) >= _MOST_PENDING:  # a `fail` that never came (a process killed in between): forget it
         _JUST_STOPPED.clear()
     token = uuid.uuid4().hex
-    _JUST_STOPPED[token] = time.monotonic()
+    _JUST_STOPPED.add(token)
     return token

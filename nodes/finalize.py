@@ -159,8 +159,8 @@ def _answer(best: HistoryEntry | None, store: DocumentStore, where: Callable[[Do
                 continue
             if len(text) > ANSWER_CHARS:
                 link = where(ref) if where else ""
-                place = f"[{ref.name}]({link})" if link.startswith(("http://", "https://")) else ref.name
-                place += f", {link}" if link and not link.startswith(("http://", "https://")) else ""
+                clickable = link.startswith(("http://", "https://"))
+                place = f"[{ref.name}]({link})" if clickable else f"{ref.name}, {link}" if link else ref.name
                 text = cut_at_boundary(text, ANSWER_CHARS) + f"\n\n… (truncated; the full text is in {place})"
             return text
     return ", ".join(ref.name for ref in best.documents)

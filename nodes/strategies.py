@@ -66,13 +66,14 @@ def recall(store: BaseStore | None, intent: Intent, limit: int = 3) -> list[Stra
 
 
 def learned(store: BaseStore, limit: int = 1000) -> list[Strategy]:
-    """Every pattern's strategy as its attempts add up to now: a summary stored by an earlier version may count
-    attempts that are no evidence (an outage), and a pattern left with none is no strategy at all."""
+    """Every pattern's strategy, as stored; one whose advice names a failure that is no evidence (an outage, paor's
+    own, stored by an earlier version) is summarised again from its attempts, and a pattern left with none is no
+    strategy at all. Stage 1 asks this on every step: only those few cost a read of their attempts."""
     found = []
     for item in store.search(NAMESPACE, limit=limit):
-        pattern = str(item.namespace[-1])
-        attempts = _attempts(store, pattern)
-        strategy = summarize(pattern, attempts) if attempts else Strategy.model_validate(item.value)
+        strategy = Strategy.model_validate(item.value)
+        if any(_not_evidence(entry) for entry in strategy.avoid):
+            strategy = summarize(strategy.pattern, _attempts(store, strategy.pattern))
         if strategy.attempts:
             found.append(strategy)
     return found

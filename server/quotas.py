@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
+import uuid
 from typing import Any
 
 from langgraph_sdk import Auth
@@ -66,7 +67,7 @@ async def check_count(owner: str, resource: str) -> None:
                 f"this client has {have} {_NOUNS[resource]}, the most this server keeps for one client "
                 f"({_setting(resource)}={most}); {_HOW_TO_FREE[resource]}",
             )
-        await _hold(places, f"new:{time.time()}")
+        await _hold(places, f"new:{uuid.uuid4()}")
 
 
 #: Seconds a run that passed the check counts as in flight until the server lists it (it inserts it right after),

@@ -84,10 +84,11 @@ class Traffic:
         """Each request in its client's share; while the counters cannot be reached (Redis away), a request not yet
         answered is refused with 503 and `Retry-After` (server/counters.py), never a bare 500."""
         answered = False
-        if scope["type"] == "http":
-            headers = {key.decode("latin-1").lower(): value for key, value in scope.get("headers") or []}
-            link_headers = {name: headers[name].decode("latin-1") for name in LINK_HEADERS if name in headers}
-            REQUEST_HEADERS.set(link_headers)
+        if scope["type"] == "http":  # ASGI header names are lower case
+            headers = dict(scope.get("headers") or [])
+            REQUEST_HEADERS.set(
+                {name: headers[key].decode("latin-1") for name in LINK_HEADERS if (key := name.encode()) in headers}
+            )
 
         async def watched(message: Message) -> None:
             nonlocal answered

@@ -260,9 +260,9 @@ class McpServers:
         except Exception as exc:
             reason = f"{tool} failed: {_describe(exc)}"
             await self._check_alive(link, reason)
-            away = fault(_innermost(exc)) if link.spec.transport != "stdio" else None
-            if away is not None:
-                raise _remote(link, away[0], temporary=away[1]) from exc
+            outage = fault(_innermost(exc)) if link.spec.transport != "stdio" else None
+            if outage is not None:
+                raise _remote(link, outage.what, temporary=outage.temporary) from exc
             raise (McpCallRefused if _refused(exc) else McpCallFailed)(reason) from exc
         if not isinstance(answer, ToolMessage):
             raise McpCallFailed(f"{tool} gave no tool message ({type(answer).__name__})")
@@ -310,6 +310,7 @@ def _remote(link: _Link, what: str, *, temporary: bool = True) -> ServiceUnavail
 
 
 def _innermost(exc: BaseException) -> BaseException:
+    """The first exception inside the task groups of the transports."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     return exc
@@ -317,8 +318,7 @@ def _innermost(exc: BaseException) -> BaseException:
 
 def _refused(exc: BaseException) -> bool:
     """The server refused the call before its tool ran (unknown tool, invalid params), or was not reached."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _innermost(exc)
     if isinstance(exc, McpError):
         return exc.error.code in (INVALID_PARAMS, METHOD_NOT_FOUND)
     return isinstance(exc, ConnectionRefusedError | httpx.ConnectError)
@@ -326,7 +326,6 @@ def _refused(exc: BaseException) -> bool:
 
 def _describe(exc: BaseException) -> str:
     """One line for an exception, unwrapping the task groups of the transports."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _innermost(exc)
     text = str(exc).strip() or type(exc).__name__
     return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text

@@ -11,7 +11,7 @@ from graph.context import Context
 from graph.schemas import ActionResult, ContentValidation, HistoryEntry, Intent, Observation, Strategy, dump
 from graph.services import Services
 from nodes.learn import MAX_LEARNINGS, learn
-from nodes.strategies import KEY, MAX_AVOID, NAMESPACE, pattern_of, recall, record
+from nodes.strategies import ATTEMPTS, KEY, MAX_AVOID, NAMESPACE, pattern_of, recall, record
 from prompts.render import selection_messages
 from tests.unit.core.factories import entry, primes_intent, ref, runtime, selection, state
 
@@ -302,12 +302,19 @@ def test_attempts_whose_only_evidence_is_an_outage_are_not_learned(
     from nodes.strategies import learned
 
     monkeypatch.setenv("PAOR_HOME", str(tmp_path))
+    pattern, approach = pattern_of(primes_intent()), 'aiPrompt "Calculate the first 20 prime numbers"'
     with open_sqlite(tmp_path / "paor.sqlite") as (_, store):
-        for issue in OUTAGE_ISSUES:
-            record(
-                store, primes_intent(), "ai.process", 'aiPrompt "Calculate the first 20 prime numbers"', False, issue
-            )
-        assert learned(store) == [] and recall(store, primes_intent()) == []
+        for n, issue in enumerate(OUTAGE_ISSUES):  # as an earlier version stored them: attempts and their summary
+            attempt = {"action": "ai.process", "approach": approach, "success": False, "issue": issue}
+            store.put((*ATTEMPTS, pattern), f"t/1/{n}", {**attempt, "at": f"2026-11-30T10:00:0{n}"})
+        stored = Strategy(
+            pattern=pattern,
+            avoid=[f"ai.process: {approach} → {issue}" for issue in OUTAGE_ISSUES[-MAX_AVOID:]],
+            attempts=len(OUTAGE_ISSUES),
+        )
+        store.put((*NAMESPACE, pattern), KEY, dump(stored))
+        related = primes_intent().model_copy(update={"numberProperty": None})  # another pattern, the same data type
+        assert learned(store) == [] and recall(store, primes_intent()) == [] and recall(store, related) == []
         kept = record(store, primes_intent(), "ai.process", 'aiPrompt "primes"', False, "only 19 numbers delivered")
         assert kept.attempts == 1 and kept.avoid == ['ai.process: aiPrompt "primes" → only 19 numbers delivered']
     shown = CliRunner().invoke(app, ["strategies"])

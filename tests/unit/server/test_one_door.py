@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from server import aegra_runs, engine, quotas, traffic, urls
+from server import aegra_runs, engine, traffic, urls
 from server.route_classes import Classified, Kind
 from server.traffic import Traffic, paged_body, paged_query
 
@@ -54,13 +54,8 @@ class _Engine:
 
 
 @pytest.fixture
-def keyed(monkeypatch: pytest.MonkeyPatch) -> Any:
+def keyed(monkeypatch: pytest.MonkeyPatch, no_document_quota: None) -> Any:
     monkeypatch.setenv("PAOR_SERVER_API_KEY", KEY)
-
-    async def no_documents(owner: str, adding: int, *, starting_run: bool = False) -> None:
-        return None
-
-    monkeypatch.setattr(quotas, "documents_refusal", no_documents)
     engine.use(_Engine())  # type: ignore[arg-type]
     yield
     engine.use(None)

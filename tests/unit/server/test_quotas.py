@@ -94,14 +94,9 @@ def instances(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callab
 
 
 @pytest.fixture(autouse=True)
-def keyed(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def keyed(monkeypatch: pytest.MonkeyPatch, no_document_quota: None) -> Iterator[None]:
     monkeypatch.setenv("PAOR_SERVER_API_KEY", "quota-key")
     monkeypatch.setenv("PAOR_SERVER_MAX_RUNS", "2")
-
-    async def no_documents(owner: str, adding: int, *, starting_run: bool = False) -> None:
-        return None
-
-    monkeypatch.setattr(quotas, "documents_refusal", no_documents)
     engine.use(Service())  # type: ignore[arg-type]
     yield
     engine.use(None)
