@@ -72,6 +72,7 @@ class State(InputState, OutputState, total=False):
     intent: Json
     language_sure: bool  # the intent's language was given, named, detected with certainty or analysed: checkable
     input_documents: list[Json]
+    inputs_to_read: list[str]  # item references of the inputs this round must read (nodes/inputs_read.py)
     selection: Json | None
     parameters: Json | None
     step_error: str | None

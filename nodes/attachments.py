@@ -16,14 +16,14 @@ reads every attachment it can and goes on without the others, naming each in its
 
 Every input image of a round is shown to the model or named below the answer as not read, with why, in the user's
 language where paor has it (`not_read`): the endpoint refuses images (`image_refusal`), or no step of the round
-showed it to the model (`closing_notes`: ai.process does, and document.extract where it answers an aiPrompt).
+read it (`closing_notes`, nodes/inputs_read.py), as for every input document the round had to read.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_to_bytes, urlsplit
@@ -35,14 +35,14 @@ from langchain_openai import ChatOpenAI
 from langgraph.store.base import BaseStore
 
 from graph.capabilities import REFUSED_STATUS, Capabilities, endpoint_key, refusal_about
-from graph.errors import DocumentRejected, UnknownDocumentReference
+from graph.errors import DocumentRejected
 from graph.llm import length_limit, without_client_retries
 from graph.outages import as_model_outage
 from graph.schemas import DocumentRef, HistoryEntry
+from nodes import inputs_read
 from tools import ai_process
-from tools.document import extract
 from tools.document.detect import SUPPORTED_TYPES
-from tools.documents import INPUT_LABEL, DocumentIndex, DocumentStore, safe_file_name
+from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name
 from tools.ingest import UPLOAD_PREFIX, store_checked
 
 if TYPE_CHECKING:
@@ -228,7 +228,8 @@ LEFT_OUT = "Left out: "
 NO_IMAGES = "this model does not accept images"
 NOT_OPENAI = "paor passes images only to OpenAI-compatible endpoints"
 NOT_ASKED = "the model endpoint could not be asked whether it accepts images"
-#: Why an image the model could have seen is named below the answer: no step of the round showed it to the model.
+#: Why an input document the round had to read is named below the answer: no step of the round read it (an image:
+#: showed it to the model).
 UNREAD = "no step of this answer read it"
 #: "chart.png — not read: why", in the user's language where paor has it (English otherwise).
 _NOT_READ = {"en": "not read", "de": "nicht gelesen", "fr": "non lu", "es": "no leído", "it": "non letto"}
@@ -260,11 +261,6 @@ _WHY: dict[str, dict[str, str]] = {
 }
 #: What separates an image's name from why it was not read, in each language: `with_left_out` shows those notes.
 _NOT_READ_MARKS = tuple(f" — {words}: " for words in _NOT_READ.values())
-#: The actions that show the model the images among the documents they read, each with the references it showed.
-_SHOWS_IMAGES: Mapping[str, Callable[[Mapping[str, Any], Sequence[DocumentRef]], list[str]]] = {
-    ai_process.ENTRY.display_name: ai_process.images_shown,
-    extract.DISPLAY_NAME: extract.images_shown,
-}
 _PROBE_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC"
 _IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
 
@@ -329,24 +325,14 @@ def with_left_out(answer: str, notes: Sequence[str]) -> str:
 
 
 def closing_notes(state: State, entries: Sequence[HistoryEntry]) -> list[str]:
-    """The round's notes, and a `not_read` line (`UNREAD`) for each input image that no step of `entries` (the
-    round's) showed the model. A one-call round's images are its bare call's (nodes/direct.py)."""
+    """The round's notes, and a `not_read` line (`UNREAD`) for each input document it had to read that no step of
+    `entries` (the round's) read (nodes/inputs_read.py). A one-call round's images are its bare call's
+    (nodes/direct.py)."""
     notes = list(state.get("notes") or [])
-    inputs = [DocumentRef.model_validate(raw) for raw in state.get("input_documents") or []]
-    images = [ref for ref in inputs if ai_process.is_image(ref.mime)]
-    if not images or state.get("direct"):
+    if state.get("direct"):
         return notes
-    index = DocumentIndex(inputs)  # the round's inputs: a reference to a result names no image
-    shown: set[str] = set()
-    for entry in entries:
-        reads = _SHOWS_IMAGES.get(entry.action or "")
-        for reference in reads(entry.parameters, entry.documents) if reads else []:
-            try:
-                shown.update(ref.item_reference for ref in index.resolve(str(reference)))
-            except UnknownDocumentReference:
-                continue
     language = str((state.get("intent") or {}).get("language") or "en")
-    unread = [not_read(ref.name, UNREAD, language) for ref in images if ref.item_reference not in shown]
+    unread = [not_read(ref.name, UNREAD, language) for ref in inputs_read.unread(state, entries)]
     return [*notes, *(line for line in unread if line not in notes)]
 
 

@@ -26,7 +26,7 @@ from graph.llm import ask_json
 from graph.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
 from graph.services import Services
 from graph.state import State
-from nodes import history_log
+from nodes import history_log, inputs_read
 from nodes.attachments import Read, image_refusal, left_out, read_attachments, sources_seen
 from nodes.chat import ChatRequest, chat_request, earlier_turns, human_message, refusal_message, understood_message
 from nodes.clarify import assumed
@@ -149,6 +149,7 @@ def _analyse(
         "intent": dump(analysed),
         "language_sure": sure,
         "input_documents": [dump(ref) for ref in inputs],
+        "inputs_to_read": inputs_read.to_read(state, inputs, request),
         "notes": notes,
         "direct": fits_direct_answer(request, analysed, context, has_inputs=bool(inputs), has_own_tools=has_own_tools),
     }

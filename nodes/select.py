@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from langgraph.runtime import Runtime
@@ -14,7 +14,7 @@ from graph.llm import ask_json
 from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from graph.services import Services
 from graph.state import State
-from nodes import history_log
+from nodes import history_log, inputs_read
 from nodes.ahead import adopted
 from nodes.approval import rejected_actions
 from nodes.chat import progress_message
@@ -69,12 +69,13 @@ def choose(
     learned = {s.successfulAction for s in strategies if s.successfulAction}
     round_ = int(state.get("round") or 1)
     rejected = rejected_actions(e for e in past if e.round == round_)
+    steps = [*past, *extra]  # render_history shows the newest of them
     allowed = [e for e in allowed_entries(context.allowed_method_names) if e.display_name not in rejected]
     if not allowed:  # refine stops the round before; an empty catalog is never sent
         raise StepFailed(f"the user rejected every allowed action in this round ({', '.join(sorted(rejected))})")
     usable = usable_entries(allowed, index)
+    unread = [ref.item_reference for ref in inputs_read.unread(state, [e for e in steps if e.round == round_])]
     entries = offered_entries(usable, f"{state['prompt']}\n{state.get('hint') or ''}", learned)
-    steps = [*past, *extra]  # render_history shows the newest of them
     messages = selection_messages(
         request=state["prompt"],
         intent=intent,
@@ -92,7 +93,7 @@ def choose(
         services.llm(context),
         messages,
         selection_shape(entries, index.choices()),
-        lambda payload: parse_selection(payload, entries, index, rejected),
+        lambda payload: parse_selection(payload, entries, index, rejected, unread),
         what="Stage 1 selection",
     )
     own = [s for s in strategies if s.pattern == pattern_of(intent)]
@@ -112,9 +113,12 @@ def parse_selection(
     entries: list[CatalogEntry],
     index: DocumentIndex,
     rejected: Mapping[str, str] | None = None,
+    unread: Sequence[str] = (),
 ) -> ActionSelection:
     """Enforce the Stage-1 protocol: no parameters, a catalog action (not one the user `rejected` in this round),
-    known fields, resolvable documents."""
+    known fields, resolvable documents. An action that works on documents but names none works on `unread`, the
+    inputs no step of the round read yet (nodes/inputs_read.py): a small model leaves the list empty, and the
+    answer it writes then is about nothing the user gave."""
     if "parameters" in payload:
         raise SelectionRejected(
             "Stage 1 must not contain 'parameters': describe them in parametersContext/parametersSchema instead"
@@ -145,6 +149,8 @@ def parse_selection(
         raise SelectionRejected(
             f"action {selection.action!r} is not in the allowed catalog; choose one of {sorted(allowed)}"
         )
+    if unread and not selection.requiredInputDocuments and "documentList" in entry.parameter_names:
+        selection = selection.model_copy(update={"requiredInputDocuments": list(unread)})
     if entry.requires_documents and not selection.requiredInputDocuments:
         raise SelectionRejected(f"{entry.display_name} works on documents: name at least one in requiredInputDocuments")
     unknown = [f.name for f in selection.parametersSchema.fields if f.name not in entry.parameter_names]

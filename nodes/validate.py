@@ -25,6 +25,7 @@ from graph.schemas import (
     ContentJudgement,
     ContentValidation,
     DocumentRef,
+    HistoryEntry,
     Intent,
     Observation,
     Preview,
@@ -33,8 +34,9 @@ from graph.schemas import (
 )
 from graph.services import Services
 from graph.state import State
+from nodes import history_log, inputs_read
 from nodes.ahead import start, worth_asking
-from nodes.checks import CheckReport, check_complete, run_checks
+from nodes.checks import Check, CheckReport, check_complete, run_checks
 from nodes.common import intent_of
 from nodes.direct import added_note, answering_directly
 from nodes.shapes import judgement_shape
@@ -77,6 +79,8 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
     added = added_note(state) if direct else ""
     grounded, sure = bool(state.get("input_documents")), state.get("language_sure") is not False
     report = run_checks(intent, documents, request, grounded=grounded, added=added, language_sure=sure)
+    if not direct:
+        _check_inputs_read(state, runtime, result, report)
     if direct:
         check_complete(result.notes, report)
     undecided = [i for i in range(len(intent.successCriteria)) if i not in report.verdicts]
@@ -104,6 +108,28 @@ def validate(state: State, runtime: Runtime[Context], services: Services) -> dic
     if judgement is not None:  # the judge's continue/stop proposal; refine applies its rules over it
         update["decision"] = dump(proposed_decision(judgement, validation))
     return update
+
+
+def _check_inputs_read(state: State, runtime: Runtime[Context], result: ActionResult, report: CheckReport) -> None:
+    """An answer made without an input document the round had to read meets no criterion, whatever it says
+    (nodes/inputs_read.py): the step is progress at most, and the next Stage 1 is told which to read."""
+    selection = state.get("selection") or {}
+    this_step = HistoryEntry(
+        round=int(state.get("round") or 1),
+        step=int(state.get("step") or 1),
+        action=selection.get("action"),
+        parameters=state.get("parameters") or {},
+        documents=result.documents,
+    )
+    missing = inputs_read.unread(state, [*history_log.current_round(state, runtime), this_step])
+    if not missing:
+        return
+    names = ", ".join(ref.name for ref in missing)
+    references = ", ".join(ref.item_reference for ref in missing)
+    detail = f"the answer was made without reading {names}"
+    advice = f"Read {names}: name {references} in requiredInputDocuments."
+    report.checks.append(Check("inputs read", False, detail, advice))
+    report.verdicts = dict.fromkeys(report.verdicts, False)
 
 
 #: paor's advice after a failed loop step, for the next Stage 1.

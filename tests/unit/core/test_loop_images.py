@@ -1,6 +1,7 @@
 """An input image of a loop round is shown to the model by the step that reads the documents, or named below the
 answer as not read, with why (issue 46, item 5): document.extract answering an aiPrompt shows the images it reads as
-ai.process does, and `closing_notes` names each image no step of the round showed the model."""
+ai.process does, and `closing_notes` names each image no step of the round showed the model — and each other input
+document no step read (issue 53, item 4)."""
 
 from __future__ import annotations
 
@@ -123,59 +124,75 @@ def _step(action: str, parameters: dict[str, Any], *delivered: str) -> HistoryEn
     return HistoryEntry(round=1, step=1, action=action, parameters=parameters, documents=documents)
 
 
+PDF_LINE = "report.pdf — not read: no step of this answer read it"
+
+
 @pytest.mark.parametrize(
     "step",
     [
         _step("ai.process", {"documentList": ["docList:input"], "aiPrompt": "Summarise"}, "result.md"),
-        _step("ai.process", {"documentList": ["docItem:input/chart.png"], "aiPrompt": "Describe"}, "result.md"),
         _step(
             "document.extract", {"documentList": ["docList:input"], "aiPrompt": "Summarise"}, "report.md", "analysis.md"
         ),
     ],
-    ids=["ai.process over the inputs", "ai.process over the image", "document.extract answering over the inputs"],
+    ids=["ai.process over the inputs", "document.extract answering over the inputs"],
 )
 def test_an_image_a_step_showed_the_model_is_not_named(step: HistoryEntry) -> None:
     assert closing_notes(_state(), [step]) == []
 
 
 @pytest.mark.parametrize(
-    "step",
+    ("step", "unread"),
     [
-        _step("document.extract", {"documentList": ["docList:input"]}, "report.md"),
-        _step(
-            "document.extract",
-            {"documentList": ["docItem:input/report.pdf"], "aiPrompt": "Sum"},
-            "report.md",
-            "analysis.md",
+        (_step("document.extract", {"documentList": ["docList:input"]}, "report.md"), [UNREAD_LINE]),
+        (
+            _step(
+                "document.extract",
+                {"documentList": ["docItem:input/report.pdf"], "aiPrompt": "Sum"},
+                "report.md",
+                "analysis.md",
+            ),
+            [UNREAD_LINE],
         ),
-        _step("ai.process", {"documentList": ["docList:input"], "aiPrompt": "Summarise"}),
-        _step(
-            "ai.process",
-            {"documentList": ["docList:round1_task1_action1_extract"], "aiPrompt": "Summarise"},
-            "result.md",
+        (
+            _step("ai.process", {"documentList": ["docItem:input/chart.png"], "aiPrompt": "Describe"}, "result.md"),
+            [PDF_LINE],
         ),
-        _step("code.execute", {"documentList": ["docList:input"], "code": "print(1)"}, "stdout.txt"),
+        (_step("ai.process", {"documentList": ["docList:input"], "aiPrompt": "Summarise"}), [PDF_LINE, UNREAD_LINE]),
+        (
+            _step(
+                "ai.process",
+                {"documentList": ["docList:round1_task1_action1_extract"], "aiPrompt": "Summarise"},
+                "result.md",
+            ),
+            [PDF_LINE, UNREAD_LINE],
+        ),
+        (_step("code.execute", {"documentList": ["docList:input"], "code": "print(1)"}, "stdout.txt"), [UNREAD_LINE]),
     ],
     ids=[
         "extract without a question",
         "extract of the PDF only",
+        "ai.process over the image only",
         "ai.process that failed",
         "ai.process over a result",
         "an action that shows no model anything",
     ],
 )
-def test_an_image_no_step_showed_the_model_is_named_below_the_answer_with_why(step: HistoryEntry) -> None:
+def test_an_input_no_step_read_is_named_below_the_answer_with_why(step: HistoryEntry, unread: list[str]) -> None:
+    """A document is read by a step that delivered from it; an image only where the step showed it the model."""
     notes = closing_notes(_state(notes=["code.execute is unavailable: no sandbox"]), [step])
 
-    assert notes == ["code.execute is unavailable: no sandbox", UNREAD_LINE]
-    assert with_left_out("The answer.", notes) == f"The answer.\n\n{UNREAD_LINE}"
+    assert notes == ["code.execute is unavailable: no sandbox", *unread]
+    assert with_left_out("The answer.", notes) == "\n\n".join(["The answer.", "\n".join(unread)])
 
 
 def test_the_line_is_in_the_users_language_and_said_once() -> None:
-    (line,) = closing_notes(_state(language="de"), [])
-    assert line == "chart.png — nicht gelesen: kein Schritt dieser Antwort hat es gelesen"
-    assert closing_notes(_state(language="de", notes=[line]), []) == [line], "a finalize run again adds nothing"
-    assert closing_notes(_state(language="sv"), []) == [UNREAD_LINE], "English where paor lacks the language"
+    lines = closing_notes(_state(language="de"), [])
+    assert lines == [
+        f"{name} — nicht gelesen: kein Schritt dieser Antwort hat es gelesen" for name in ("report.pdf", "chart.png")
+    ]
+    assert closing_notes(_state(language="de", notes=lines), []) == lines, "a finalize run again adds nothing"
+    assert closing_notes(_state(language="sv"), []) == [PDF_LINE, UNREAD_LINE], "English where paor lacks the language"
 
 
 def test_a_one_call_rounds_images_are_its_bare_calls() -> None:

@@ -140,12 +140,26 @@ def test_without_documents_actions_on_documents_are_not_offered_and_with_them_mu
 def test_an_action_on_documents_without_a_reference_is_rejected_with_the_reason(
     scripted_llm: ScriptedLLM, services: Services, context: Context
 ) -> None:
+    """Once the round's inputs are read (here: a later round's, read then), nothing fills the list for the model."""
     documents = [ref(name="notes.txt").model_dump()]
     extract = selection_payload(action="document.extract", parametersSchema={"fields": []})
     scripted_llm.on("ActionSelection", extract, {**extract, "requiredInputDocuments": ["docList:input"]})
-    update = select(state(input_documents=documents), runtime(context), services)
+    update = select(state(input_documents=documents, inputs_to_read=[]), runtime(context), services)
     assert update["selection"]["requiredInputDocuments"] == ["docList:input"]
     assert "document.extract works on documents" in scripted_llm.requests_for("ActionSelection")[1].text
+
+
+@pytest.mark.parametrize("action", ["document.extract", "ai.process"])
+def test_an_action_on_documents_naming_none_works_on_the_inputs_the_round_has_not_read(
+    action: str, scripted_llm: ScriptedLLM, services: Services, context: Context
+) -> None:
+    """A small model's ai.process with an empty documentList answered a document request about nothing."""
+    documents = [ref(name="notes.txt").model_dump(), ref(name="old.txt").model_dump()]
+    scripted_llm.on("ActionSelection", selection_payload(action=action, parametersSchema={"fields": []}))
+    to_read = ["docItem:input/notes.txt"]
+    update = select(state(input_documents=documents, inputs_to_read=to_read), runtime(context), services)
+    assert update["selection"]["requiredInputDocuments"] == to_read
+    assert len(scripted_llm.requests_for("ActionSelection")) == 1
 
 
 def test_a_required_parameter_stage1_left_out_is_still_asked_and_allowed_in_stage2(
