@@ -39,6 +39,7 @@ from nodes.parameters import parameters
 from nodes.plan import plan, plan_step
 from nodes.refine import refine
 from nodes.select import select
+from nodes.takeover import announcing
 from nodes.validate import validate
 from server.policy import server_services
 from tools.extra.actions import ExtraActions
@@ -127,7 +128,8 @@ def make_builder(services: Services | None = None) -> StateGraph[State, Context,
         ("plan_step", plan_step),
     ):
         handler = outage_stopped if services.failure_messages else None
-        builder.add_node(name, instrumented(name, fn, services), error_handler=handler)  # type: ignore[call-overload]
+        node = instrumented(name, announcing(fn), services)
+        builder.add_node(name, node, error_handler=handler)  # type: ignore[call-overload]
     builder.add_node("refuse", refuse)
     if services.failure_messages:  # an outage's message and record, then the run fails; resumed from there later
         builder.add_node(FAIL_NODE, fail)

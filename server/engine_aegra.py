@@ -64,9 +64,10 @@ class Aegra:
         attachment and pinned-resume handling, which read the run routes' bodies (docs/deployment.md)."""
         from aegra_api.settings import settings
 
-        from server import aegra_errors, aegra_runs
+        from server import aegra_attempts, aegra_errors, aegra_runs
 
         aegra_runs.install()
+        aegra_attempts.install()  # a run taken over after its instance died says so (nodes/takeover.py)
         aegra_errors.install()  # a failed run's error event shows paor's message written for the client
         log.info(  # Aegra warned at start that its route auth does not cover these: paor's key gate does
             "paor's own routes (/ok, /health, /ready, /mcp, /paor/…) are behind paor's key gate (server/gate.py): "

@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 import pytest
 
+from nodes.takeover import TAKEN_OVER
 from tests.support import deadlines
 from tests.support.paor_serve import MISSING, Instance, Service, client, service, tail
 from tests.support.scenarios import (
@@ -289,6 +290,11 @@ def test_a_run_whose_instance_is_killed_mid_step_completes_on_the_other_and_its_
                 assert len(stream.events) > before_kill + 1, "nothing came after the kill"
                 last_values = [data for event, data in stream.events if event == "values"][-1]
                 assert last_values["status"] == "completed" and last_values["answer"] == out["answer"]
+                # The stream says the run was taken over (issue 53, item 6): the interim chat message gets the line.
+                after = [data for event, data in stream.events[before_kill:] if event == "values"]
+                told = [m for data in after for m in data.get("messages") or [] if TAKEN_OVER["en"] in str(m)]
+                assert told, "the stream never said the run was taken over"
+                assert TAKEN_OVER["en"] not in out["answer"]
         finally:
             held.release()
 

@@ -1,0 +1,75 @@
+"""Which attempt of a run an Aegra worker executes: a run taken over after its instance died says so.
+
+Aegra's lease reaper gives a run whose instance stopped renewing its lease back to the queue and counts it in the
+run's `execution_params["_retry_count"]`; the instance that takes it executes it again with the same input, and
+LangGraph resumes it from its last checkpoint (tests/engine/test_crash.py). Nothing in the execution says it is a
+second attempt: the chat showed "Working on it" with no hint, and an SDK stream went silent for 40 s, then went on
+as if nothing had happened. Here the worker's load of a run reads that count, and the run's configuration carries it
+as `metadata.run_attempt` (1 for a first execution, set by the server whatever a client sent), which Aegra's own
+`metadata` stream event already reports and paor's graph announces (nodes/takeover.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+_WORKER = "aegra_api.services.worker_executor"
+_LOAD = "_acquire_and_load"
+_CONFIG = "_build_run_config"
+#: Marks a function already wrapped here.
+_WRAPPED = "__paor_attempts__"
+#: Attempts read at a run's load, until its configuration is built (the same worker, a moment later).
+_ATTEMPTS: dict[str, int] = {}
+
+
+def install() -> None:
+    """Wrap the worker's load of a run and the executor's build of its configuration. Idempotent."""
+    import aegra_api.services.run_executor as executor
+    import aegra_api.services.worker_executor as worker
+
+    load = getattr(worker, _LOAD)
+    if getattr(load, _WRAPPED, False):
+        return
+    setattr(worker, _LOAD, counting(load))
+    setattr(executor, _CONFIG, with_attempt(getattr(executor, _CONFIG)))
+
+
+def counting(load: Callable[[str, str], Awaitable[Any]]) -> Callable[[str, str], Awaitable[Any]]:
+    """`load` (Aegra's `_acquire_and_load(run_id, worker_name)`) that notes the attempt of each run it loaded."""
+
+    async def acquire_and_load(run_id: str, worker_name: str) -> Any:
+        loaded = await load(run_id, worker_name)
+        if loaded is not None:
+            retries = await _retries(run_id)
+            if retries:
+                _ATTEMPTS[run_id] = retries + 1
+                log.warning("run %s is taken over after its instance stopped (attempt %d)", run_id, retries + 1)
+        return loaded
+
+    setattr(acquire_and_load, _WRAPPED, True)
+    return acquire_and_load
+
+
+def with_attempt(build: Callable[[Any], dict[str, Any]]) -> Callable[[Any], dict[str, Any]]:
+    """`build` (Aegra's `_build_run_config(job)`) whose configuration names the attempt in its metadata."""
+
+    def build_run_config(job: Any) -> dict[str, Any]:
+        config = build(job)
+        attempt = _ATTEMPTS.pop(str(job.identity.run_id), 1)
+        config["metadata"] = {**(config.get("metadata") or {}), "run_attempt": attempt}
+        return config
+
+    return build_run_config
+
+
+async def _retries(run_id: str) -> int:
+    """How often the reaper gave the run back: 0 for a first execution."""
+    from aegra_api.core.orm import Run, _get_session_maker
+    from sqlalchemy import select
+
+    async with _get_session_maker()() as session:
+        params = await session.scalar(select(Run.execution_params).where(Run.run_id == run_id))
+    return int((params or {}).get("_retry_count") or 0)
