@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from itertools import takewhile
 
 from graph.schemas import DocumentRef, Intent
-from nodes.decidable import known_answer
 from nodes.echo import echoed
-from nodes.expected import first_primes, translation_of
 from nodes.hints import LANGUAGE_WORDS, detect_language, words_of
 from nodes.placeholders import repeats_host_text
+from nodes.reading.kinds import known_answer
+from nodes.reading.numbers import first_primes, is_prime, translation_of
 from prompts.templates import normalised
 from tools.ai_process import CUT_OFF
 
@@ -36,18 +36,12 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _INTEGER = re.compile(r"(?<![\w.])-?\d+(?![\w.]\d)")
 
 
-def _is_prime(n: int) -> bool:
-    from sympy import isprime  # sympy takes half a second to import: only runs that check primes pay it
-
-    return bool(isprime(n))
-
-
 def _is_square(n: int) -> bool:
     return n >= 0 and math.isqrt(n) ** 2 == n
 
 
 _PROPERTIES: dict[str, Callable[[int], bool]] = {
-    "prime": _is_prime,
+    "prime": is_prime,
     "even": lambda n: n % 2 == 0,
     "odd": lambda n: n % 2 == 1,
     "square": _is_square,
@@ -346,7 +340,7 @@ _STOP_WORDS = frozenset(
 
 
 def _check_expected(request: str, text: str, report: CheckReport) -> None:
-    """What code decides from the request's words (nodes/decidable.py) is computed; a translation is checked by
+    """What code decides from the request's words (nodes/reading/kinds.py) is computed; a translation is checked by
     language and length."""
     known = known_answer(request)
     if known is not None:

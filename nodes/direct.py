@@ -26,9 +26,9 @@ from graph.state import State
 from nodes.arguments import prepare_arguments
 from nodes.chat import earlier_turns
 from nodes.common import STEP_RESET, intent_of
-from nodes.decidable import known_answer
 from nodes.direct_lessons import learned_note
-from nodes.expected import expected_number, first_primes
+from nodes.reading.kinds import known_answer
+from nodes.reading.numbers import expected_number, first_primes
 from prompts.render import bare_messages
 from prompts.templates import clip
 from tools.catalog import allowed_entries, lookup
@@ -92,10 +92,10 @@ def _has_the_web(context: Context) -> bool:
 
 def computed_result(request: str, intent: Intent) -> str | None:
     """What code computed for the request, as a statement ("2 hours = 120 minutes."): what it decides from the
-    request's words (nodes/decidable.py), or the first primes. None where code cannot know the answer."""
+    request's words (nodes/reading/kinds.py), or the first primes. None where code cannot know the answer."""
     known = known_answer(request)
     if known is not None:
-        return known.statement
+        return known.say(intent.language)
     if intent.numberProperty == "prime" and intent.itemCount and intent.itemCount <= MAX_ITEMS:
         return f"{', '.join(map(str, first_primes(intent.itemCount)))}."
     return None

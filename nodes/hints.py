@@ -84,7 +84,7 @@ _CLOSED_QUESTION = re.compile(
     re.IGNORECASE,
 )
 #: The words that name a language in the languages paor is used in most: checks match success criteria against
-#: them, nodes.expected the target of a translation.
+#: them, nodes.reading.numbers the target of a translation.
 LANGUAGE_WORDS = {
     "de": "german|deutsch",
     "en": "english|englisch|anglais",

@@ -14,7 +14,7 @@ from graph.builder import build_graph
 from graph.context import Context
 from graph.schemas import HistoryEntry, Intent
 from nodes.direct_lessons import record as record_direct
-from nodes.expected import numbers_in
+from nodes.reading.numbers import numbers_in
 from nodes.strategies import recall
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 

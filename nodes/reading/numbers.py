@@ -1,9 +1,9 @@
-"""What code can know of the answer before any model speaks: one calculation, one unit conversion, a translation.
+"""One reader of the numbers a text states, and of the one calculation or unit conversion a request asks for.
 
-"What is 12 multiplied by 11?" has one right answer, 132, and "3 km in metres" has 3000: validation computes them
-instead of asking a judge, so a fluent sentence without the number is never a success. The request is parsed, never
-executed: arithmetic goes through Python's `ast` with only numbers and the four operations (plus powers with a small
-exponent), unit conversions through pint's unit registry.
+Digits in every common format (3,000 · 3 000 · 3'000 · 3.5 · 3,5), number words in paor's five languages through
+text2num, units through pint. "What is 12 multiplied by 11?" has one right answer, 132, and "3 km in metres" has
+3000. The request is parsed, never executed: arithmetic goes through Python's `ast` with only numbers and the four
+operations (plus powers with a small exponent), unit conversions through pint's unit registry.
 """
 
 from __future__ import annotations
@@ -12,24 +12,34 @@ import ast
 import math
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
 from nodes.hints import LANGUAGE_WORDS
+from nodes.reading.lexicon import languages_of, words_in
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _OPERATOR_WORDS = [
-    (r"\bmultiplied\s+by\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]", "*"),
-    (r"\bdivided\s+by\b|\bgeteilt\s+durch\b|\bdivisé\s+par\b|÷", "/"),
-    (r"\bplus\b|\band\b(?=\s*\d)", "+"),
-    (r"\bminus\b|−", "-"),
+    (
+        r"\bmultiplied\s+by\b|\bmultiplicado\s+por\b|\bmoltiplicato\s+per\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]"
+        r"|(?<=\d)\s+(?:por|per|x)\s+(?=\d)",
+        "*",
+    ),
+    (r"\bdivided\s+by\b|\bgeteilt\s+durch\b|\bdivis[ée]\s+par\b|\bdividido\s+(?:por|entre)\b|\bdiviso\s+per\b|÷", "/"),
+    (r"\bplus\b|\bm[aá]s\b|\bpi[uù]\b|\band\b(?=\s*\d)", "+"),
+    (r"\bminus\b|\bmoins\b|\bmenos\b|\bmeno\b|−", "-"),
     (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^", "**"),
-    (r"\bsquared\b", "**2"),
+    (r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b", "**2"),
     (r"\bcubed\b", "**3"),
 ]
 _PERCENT_OF = re.compile(rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+({_NUMBER})", re.I)
+_HALF_OR_DOUBLE = re.compile(
+    rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh(?:ä|a)lfte\s+von\s+|\bmoiti(?:é|e)\s+de\s+|\bmitad\s+de\s+|\bmet(?:à|a)\s+di\s+)"
+    rf"|\b(?:double|twice|doppelte\s+von|double\s+de|doble\s+de|doppio\s+di)\s+)(?P<number>{_NUMBER})\b",
+    re.I,
+)
 _SQUARE_ROOT = re.compile(rf"\bsquare\s+root\s+of\s+({_NUMBER})|√\s*({_NUMBER})", re.I)
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 _EXPRESSION = re.compile(r"[\d.\s()+\-*/]*\d[\d.\s()+\-*/]*")
@@ -56,20 +66,6 @@ _IS_HOW_MANY = re.compile(
     r"(?P<target>[^\W\d][\w°/]{0,24})",
     re.I,
 )
-#: Numbers written as words, for arithmetic and conversions asked in words ("What is seven plus eight?").
-# fmt: off
-_UNITS = [
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-]
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
-# fmt: on
-_WORD_NUMBERS = {**{w: i for i, w in enumerate(_UNITS)}, **_TENS}
-_SPELLED = re.compile(
-    r"\b(?P<tens>" + "|".join(_TENS) + r")[-\s](?P<ones>" + "|".join(_UNITS[1:10]) + r")\b"
-    r"|\b(?P<word>" + "|".join(_WORD_NUMBERS) + r")\b",
-    re.I,
-)
 _TRANSLATE = re.compile(r"\b(?:translate|übersetze\w*|tradui\w*|traduc\w*|tradu\w*)\b", re.I)
 _QUOTED = re.compile(r"[\"'“‘«„](.+?)[\"'”’»“]")
 
@@ -84,6 +80,7 @@ class ExpectedNumber:
 
     value: float
     how: str
+    target: str = ""  # the unit a conversion asks for ("minutes"), "" for a calculation
 
     def found_in(self, numbers: list[float]) -> bool:
         """Exact for whole numbers; within rounding for fractions (a model writes 10/3 as 3.33 or 3.3333)."""
@@ -102,19 +99,38 @@ class Translation:
 def expected_number(request: str) -> ExpectedNumber | None:
     """The result of the one calculation or unit conversion the request asks for, if it asks for one: in digits or
     in words, as "how many X in Y", "Y in X", "Y is how many X" or "convert Y to X"."""
-    text = in_digits(request)
+    text = in_digits(request, languages_of(words_in(request)))
     return _converted(text) or _calculated(text)
 
 
-def in_digits(text: str) -> str:
-    """Numbers written as words turned into digits ("seven plus eight" → "7 plus 8", "twenty-one" → "21")."""
+def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
+    """Numbers written as words turned into digits, in each of `languages` ("seven plus eight" → "7 plus 8",
+    "dreiundzwanzig" → "23"). An isolated "one", "un" or "eine" stays a word: it is an article as often as a number
+    (English "one" is read before an operation or at the end). Ordinals and articles stay words: text2num reads
+    "primo" (prime, in Italian) as 1º, and "ventitré un numero" as 23 1."""
+    from text_to_num import alpha2digit
 
-    def digits(match: re.Match[str]) -> str:
-        if match.group("tens"):
-            return str(_TENS[match.group("tens").lower()] + _UNITS.index(match.group("ones").lower()))
-        return str(_WORD_NUMBERS[match.group("word").lower()])
+    kept: list[str] = []
 
-    return _SPELLED.sub(digits, text)
+    def keep(match: re.Match[str]) -> str:
+        kept.append(match.group(0))
+        return f"\x00{len(kept) - 1}\x00"
+
+    text = _ORDINAL.sub(keep, text)
+    for language in languages:
+        text = alpha2digit(text, language, threshold=2)
+    if "en" in languages:
+        text = _ONE.sub("1", text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
+
+
+_ORDINAL = re.compile(
+    r"\b(?:first|second|third|prime|primes|premi[eè]re?s?|prim[aoe]s?|primer[ao]?s?|segund[ao]s?|second[aoe]s?|"
+    r"erste[nrs]?|zweite[nrs]?|dritte[nrs]?|tiers|terz[aoe]|tercer[ao]?|"
+    r"(?<!et )(?<!y )(?<!e )(?:une?|un[ao]|ein[e]?[mnrs]?))\b",
+    re.I,
+)
+_ONE = re.compile(r"\bone\b(?=\s*(?:[+\-*/×÷]|plus|minus|times|divided|multiplied|\?|$))", re.I)
 
 
 @cache
@@ -143,6 +159,12 @@ def first_primes(count: int) -> tuple[int, ...]:
     return tuple(int(p) for p in primerange(2, int(prime(count)) + 1))
 
 
+def is_prime(number: int) -> bool:
+    from sympy import isprime  # only requests that ask pay its import
+
+    return bool(isprime(number))
+
+
 def numbers_in(text: str) -> list[float]:
     """Every number a text states, with thousands separators (3,000 · 3 000 · 3'000) and decimal commas read."""
     found = []
@@ -160,6 +182,11 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if percent:
         share, whole = (_number(g) for g in percent.groups())
         return ExpectedNumber(share * whole / 100, f"{percent.group(0)} = {_show(share * whole / 100)}")
+    share = _HALF_OR_DOUBLE.search(text)
+    if share:
+        factor = 0.5 if share.group("half") else 2.0
+        value = _number(share.group("number"))
+        return ExpectedNumber(value * factor, f"{share.group(0).strip()} = {_show(value * factor)}")
     root = _SQUARE_ROOT.search(text)
     if root:
         value = _number(root.group(1) or root.group(2))
@@ -218,7 +245,7 @@ def _converted(request: str) -> ExpectedNumber | None:
         source, target = match.group("source").strip(), match.group("target").strip()
         value = convert(amount, source, target)
         if value is not None:
-            return ExpectedNumber(value, f"{_show(amount)} {source} = {_show(value)} {target}")
+            return ExpectedNumber(value, f"{_show(amount)} {source} = {_show(value)} {target}", target)
     return None
 
 

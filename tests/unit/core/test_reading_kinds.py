@@ -1,11 +1,11 @@
-"""What code decides from a one-line request's words (nodes/decidable.py): each kind decided where the words leave
+"""What code decides from a one-line request's words (nodes/reading/kinds.py): each kind decided where the words leave
 no doubt, nothing decided where they do, and the test an answer must pass."""
 
 from __future__ import annotations
 
 import pytest
 
-from nodes.decidable import known_answer
+from nodes.reading.kinds import known_answer
 
 
 @pytest.mark.parametrize(

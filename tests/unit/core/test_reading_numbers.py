@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.expected import NotComputable, evaluate, expected_number, first_primes, numbers_in, translation_of
+from nodes.reading.numbers import NotComputable, evaluate, expected_number, first_primes, numbers_in, translation_of
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,565 @@
+"""The table of kinds: what a short program decides from a one-line request's words, read by what it states.
+
+Each kind names the word families it is recognised by (nodes/reading/lexicon.py) and the slots it needs — a quoted
+word, a letter, a list of items, a range, a number, a named day, a date — and answers a `Known`: the result, the
+test an answer must pass (nodes/reading/stated.py: the result it states, never a number it merely contains) and the
+result stated in each of paor's languages. A kind decides only where its slots are stated without doubt and every
+other word of the request is one of its families or filler: "How many letters are in the alphabet?" names no word,
+"Sort these animals by size: …" has "size" and "animals", "Is 97 prime, and why?" has "why". Where two kinds read
+a request, or none, nothing is decided and the model's answer stands.
+
+Kinds: a calculation or unit conversion (nodes/reading/numbers.py); the letters, the vowels, how often a letter
+occurs, the first or last letter of a word; the words of a quoted sentence; a word reversed or in capitals; the
+letter before or after a letter; the sum of a range; stated items in order, the largest or smallest; prime, even,
+odd, leap year; the days of a month or a leap year; the weekday before or after a named day, of a stated date; the
+days between two dates; a number rounded.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+import re
+import string
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from nodes.reading.lexicon import FAMILIES, FILLER, day_name, fold, languages_of, month_name, months, weekdays
+from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in
+from nodes.reading.stated import in_order, same_number, says_yes, stated_letter, stated_number, stated_weekday
+
+#: The longest request read for a kind: a one-line question; anything longer is the model's (and reading stays
+#: bounded whatever a request holds).
+MAX_READ_CHARS = 400
+_QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
+_VOWELS = frozenset("aeiou")
+
+
+@dataclass(frozen=True)
+class Known:
+    """The result code computed for a request: stated in each language paor speaks, the result alone (what a retry
+    is told) and the test an answer must pass (it states that result)."""
+
+    kind: str
+    statements: Mapping[str, str]
+    result: str
+    holds: Callable[[str], bool]
+
+    def say(self, language: str) -> str:
+        return self.statements.get(language) or self.statements["en"]
+
+    @property
+    def statement(self) -> str:
+        return self.say("en")
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request read once: its quoted parts, its numbers (words read as digits), and its other words."""
+
+    text: str
+    quoted: list[str]
+    numbers: list[float]
+    words: list[str]
+    rest: str  # the text without its quoted parts, numbers in digits
+    languages: list[str] = field(default_factory=list)
+
+    def only(self, *families: str, extra: Sequence[str] = ()) -> bool:
+        """Every word is one of `families`, filler or `extra`: nothing the kind does not account for."""
+        allowed = FILLER.union(*(FAMILIES[f] for f in families), extra)
+        return all(word in allowed for word in self.words)
+
+    def has(self, family: str) -> bool:
+        return any(word in FAMILIES[family] for word in self.words)
+
+
+def read_request(text: str) -> Request:
+    quoted = [q.strip() for q in _QUOTED.findall(text)]
+    rest = _QUOTED.sub(" ", text)
+    words = re.findall(r"[^\W\d_]+", fold(rest))
+    languages = languages_of(words)
+    rest = in_digits(rest, languages)
+    numbers = numbers_in(rest)
+    return Request(text, quoted, numbers, re.findall(r"[^\W\d_]+", fold(rest)), rest, languages)
+
+
+@lru_cache(maxsize=256)
+def known_answer(request: str) -> Known | None:
+    """The result of the request, where exactly one kind decides it from its words alone."""
+    text = " ".join(request.split())
+    if not text or len(text) > MAX_READ_CHARS:
+        return None
+    read = read_request(text)
+    found = [known for kind in KINDS if (known := kind(read)) is not None]
+    if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
+        return None  # none, or two kinds that disagree ("366 days" and "366" agree)
+    return found[0]
+
+
+def _in_languages(kind: str, result: str, holds: Callable[[str], bool], **statements: str) -> Known:
+    return Known(kind, statements, result, holds)
+
+
+def _count(kind: str, value: float, units: Sequence[str] = (), **statements: str) -> Known:
+    return Known(kind, statements, f"{value:g}", lambda answer: _is(stated_number(answer, units), value))
+
+
+def _is(found: float | None, value: float) -> bool:
+    return found is not None and same_number(value, found)
+
+
+def _word(read: Request) -> str | None:
+    """The one word the request is about: quoted, or named after "word" ("the word banana")."""
+    single = [q for q in read.quoted if re.fullmatch(r"[^\W\d_]+", q)]
+    if len(read.quoted) == 1 and single:
+        return single[0]
+    if read.quoted:
+        return None
+    named = re.findall(r"\b(?:word|wort|mot|palabra|parola)\s+([^\W\d_]+)", read.rest, re.I)
+    return named[0] if len(named) == 1 else None
+
+
+# -- the kinds -------------------------------------------------------------------------------------------------------
+
+
+def _calculation(read: Request) -> Known | None:
+    expected = expected_number(read.text)
+    if expected is None:
+        return None
+    how = expected.how.replace("**", "^").replace("*", "×")
+    units = _unit_names(expected.target)
+    value = expected.value
+    return Known(
+        "calculation", {"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units), value)
+    )
+
+
+def _unit_names(target: str) -> tuple[str, ...]:
+    if not target:
+        return ()
+    name = target.casefold()
+    return tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s"})
+
+
+def _letters(read: Request) -> Known | None:
+    word = _word(read)
+    if word is None or not read.has("letters") or read.has("vowels") or read.has("first") or read.has("last"):
+        return None
+    if not read.only("letters", "count", "count_more", "words") or _letter_named(read) is not None:
+        return None
+    n = len(word)
+    return _count(
+        "letters",
+        n,
+        en=f"'{word}' has {n} letters.",
+        de=f"„{word}“ hat {n} Buchstaben.",
+        fr=f"« {word} » a {n} lettres.",
+        es=f"«{word}» tiene {n} letras.",
+        it=f"«{word}» ha {n} lettere.",
+    )
+
+
+def _letter_named(read: Request) -> str | None:
+    """The one letter a request names: quoted alone, "the letter r", or "r's"."""
+    single = [q for q in read.quoted if len(q) == 1 and q.isalpha()]
+    if single:
+        return single[0].casefold()
+    named = re.findall(r"\b(?:letter|buchstaben?|lettre|letra|lettera)\s+([^\W\d_])\b", read.rest, re.I)
+    named += re.findall(r"(?<![\w'’])([^\W\d_])['’]?s\b", read.rest)
+    return named[0].casefold() if len(set(n.casefold() for n in named)) == 1 else None
+
+
+def _occurrences(read: Request) -> Known | None:
+    letter = _letter_named(read)
+    words = [q for q in read.quoted if len(q) > 1 and re.fullmatch(r"[^\W\d_]+", q)]
+    plural = re.search(r"(?<![\w'’])[^\W\d_]['’]s\b", read.rest)  # "How many r's are in 'strawberry'?"
+    counted = plural or read.has("occur") or read.has("letters") or read.has("count")
+    if letter is None or len(words) != 1 or not counted:
+        return None
+    word = words[0]
+    if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s"]):
+        return None
+    n = fold(word).count(fold(letter))
+    times = "time" if n == 1 else "times"
+    return _count(
+        "occurrences",
+        n,
+        en=f"'{letter}' occurs {n} {times} in '{word}'.",
+        de=f"„{letter}“ kommt {n}-mal in „{word}“ vor.",
+        fr=f"« {letter} » apparaît {n} fois dans « {word} ».",
+        es=f"«{letter}» aparece {n} veces en «{word}».",
+        it=f"«{letter}» compare {n} volte in «{word}».",
+    )
+
+
+def _vowels(read: Request) -> Known | None:
+    word = _word(read)
+    if word is None or not read.has("vowels") or not read.only("vowels", "count", "count_more", "letters", "words"):
+        return None
+    n = sum(c in _VOWELS for c in fold(word))
+    return _count(
+        "vowels",
+        n,
+        en=f"'{word}' has {n} vowels.",
+        de=f"„{word}“ hat {n} Vokale.",
+        fr=f"« {word} » a {n} voyelles.",
+        es=f"«{word}» tiene {n} vocales.",
+        it=f"«{word}» ha {n} vocali.",
+    )
+
+
+def _first_or_last_letter(read: Request) -> Known | None:
+    word = _word(read)
+    first, last = read.has("first"), read.has("last")
+    if word is None or first == last or not read.has("letters") or not read.only("first", "last", "letters", "words"):
+        return None
+    letter = word[0] if first else word[-1]
+    return _in_languages(
+        "first or last letter",
+        letter,
+        lambda answer: stated_letter(answer, read.text) == letter.casefold(),
+        en=f"The {'first' if first else 'last'} letter of '{word}' is '{letter}'.",
+        de=f"Der {'erste' if first else 'letzte'} Buchstabe von „{word}“ ist „{letter}“.",
+        fr=f"La {'première' if first else 'dernière'} lettre de « {word} » est « {letter} ».",
+        es=f"La {'primera' if first else 'última'} letra de «{word}» es «{letter}».",
+        it=f"La {'prima' if first else 'ultima'} lettera di «{word}» è «{letter}».",
+    )
+
+
+def _word_count(read: Request) -> Known | None:
+    if len(read.quoted) != 1 or not read.has("words") or read.has("letters") or read.has("vowels"):
+        return None
+    if not read.only("words", "count", "count_more"):
+        return None
+    n = len(re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", read.quoted[0]))
+    if n < 2:
+        return None
+    sentence = read.quoted[0]
+    return _count(
+        "word count",
+        n,
+        en=f"'{sentence}' has {n} words.",
+        de=f"„{sentence}“ hat {n} Wörter.",
+        fr=f"« {sentence} » a {n} mots.",
+        es=f"«{sentence}» tiene {n} palabras.",
+        it=f"«{sentence}» ha {n} parole.",
+    )
+
+
+def _reversed_or_capitals(read: Request) -> Known | None:
+    if len(read.quoted) != 1 or read.numbers:
+        return None
+    text = read.quoted[0]
+    if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
+        kind, result = "reversed", text[::-1]
+        holds = _names_whole(result, case=False)
+    elif read.has("capitals") and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
+        kind, result = "capitals", text.upper()
+        holds = _names_whole(result, case=True)
+    else:
+        return None
+    return _in_languages(kind, result, holds, en=f"{result}")
+
+
+def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
+    pattern = re.compile(rf"(?<![\w]){re.escape(result)}(?![\w])", 0 if case else re.I)
+    return lambda answer: bool(pattern.search(answer))
+
+
+def _letter_shift(read: Request) -> Known | None:
+    after, before = read.has("after"), read.has("before")
+    letter = _letter_named(read) or _lone_letter(read)
+    if letter is None or after == before or not read.has("letters") or (read.quoted and len(read.quoted) > 1):
+        return None
+    if (
+        not read.only("after", "before", "comes", "letters", "alphabet", extra=[letter])
+        or letter not in string.ascii_lowercase
+    ):
+        return None
+    index = string.ascii_lowercase.index(letter) + (1 if after else -1)
+    if not 0 <= index < 26:
+        return None
+    result = string.ascii_uppercase[index]
+    return _in_languages(
+        "letter before or after",
+        result,
+        lambda answer: stated_letter(answer, read.text) == result.casefold(),
+        en=f"{result}.",
+    )
+
+
+def _lone_letter(read: Request) -> str | None:
+    lone = [w for w in re.findall(r"(?<![\w'’])([A-Za-z])(?![\w'’])", read.rest) if w not in ("a", "I", "y", "e", "o")]
+    return lone[0].casefold() if len(lone) == 1 else None
+
+
+def _range_sum(read: Request) -> Known | None:
+    if not read.has("sum") or len(read.numbers) != 2 or read.quoted:
+        return None
+    if not read.only("sum", "sum_more", "range"):
+        return None
+    low, high = read.numbers
+    if not (low.is_integer() and high.is_integer()) or high <= low or high - low > 10**7:
+        return None
+    low_i, high_i = int(low), int(high)
+    total = (low_i + high_i) * (high_i - low_i + 1) // 2
+    return _count("range sum", total, en=f"{low_i} + … + {high_i} = {total}.")
+
+
+def _items(read: Request) -> list[str]:
+    """The items a request lists: after its colon, or the whole comma list."""
+    listed = read.text.split(":", 1)[1] if ":" in read.text else ""
+    items = [i.strip(" .?!") for i in re.split(r",|;|\band\b|\bund\b|\bet\b|\by\b|\be\b|\bor\b", listed)]
+    return [i for i in items if i]
+
+
+def _ordering(read: Request) -> Known | None:
+    items = _items(read)
+    if len(items) < 2 or len({fold(i) for i in items}) < len(items) or not read.has("order"):
+        return None
+    head = read_request(read.text.split(":", 1)[0])
+    alphabetical = head.has("alphabetical")
+    descending = _descending(head)
+    if alphabetical:
+        if any(re.search(r"\d", item) for item in items) or not head.only(
+            "order", "order_more", "alphabetical", "words"
+        ):
+            return None
+        ordered = sorted(items, key=fold)
+    else:
+        values = [numbers_in(in_digits(item, read.languages)) for item in items]
+        if (
+            descending is None
+            or any(len(v) != 1 for v in values)
+            or not head.only("order", "order_more", "ascending", "descending")
+        ):
+            return None
+        ordered = [item for _, item in sorted(zip((v[0] for v in values), items, strict=True), reverse=descending)]
+    listed = ", ".join(ordered)
+    return _in_languages("order", listed, lambda answer: in_order(answer, ordered), en=f"{listed}.")
+
+
+def _descending(head: Request) -> bool | None:
+    """Which way numbers are asked in: "from largest to smallest" and "descending" are down, "ascending" and "from
+    smallest to largest" up; None when the request does not say."""
+    text = fold(head.text)
+    down = re.search(r"descend|decreas|absteigend|decroissant|descendente|decreciente|decrescente", text)
+    up = re.search(r"ascend|increas|aufsteigend|croissant|ascendente|creciente|crescente", text)
+    if down or up:
+        return bool(down) if bool(down) != bool(up) else None
+    large = re.search(r"larg|bigg|high|great|gross|grand|mayor|maggior|piu grande", text)
+    small = re.search(r"small|low|least|klein|petit|menor|minor|piccol", text)
+    if not (large and small):
+        return None
+    return large.start() < small.start()
+
+
+def _extreme(read: Request) -> Known | None:
+    largest, smallest = read.has("largest"), read.has("smallest")
+    if largest == smallest or len(read.numbers) < 2 or read.quoted or read.has("order"):
+        return None
+    if not read.only(
+        "largest",
+        "smallest",
+        extra=("of", "von", "entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas", "bigger", "than"),
+    ):
+        return None
+    value = max(read.numbers) if largest else min(read.numbers)
+    shown = f"{value:g}"
+    return _count(
+        "largest or smallest",
+        value,
+        en=f"The {'largest' if largest else 'smallest'} is {shown}.",
+        de=f"Die {'größte' if largest else 'kleinste'} Zahl ist {shown}.",
+        fr=f"Le plus {'grand' if largest else 'petit'} est {shown}.",
+        es=f"El {'mayor' if largest else 'menor'} es {shown}.",
+        it=f"Il più {'grande' if largest else 'piccolo'} è {shown}.",
+    )
+
+
+_YES_NO = {"en": ("Yes", "No"), "de": ("Ja", "Nein"), "fr": ("Oui", "Non"), "es": ("Sí", "No"), "it": ("Sì", "No")}
+_IS_NOT = {
+    "en": ("{n} is {p}.", "{n} is not {p}."),
+    "de": ("{n} ist {p}.", "{n} ist {p}."),
+    "fr": ("{n} est {p}.", "{n} n'est pas {p}."),
+    "es": ("{n} es {p}.", "{n} no es {p}."),
+    "it": ("{n} è {p}.", "{n} non è {p}."),
+}
+_PROPERTY_NAMES = {
+    "prime": {"en": ("prime",) * 2, "de": ("eine Primzahl", "keine Primzahl"), "fr": ("premier",) * 2,
+              "es": ("primo",) * 2, "it": ("primo",) * 2},
+    "even": {"en": ("even",) * 2, "de": ("gerade", "nicht gerade"), "fr": ("pair",) * 2, "es": ("par",) * 2,
+             "it": ("pari",) * 2},
+    "odd": {"en": ("odd",) * 2, "de": ("ungerade", "nicht ungerade"), "fr": ("impair",) * 2, "es": ("impar",) * 2,
+            "it": ("dispari",) * 2},
+    "leap": {"en": ("a leap year",) * 2, "de": ("ein Schaltjahr", "kein Schaltjahr"),
+             "fr": ("une année bissextile",) * 2, "es": ("un año bisiesto",) * 2, "it": ("un anno bisestile",) * 2},
+}  # fmt: skip
+_TESTS: dict[str, Callable[[int], bool]] = {
+    "prime": is_prime,
+    "even": lambda n: n % 2 == 0,
+    "odd": lambda n: n % 2 == 1,
+    "leap": calendar.isleap,
+}
+
+
+def _property(read: Request) -> Known | None:
+    named = [p for p in ("leap", "prime", "even", "odd") if read.has(p)]
+    if len(named) != 1 or len(read.numbers) != 1 or read.quoted or not read.numbers[0].is_integer():
+        return None
+    prop, number = named[0], int(read.numbers[0])
+    if number < 0 or number > 10**12 or not read.only(prop, "year"):
+        return None
+    holds = _TESTS[prop](number)
+    statements = {}
+    for language, (yes, no) in _YES_NO.items():
+        positive, negative = _PROPERTY_NAMES[prop][language]
+        template = _IS_NOT[language][0 if holds else 1]
+        statements[language] = f"{yes if holds else no}, " + template.format(
+            n=number, p=positive if holds else negative
+        )
+    return Known("property", statements, "yes" if holds else "no", lambda answer: says_yes(answer) is holds)
+
+
+def _month_days(read: Request) -> Known | None:
+    if not read.has("days") or read.quoted or not read.only("days", "month", "leap", "year", extra=list(months())):
+        return None
+    named = [months()[w] for w in read.words if w in months()]
+    years = [int(n) for n in read.numbers if n.is_integer() and 1 <= n <= 9999]
+    if read.has("leap") and not named and not read.numbers:
+        return _count("days", 366, en="A leap year has 366 days.", de="Ein Schaltjahr hat 366 Tage.",
+                      fr="Une année bissextile a 366 jours.", es="Un año bisiesto tiene 366 días.",
+                      it="Un anno bisestile ha 366 giorni.")  # fmt: skip
+    if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
+        return None
+    month = named[0]
+    if month == 2 and not years:  # 28 or 29: the year decides
+        return None
+    days = calendar.monthrange(years[0] if years else 2001, month)[1]
+    return _count("days", days, **{code: _month_says(code, month, days) for code in _YES_NO})
+
+
+def _month_says(language: str, month: int, days: int) -> str:
+    name = month_name(month, language)
+    return {
+        "en": f"{name} has {days} days.",
+        "de": f"Der {name} hat {days} Tage.",
+        "fr": f"{name[0].upper()}{name[1:]} a {days} jours.",
+        "es": f"{name[0].upper()}{name[1:]} tiene {days} días.",
+        "it": f"{name[0].upper()}{name[1:]} ha {days} giorni.",
+    }[language]
+
+
+def _weekday_shift(read: Request) -> Known | None:
+    named = [weekdays()[w] for w in read.words if w in weekdays()]
+    after, before = read.has("after"), read.has("before")
+    if len(named) != 1 or after == before or read.quoted or len(read.numbers) > 1:
+        return None
+    if not read.only("after", "before", "comes", "weekday", "weekday_more", "days", extra=list(weekdays())):
+        return None
+    shift = int(read.numbers[0]) if read.numbers else 1
+    day = (named[0] + (shift if after else -shift)) % 7
+    statements = {code: f"{day_name(day, code)}." for code in _YES_NO}
+    return Known("weekday", statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
+
+
+_ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.|er|º)?\s+(?:of\s+|de\s+)?([^\W\d_]+)\.?,?\s+(?:de\s+)?(\d{4})\b")
+_MDY = re.compile(r"\b([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
+
+
+def dates_in(text: str) -> list[datetime.date]:
+    """The full dates a text states: 2024-03-15, 15 March 2024, March 15, 2024 (month names in paor's languages)."""
+    found: list[tuple[int, datetime.date]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, order in ((_ISO, "ymd"), (_DMY, "dmy"), (_MDY, "mdy")):
+        for match in pattern.finditer(text):
+            if any(s < match.end() and match.start() < e for s, e in taken):
+                continue
+            parts = dict(zip(order, match.groups(), strict=True))
+            month = int(parts["m"]) if parts["m"].isdigit() else months().get(fold(parts["m"]))
+            try:
+                found.append((match.start(), datetime.date(int(parts["y"]), month or 0, int(parts["d"]))))
+            except (ValueError, TypeError):
+                continue
+            taken.append((match.start(), match.end()))
+    return [date for _, date in sorted(found)]
+
+
+def _without_dates(read: Request) -> Request:
+    return read_request(_DMY.sub(" ", _MDY.sub(" ", _ISO.sub(" ", read.text))))
+
+
+def _weekday_of_date(read: Request) -> Known | None:
+    dates = dates_in(read.text)
+    rest = _without_dates(read)
+    if len(dates) != 1 or rest.numbers or rest.quoted or not (rest.has("weekday") or rest.has("days")):
+        return None
+    if any(w in weekdays() for w in rest.words) or not rest.only("weekday", "weekday_more", "date"):
+        return None
+    day = dates[0].weekday()
+    statements = {code: f"{day_name(day, code)}." for code in _YES_NO}
+    return Known("weekday of a date", statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
+
+
+def _days_between(read: Request) -> Known | None:
+    dates = dates_in(read.text)
+    rest = _without_dates(read)
+    if len(dates) != 2 or rest.numbers or rest.quoted or not rest.has("days"):
+        return None
+    if not rest.only("days", "between"):
+        return None
+    n = abs((dates[1] - dates[0]).days)
+    return _count("days between", n, units=("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni"),
+                  en=f"{n} days.", de=f"{n} Tage.", fr=f"{n} jours.", es=f"{n} días.", it=f"{n} giorni.")  # fmt: skip
+
+
+_PLACES = re.compile(r"\b(\d)\s*(?:decimal|nachkommastellen|stellen|d[eé]cimales?|cifre|posti|lugares)", re.I)
+_TO_TENS = {"ten": 10, "tens": 10, "zehn": 10, "hundred": 100, "hundert": 100, "thousand": 1000}
+
+
+def _rounding(read: Request) -> Known | None:
+    if not read.has("round") or read.quoted or not read.only("round", "round_to"):
+        return None
+    places = _PLACES.search(fold(read.rest))
+    numbers = list(read.numbers)
+    if places:
+        numbers.remove(float(places.group(1)))
+        digits = int(places.group(1))
+    else:
+        tens = [v for w, v in _TO_TENS.items() if w in fold(read.text).split()]
+        digits = -len(str(tens[0])) + 1 if len(tens) == 1 else 0
+        if tens and float(tens[0]) in numbers:  # "the nearest hundred" reads as 100
+            numbers.remove(float(tens[0]))
+    if len(numbers) != 1:
+        return None
+    value = numbers[0]
+    import decimal
+
+    quantum = decimal.Decimal(1).scaleb(-digits)
+    rounded = float(decimal.Decimal(str(value)).quantize(quantum, rounding=decimal.ROUND_HALF_UP)) if digits >= 0 \
+        else float(round(value / 10 ** -digits) * 10 ** -digits)  # fmt: skip
+    shown = f"{rounded:.{max(digits, 0)}f}"
+    return _count("rounding", rounded, en=f"{value:g} ≈ {shown}.")
+
+
+KINDS: tuple[Callable[[Request], Known | None], ...] = (
+    _letters,
+    _occurrences,
+    _vowels,
+    _first_or_last_letter,
+    _word_count,
+    _reversed_or_capitals,
+    _letter_shift,
+    _range_sum,
+    _ordering,
+    _extreme,
+    _property,
+    _month_days,
+    _weekday_shift,
+    _weekday_of_date,
+    _days_between,
+    _rounding,
+    _calculation,
+)

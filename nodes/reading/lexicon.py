@@ -1,0 +1,200 @@
+"""The words paor reads requests by: each word family once, in every language paor speaks (en, de, fr, es, it).
+
+A kind of request (nodes/reading/kinds.py) names the families its words come from; `FILLER` holds the words any
+request may carry around what it states (question words, articles, "please", "answer yes or no"). A request is
+decided only when every word it has is a slot, a word of its kind's families or filler: "Is 97 prime, and why?"
+has a word no kind accounts for, and stays the model's. Weekday and month names come from the CLDR data Babel ships.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+from babel.dates import get_day_names, get_month_names
+
+LANGUAGES = ("en", "de", "fr", "es", "it")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+#: The words any request may carry besides what it states, by language (accents folded: see `fold`).
+FILLER_BY_LANGUAGE = {
+    "en": _words(
+        "what whats what's which how many much is are was were be being the a an of in on there does do did please "
+        "tell me us give calculate compute work out find answer with yes or no just only number numbers value "
+        "result exactly it this that for to say can you could would i need know want quick question show kindly "
+        "get determine figure whole given following these those here word words my our now briefly short one "
+        "simply reply respond single and its has have s"
+    ),
+    "de": _words(
+        "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
+        "bitte berechne rechne sag sage mir uns antworte antwort mit ja oder nein nur zahl zahlen wort worter "
+        "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
+        "dieses genau ergebnis nenne gib an und kurz einfach von"
+    ),
+    "fr": _words(
+        "quel quelle quels quelles combien est sont le la les l un une des de du d en y a il ce c qu que "
+        "est-ce oui ou non seulement nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
+        "repondez par font fait stp svp ces suivants suivantes peux pouvez tu vous resultat exactement dis "
+        "dites et juste"
+    ),
+    "es": _words(
+        "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
+        "calcule dime diga responde responda con si o no solo numero numeros palabra palabras tiene estos "
+        "estas siguientes puedes resultado exactamente y da dame"
+    ),
+    "it": _words(
+        "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del "
+        "della dello in nella nel "
+        "c ci per favore calcola dimmi rispondi con si o no solo numero numeri parola parole ha fa questi "
+        "queste seguenti puoi risultato esattamente dai dammi"
+    ),
+}
+FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
+
+#: Word families the kinds of request are recognised by (folded).
+FAMILIES: dict[str, frozenset[str]] = {
+    "letters": _words(
+        "letters letter characters buchstaben buchstabe zeichen lettres lettre caracteres letras letra lettere "
+        "lettera caratteri"
+    ),
+    "count": _words("count counting zahle zaehle compte compter cuenta contar conta contare"),
+    "count_more": _words("contains contain has have long enthalt enthalten contient contiene"),
+    "occur": _words(
+        "times appear appears occur occurs occurrences mal vorkommt fois apparait apparaissent veces aparece "
+        "aparecen volte appare compare compaiono oft kommt vor"
+    ),
+    "vowels": _words("vowels vowel vokale vokal voyelles voyelle vocales vocal vocali vocale"),
+    "sum": _words(
+        "sum add total summe addiere addieren somme additionne additionner suma sumar somma sommare addiziona"
+    ),
+    "sum_more": _words("up all adding together alle zusammen tous toutes todos todas tutti i"),
+    "range": _words(
+        "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
+        "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta entre enteros numeros "
+        "naturales da a al fino tra fra interi numeri naturali inclusi"
+    ),
+    "order": _words(
+        "sort order arrange rank ordne sortiere ordnen sortieren reihenfolge trie trier classe classer ordre ordena "
+        "ordenar orden ordina ordinare ordine"
+    ),
+    "order_more": _words("put list in into bringe range ranger metti metter pon"),
+    "alphabetical": _words(
+        "alphabetical alphabetically alphabetisch alphabetischer alphabetique alphabetiquement alfabetico "
+        "alfabeticamente alfabetica"
+    ),
+    "ascending": _words(
+        "ascending increasing smallest lowest least largest biggest highest greatest aufsteigend aufsteigender "
+        "kleinsten grossten kleinste grosste croissant plus petit grand ascendente creciente menor mayor crescente "
+        "piu piccolo grande al to from bis zum zur au del al von vom mas dal"
+    ),
+    "descending": _words(
+        "descending decreasing absteigend absteigender decroissant descendente decreciente decrescente"
+    ),
+    "largest": _words(
+        "largest biggest greatest highest maximum max bigger larger greater higher grosste grossten groesste "
+        "hochste hochsten grossere grand grande mayor maximo maggiore massimo"
+    ),
+    "smallest": _words(
+        "smallest lowest least minimum min smaller lower kleinste kleinsten niedrigste kleinere petit petite "
+        "menor minimo piccolo minore"
+    ),
+    "prime": _words("prime primzahl primzahlen premier primo"),
+    "even": _words("even gerade pair paire par pari"),
+    "odd": _words("odd ungerade impair impaire impar dispari"),
+    "leap": _words("leap schaltjahr bissextile bisiesto bisestile"),
+    "year": _words("year jahr annee ano anno"),
+    "days": _words("days day tage tag jours jour dias dia giorni giorno"),
+    "month": _words("month monat mois mes mese"),
+    "after": _words("after follows next nach folgt apres suit despues sigue dopo segue"),
+    "before": _words("before precedes previous vor vorher avant precede antes prima"),
+    "comes": _words("comes come kommt vient viene"),
+    "weekday": _words("weekday wochentag"),
+    "weekday_more": _words(
+        "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "
+        "was fallt fiel sera etait fue sara era cae cade"
+    ),
+    "date": _words("date datum"),
+    "between": _words(
+        "between from to and until till zwischen und von bis entre et du au y desde hasta tra fra e da are there "
+        "passed liegen separent hay ci"
+    ),
+    "round": _words(
+        "round rounded rounding runde runden gerundet arrondis arrondir arrondi arrondie redondea redondear "
+        "redondeado arrotonda arrotondare arrotondato"
+    ),
+    "round_to": _words(
+        "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
+        "nachkommastellen stellen stelle a l entier pres decimales decimale al entero mas cercano lugares "
+        "all intero piu vicino cifre decimali posti tenth hundredth ten hundred thousand zehn hundert"
+    ),
+    "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel"),
+    "reverse": _words(
+        "reverse reversed backwards backward ruckwarts umgekehrt umkehren umdrehen envers inverse inverser "
+        "reves inverso invertir contrario inverti invertire rovescio"
+    ),
+    "reverse_more": _words("spell write schreibe buchstabiere ecris escribe scrivi l a al order reihenfolge"),
+    "capitals": _words(
+        "capitals capital uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
+    ),
+    "capitals_more": _words("upper case write letters in all schreibe ecris escribe scrivi lettres letras lettere"),
+    "first": _words("first erste ersten premiere primera primer prima primo"),
+    "last": _words("last final letzte letzten derniere dernier ultima ultimo"),
+    "words": _words("words word worter wort mots mot palabras palabra parole parola sentence satz phrase frase"),
+}
+
+
+def fold(text: str) -> str:
+    """Lower case without accents and with ß as ss: "Größte" and "grosste", "número" and "numero" are one word."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold().replace("ß", "ss"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def words_in(text: str) -> list[str]:
+    """The words of `text`, folded (apostrophes end a word: "what's" → "what", "s"; "l'envers" → "l", "envers")."""
+    return re.findall(r"[^\W\d_]+", fold(text))
+
+
+def languages_of(words: list[str]) -> list[str]:
+    """The languages whose filler the words use, most used first; English where none is told."""
+    counts = {code: sum(word in filler for word in words) for code, filler in FILLER_BY_LANGUAGE.items()}
+    found = [code for code in sorted(counts, key=counts.get, reverse=True) if counts[code]]  # type: ignore[arg-type]
+    return found or ["en"]
+
+
+@cache
+def weekdays() -> dict[str, int]:
+    """Every weekday name (wide and abbreviated) in paor's languages, folded → 0 (Monday) … 6 (Sunday)."""
+    names: dict[str, int] = {}
+    for code in LANGUAGES:
+        for width in ("wide", "abbreviated"):
+            for number, name in get_day_names(width, locale=code).items():
+                names.setdefault(fold(name).rstrip("."), number)
+    return names
+
+
+@cache
+def months() -> dict[str, int]:
+    """Every month name (wide and abbreviated) in paor's languages, folded → 1 … 12. "mar" (March, and Spanish for
+    sea) and "mai" are kept: a month name only counts beside a day or a year, or after "days in"."""
+    names: dict[str, int] = {}
+    for code in LANGUAGES:
+        for width in ("wide", "abbreviated"):
+            for number, name in get_month_names(width, locale=code).items():
+                names.setdefault(fold(name).rstrip("."), number)
+    return names
+
+
+def day_name(number: int, language: str) -> str:
+    """The weekday's name in `language` (English where paor lacks it), as a person writes it."""
+    name = get_day_names("wide", locale=language if language in LANGUAGES else "en")[number]
+    return name[0].upper() + name[1:] if language in ("en", "de") else name
+
+
+def month_name(number: int, language: str) -> str:
+    name = get_month_names("wide", locale=language if language in LANGUAGES else "en")[number]
+    return name[0].upper() + name[1:] if language in ("en", "de") else name

@@ -1,0 +1,138 @@
+"""What an answer states as its result: the judge of every kind decided by code (nodes/reading/kinds.py).
+
+A number that merely appears in an answer proves nothing: "Four days is 4 * 96 = 384 hours." contains 96, the right
+count of hours in four days, and states 384. So an answer's result is read where a person reads it: the number
+tied to the asked unit ("384 hours"); else, in the sentence that concludes ("So …", "The answer is …", or the last
+one that states a number and explains nothing), the result of its last working (after the last "=") or what its
+first "is" states; the yes or no it leads with; the weekday, letter or list it names beyond the request's own words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from nodes.reading.lexicon import fold, languages_of, weekdays, words_in
+from nodes.reading.numbers import in_digits, numbers_in
+
+_NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_CONCLUDES = re.compile(
+    r"\b(?:so|therefore|thus|hence|answer|result|total|final|altogether|also|daher|insgesamt|ergebnis|antwort|"
+    r"donc|ainsi|reponse|resultat|por lo tanto|entonces|respuesta|resultado|quindi|dunque|risposta|risultato|"
+    r"totale)\b"
+)
+_EXPLAINS = re.compile(
+    r"^\W*(?:because|since|as|this is because|that's because|weil|da|denn|car|parce que|porque|ya que|perche|"
+    r"poiche|to (?:find|get|calculate|convert))\b"
+)
+_WORKING = re.compile(r"(?:=|≈|ergibt|equals?|makes?|gives?)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*")
+_IS = re.compile(
+    r"(?:\b(?:is|are|was|has|have|comes to|ist|sind|hat|haben|macht|betragt|est|sont|a|fait|font|es|son|tiene|"
+    r"hay|da|e|sono|ha|fa)\b|['’]s\b|:)"
+)
+_YES = re.compile(r"^\W*(?:yes|ja|oui|si|sí|sì)\b", re.I)
+_NO = re.compile(r"^\W*(?:no|nein|non)\b", re.I)
+
+
+def same_number(expected: float, found: float) -> bool:
+    """Exact for whole numbers; within rounding for fractions (a model writes 10/3 as 3.33 or 3.3333)."""
+    if float(expected).is_integer():
+        return found == expected
+    return math.isclose(found, expected, rel_tol=5e-3)
+
+
+def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
+    """The number `answer` states as its result; `units` are the asked unit's names ("hours", "h")."""
+    text = in_digits(answer, languages_of(words_in(answer)))
+    tied = _tied_to(text, units)
+    if tied is not None:
+        return tied
+    sentence = _concluding(text)
+    if sentence is None:
+        return None
+    folded = fold(sentence)
+    workings = list(_WORKING.finditer(folded))
+    for marker in [*workings[-1:], *_IS.finditer(folded)]:
+        after = re.match(
+            rf"\s*(?:approximately|about|exactly|around|etwa|genau|environ|exactement|aproximadamente|"
+            rf"exactamente|circa|esattamente|circa)?\s*({_NUMBER})",
+            folded[marker.end() :],
+        )
+        if after:
+            return numbers_in(after.group(1))[0]
+    found = numbers_in(folded)
+    return found[0] if found else None
+
+
+def _tied_to(text: str, units: Sequence[str]) -> float | None:
+    """The last number written right before one of `units`."""
+    if not units:
+        return None
+    names = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+    tied = list(re.finditer(rf"({_NUMBER})\s*(?:{names})\b", text, re.I))
+    return numbers_in(tied[-1].group(1))[0] if tied else None
+
+
+def _concluding(text: str) -> str | None:
+    """The sentence that states the result: the last one that concludes, else the last that states a number and
+    explains nothing, else the first with a number."""
+    sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
+    if not sentences:
+        return None
+    concluding = [s for s in sentences if _CONCLUDES.search(fold(s))]
+    if concluding:
+        return concluding[-1]
+    plain = [s for s in sentences if not _EXPLAINS.search(fold(s))]
+    return plain[-1] if plain else sentences[0]
+
+
+def says_yes(answer: str) -> bool | None:
+    """The yes or no an answer leads with, in any of paor's languages; None when it leads with neither."""
+    if _YES.match(answer):
+        return True
+    if _NO.match(answer):
+        return False
+    return None
+
+
+def named_beyond(answer: str, request: str, names: dict[str, int]) -> list[int]:
+    """The values of the `names` (weekdays, folded → number) the answer names, one naming of each the request
+    names taken away: "The day after Tuesday is Wednesday" names Wednesday."""
+    asked = [names[w] for w in words_in(request) if w in names]
+    found = [names[w] for w in words_in(answer) if w in names]
+    for value in asked:
+        if value in found:
+            found.remove(value)
+    return found
+
+
+def stated_weekday(answer: str, request: str) -> int | None:
+    beyond = named_beyond(answer, request, weekdays())
+    return beyond[0] if beyond else None
+
+
+def stated_letter(answer: str, request: str) -> str | None:
+    """The single letter an answer states: a quoted one first, else the first standing alone that the request does
+    not name ("The letter after G is H")."""
+    quoted = re.findall(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
+    asked = [c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)]
+    alone = [c.casefold() for c in quoted] or [
+        c.casefold() for c in re.findall(r"(?<![\w'’])([^\W\d_])(?![\w'’])", answer)
+    ]
+    for letter in asked:
+        if letter in alone and len(alone) > 1:
+            alone.remove(letter)
+    return alone[0] if alone else None
+
+
+def in_order(answer: str, ordered: Sequence[str]) -> bool:
+    """Every item is named, and the first naming of each comes after the one before it."""
+    places = []
+    for item in ordered:
+        found = re.search(rf"(?<![\w.]){re.escape(item)}(?![\w.])", answer, re.I)
+        if found is None:
+            return False
+        places.append(found.start())
+    return places == sorted(places)
