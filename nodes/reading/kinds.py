@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import calendar
 import datetime
+import decimal
 import re
 import string
 from collections.abc import Callable, Mapping, Sequence
@@ -428,9 +429,7 @@ def _month_days(read: Request) -> Known | None:
     named = [months()[w] for w in read.words if w in months()]
     years = [int(n) for n in read.numbers if n.is_integer() and 1 <= n <= 9999]
     if read.has("leap") and not named and not read.numbers:
-        return _count("days", 366, en="A leap year has 366 days.", de="Ein Schaltjahr hat 366 Tage.",
-                      fr="Une année bissextile a 366 jours.", es="Un año bisiesto tiene 366 días.",
-                      it="Un anno bisestile ha 366 giorni.")  # fmt: skip
+        return _count("days", 366, **_LEAP_YEAR_DAYS)
     if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
         return None
     month = named[0]
@@ -438,6 +437,15 @@ def _month_days(read: Request) -> Known | None:
         return None
     days = calendar.monthrange(years[0] if years else 2001, month)[1]
     return _count("days", days, **{code: _month_says(code, month, days) for code in _YES_NO})
+
+
+_LEAP_YEAR_DAYS = {
+    "en": "A leap year has 366 days.",
+    "de": "Ein Schaltjahr hat 366 Tage.",
+    "fr": "Une année bissextile a 366 jours.",
+    "es": "Un año bisiesto tiene 366 días.",
+    "it": "Un anno bisestile ha 366 giorni.",
+}
 
 
 def _month_says(language: str, month: int, days: int) -> str:
@@ -511,11 +519,15 @@ def _days_between(read: Request) -> Known | None:
     if not rest.only("days", "between"):
         return None
     n = abs((dates[1] - dates[0]).days)
-    return _count("days between", n, units=("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni"),
-                  en=f"{n} days.", de=f"{n} Tage.", fr=f"{n} jours.", es=f"{n} días.", it=f"{n} giorni.")  # fmt: skip
+    units = ("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni")
+    said = {"en": "days", "de": "Tage", "fr": "jours", "es": "días", "it": "giorni"}
+    return _count("days between", n, units, **{code: f"{n} {word}." for code, word in said.items()})
 
 
-_PLACES = re.compile(r"\b(\d)\s*(?:decimal|nachkommastellen|stellen|d[eé]cimales?|cifre|posti|lugares)", re.I)
+_PLACES = re.compile(
+    r"\b(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|nachkommastellen?|stellen?|d[eé]cimales?|cifr[ae]|posti|lugar)",
+    re.I,
+)
 _TO_TENS = {"ten": 10, "tens": 10, "zehn": 10, "hundred": 100, "hundert": 100, "thousand": 1000}
 
 
@@ -525,8 +537,9 @@ def _rounding(read: Request) -> Known | None:
     places = _PLACES.search(fold(read.rest))
     numbers = list(read.numbers)
     if places:
-        numbers.remove(float(places.group(1)))
-        digits = int(places.group(1))
+        digits = int(places.group(1)) if places.group(1).isdigit() else 1  # "one decimal place"
+        if places.group(1).isdigit():
+            numbers.remove(float(digits))
     else:
         tens = [v for w, v in _TO_TENS.items() if w in fold(read.text).split()]
         digits = -len(str(tens[0])) + 1 if len(tens) == 1 else 0
@@ -535,11 +548,8 @@ def _rounding(read: Request) -> Known | None:
     if len(numbers) != 1:
         return None
     value = numbers[0]
-    import decimal
-
-    quantum = decimal.Decimal(1).scaleb(-digits)
-    rounded = float(decimal.Decimal(str(value)).quantize(quantum, rounding=decimal.ROUND_HALF_UP)) if digits >= 0 \
-        else float(round(value / 10 ** -digits) * 10 ** -digits)  # fmt: skip
+    exact = decimal.Decimal(str(value)).quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+    rounded = float(exact)
     shown = f"{rounded:.{max(digits, 0)}f}"
     return _count("rounding", rounded, en=f"{value:g} ≈ {shown}.")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
 
 from babel.dates import get_day_names, get_month_names
@@ -129,8 +130,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
-        "nachkommastellen stellen stelle a l entier pres decimales decimale al entero mas cercano lugares "
-        "all intero piu vicino cifre decimali posti tenth hundredth ten hundred thousand zehn hundert"
+        "nachkommastellen nachkommastelle stellen stelle a l entier pres decimales decimale al entero mas cercano "
+        "lugares all intero piu vicino cifre decimali posti tenth hundredth ten hundred thousand zehn hundert"
     ),
     "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel"),
     "reverse": _words(
@@ -159,11 +160,11 @@ def words_in(text: str) -> list[str]:
     return re.findall(r"[^\W\d_]+", fold(text))
 
 
-def languages_of(words: list[str]) -> list[str]:
-    """The languages whose filler the words use, most used first; English where none is told."""
+def languages_of(words: list[str], default: Sequence[str] = ("en",)) -> list[str]:
+    """The languages whose filler the words use, most used first; `default` where none is told."""
     counts = {code: sum(word in filler for word in words) for code, filler in FILLER_BY_LANGUAGE.items()}
     found = [code for code in sorted(counts, key=counts.get, reverse=True) if counts[code]]  # type: ignore[arg-type]
-    return found or ["en"]
+    return found or list(default)
 
 
 @cache

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from nodes.reading.lexicon import fold, languages_of, weekdays, words_in
+from nodes.reading.lexicon import LANGUAGES, fold, languages_of, weekdays, words_in
 from nodes.reading.numbers import in_digits, numbers_in
 
 _NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
@@ -45,7 +45,7 @@ def same_number(expected: float, found: float) -> bool:
 
 def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
     """The number `answer` states as its result; `units` are the asked unit's names ("hours", "h")."""
-    text = in_digits(answer, languages_of(words_in(answer)))
+    text = in_digits(answer, languages_of(words_in(answer), default=LANGUAGES))  # "Sechs." is German
     tied = _tied_to(text, units)
     if tied is not None:
         return tied

@@ -1,0 +1,21 @@
+"""The reading bench's own figures (bench/reading.py): on both halves nothing is decided wrong and no wrong answer
+passes; on the test half at least 90 % of what code can decide is decided right (issue 54)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.reading import BAD, DEV, TEST, measure
+from nodes.reading.kinds import known_answer
+
+
+@pytest.mark.parametrize(("half", "cases"), [("dev", DEV), ("test", TEST)])
+def test_nothing_is_decided_wrong_and_no_wrong_answer_passes(half: str, cases: list) -> None:
+    figures = measure(cases)
+    assert figures["decided wrong"] == 0 and figures["wrong answers passed"] == 0, figures
+    assert figures["right answers failed"] == 0, figures
+    assert figures["decided right %"] >= 90.0, figures
+
+
+def test_bad_input_decides_nothing() -> None:
+    assert all(known_answer(text) is None for text in BAD.values())
