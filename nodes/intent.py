@@ -33,6 +33,7 @@ from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
 from nodes.hints import NUMBER_WORDS, Hints, detect_language, read_hints, words_of
+from nodes.reading.lexicon import languages_of, words_in
 from prompts.render import intent_messages, render_conversation
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name
@@ -182,12 +183,14 @@ def read_by_code(
     analysis would only delay the answer (on a CPU model it takes longer than the answer itself). The language is
     the one given or detected with certainty, else English, which then decides no check (`language_sure`). A
     report, an analysis or a table, a request of several lines and any request where the user wants to be asked
-    about a vague one (`ask_user`) still get the model's analysis."""
+    about a vague one (`ask_user`) still get the model's analysis. The language is the one given or detected with
+    certainty, else the one whose everyday words the request uses (English where none): it only says in which
+    language code states a result, and decides no check (`language_sure`)."""
     if "\n" in request or len(request) > MAX_ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
         return None
     if context.ask_user:  # the user wants to be asked about a vague request: only the analysis can ask
         return None
-    language = given or detect_language(request, CERTAIN) or "en"
+    language = given or detect_language(request, CERTAIN) or languages_of(words_in(request))[0]
     intent = merge_intent(hints, None, language, request)
     fits = fits_direct_answer(request, intent, context, has_inputs=has_inputs, has_own_tools=has_own_tools)
     return intent if fits else None

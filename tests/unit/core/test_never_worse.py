@@ -242,7 +242,8 @@ def _by_code(request_text: str, context: Context | None = None, **kwargs: Any) -
         ("How do you say 'good night' in Spanish?", "en"),  # Spanish is the words', not the answer's
         ("Describe the sea in Spanish.", "es"),  # the named language wins over detection
         ("Schreibe einen Satz über das Meer.", "de"),
-        ("Wie viele Meter sind 3 km?", "en"),  # detection unsure: English, which then decides no check
+        ("Wie viele Meter sind 3 km?", "de"),  # detection unsure: its everyday words tell, and decide no check
+        ("What's 144 / 12?", "en"),  # no everyday word of any language: English
     ],
 )
 def test_a_one_liner_code_can_read_needs_no_analysis_call(request_text: str, language: str) -> None:

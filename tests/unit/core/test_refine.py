@@ -8,7 +8,8 @@ from graph.builder import after_refine
 from graph.context import Context
 from graph.schemas import ContentValidation, Observation, RefinementDecision, dump
 from graph.services import Services
-from nodes.refine import refine
+from nodes.direct import DIRECT_ATTEMPTS
+from nodes.refine import ONE_LINE_SPENT, refine
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import entry, runtime, state
 
@@ -226,3 +227,12 @@ def test_a_round_that_has_spent_nothing_yet_is_within_any_budget(services: Servi
     earlier_round = _spent(round_=1, seconds=100.0, tokens=100)
     decision = _refine(services, context, _observed(round=2, validation=_validation(False), telemetry=earlier_round))
     assert decision.decision == "continue"
+
+
+def test_a_one_line_request_stops_after_its_one_step_of_the_loop(services: Services, context: Context) -> None:
+    """Two direct answers failed and a tool could compute it: the loop gets one step (Stage 1, Stage 2, the action:
+    five model requests in all), not max_steps (issue 54: a rounding request took 9 requests and 98 s)."""
+    failed = _observed(step=DIRECT_ATTEMPTS + 1, validation=_validation(success=False), direct=True)
+    decision = _refine(services, context, failed)
+    assert decision.decision == "stop" and decision.reason == ONE_LINE_SPENT
+    assert _refine(services, context, {**failed, "direct": False}).decision == "continue", "a task goes on"
