@@ -19,10 +19,11 @@ from itertools import takewhile
 
 from graph.schemas import DocumentRef, Intent
 from nodes.echo import echoed
-from nodes.hints import LANGUAGE_WORDS, detect_language, words_of
 from nodes.placeholders import repeats_host_text
+from nodes.reading import ONE_LINE_CHARS
+from nodes.reading.hints import LANGUAGE_WORDS, detect_language, translation_of, words_of
 from nodes.reading.kinds import known_answer
-from nodes.reading.numbers import first_primes, is_prime, translation_of
+from nodes.reading.numbers import first_primes, is_prime
 from prompts.templates import normalised
 from tools.ai_process import CUT_OFF
 
@@ -179,7 +180,7 @@ def run_checks(
     elif intent.itemCount:
         _check_items(intent, text, report)
     _check_language(intent, text, report, sure=language_sure)
-    if request and not grounded and len(request) <= COMPUTED_REQUEST_CHARS:
+    if request and not grounded and len(request) <= ONE_LINE_CHARS:
         _check_expected(request, text, report)
     if request and text.strip():
         _check_substance(request, text, report, grounded=grounded)
@@ -193,7 +194,6 @@ def run_checks(
 #: How sure language detection must be before a check fails an answer on its language.
 SURE = 0.9
 #: Longer requests are tasks with parts, not one calculation or one translation.
-COMPUTED_REQUEST_CHARS = 300
 _META_WORDS = frozenset(
     [
         "task",

@@ -12,7 +12,6 @@ computed result) or what it found; the loop after that runs only where a tool ca
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -27,6 +26,8 @@ from nodes.arguments import prepare_arguments
 from nodes.chat import earlier_turns
 from nodes.common import STEP_RESET, intent_of
 from nodes.direct_lessons import learned_note
+from nodes.reading import ONE_LINE_CHARS
+from nodes.reading.hints import needs_the_world
 from nodes.reading.kinds import known_answer
 from nodes.reading.numbers import expected_number, first_primes
 from prompts.render import bare_messages
@@ -37,17 +38,11 @@ ACTION = "ai.process"
 #: A failed direct answer gets one more direct attempt with the checks' hint before the ordinary loop.
 DIRECT_ATTEMPTS = 2
 #: Longer requests are tasks with parts; they go through the loop.
-MAX_REQUEST_CHARS = 400
+MAX_REQUEST_CHARS = ONE_LINE_CHARS
 #: Longer lists are better computed or checked step by step than written in one breath.
 MAX_ITEMS = 100
 #: Checks a computed note can help with.
 _NUMBER_CHECKS = frozenset({"computed", "numbers", "item count", "number property"})
-_NEEDS_THE_WORLD = re.compile(
-    r"https?://|www\.|\b(?:search|look\s+up|google|browse|website|web\s*page|online|internet|news|latest|current|"
-    r"today|this\s+(?:week|month|year)|price|weather|sourced?|sources|cite[sd]?|citations?|references|research\w*|"
-    r"suche\w*|recherch\w*|quellen|aktuell\w*|heute)\b",
-    re.IGNORECASE,
-)
 
 
 def answering_directly(state: State, step: int) -> bool:
@@ -82,7 +77,7 @@ def fits_direct_answer(
 
 
 def _needs_the_world(request: str, intent: Intent) -> bool:
-    return intent.freshness is not None or bool(_NEEDS_THE_WORLD.search(request))
+    return intent.freshness is not None or needs_the_world(request)
 
 
 def _has_the_web(context: Context) -> bool:

@@ -28,7 +28,7 @@ from langgraph.types import Command
 from graph.errors import ModelUnavailable, ServiceUnavailable
 from graph.state import State
 from nodes.chat import chat_request
-from nodes.hints import detect_language
+from nodes.reading.hints import detect_language
 
 log = logging.getLogger(__name__)
 

@@ -32,8 +32,10 @@ from nodes.chat import ChatRequest, chat_request, earlier_turns, human_message, 
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
-from nodes.hints import NUMBER_WORDS, Hints, detect_language, read_hints, words_of
+from nodes.reading import ONE_LINE_CHARS
+from nodes.reading.hints import Hints, detect_language, read_hints, words_of
 from nodes.reading.lexicon import languages_of, words_in
+from nodes.reading.numbers import in_digits
 from prompts.render import intent_messages, render_conversation
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name
@@ -42,8 +44,6 @@ from tools.ingest import ingest_sources
 log = logging.getLogger(__name__)
 
 MAX_PROMPT_CHARS = 200_000
-#: A request read by code alone is one line of at most this many characters.
-MAX_ONE_LINE_CHARS = 200
 #: How sure language detection must be of a request read by code alone.
 CERTAIN = 0.9
 #: Kinds whose success criteria a model's analysis writes better than code.
@@ -186,7 +186,7 @@ def read_by_code(
     about a vague one (`ask_user`) still get the model's analysis. The language is the one given or detected with
     certainty, else the one whose everyday words the request uses (English where none): it only says in which
     language code states a result, and decides no check (`language_sure`)."""
-    if "\n" in request or len(request) > MAX_ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
+    if "\n" in request or len(request) > ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
         return None
     if context.ask_user:  # the user wants to be asked about a vague request: only the analysis can ask
         return None
@@ -255,13 +255,10 @@ def _in_request(value: Any, request: str) -> Any:
     """A count or property the model read, kept only where the request names it."""
     if value is None:
         return None
-    named = {w[:5] for w in words_of(request.casefold())} | set(re.findall(r"\d+", request))
+    digits = in_digits(request, languages_of(words_in(request)))  # "the three primary colours" names 3
+    named = {w[:5] for w in words_of(request.casefold())} | set(re.findall(r"\d+", digits))
     spelled = str(value).casefold()
-    return value if spelled[:5] in named or spelled in named or _spelled_count(value) in named else None
-
-
-def _spelled_count(value: Any) -> str:
-    return next((w[:5] for w, n in NUMBER_WORDS.items() if n == value), "")
+    return value if spelled[:5] in named or spelled in named else None
 
 
 def _agreeing(criteria: list[str], request: str) -> list[str]:

@@ -26,13 +26,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.lexicon import FAMILIES, FILLER, day_name, fold, languages_of, month_name, months, weekdays
 from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in
 from nodes.reading.stated import in_order, same_number, says_yes, stated_letter, stated_number, stated_weekday
 
-#: The longest request read for a kind: a one-line question; anything longer is the model's (and reading stays
-#: bounded whatever a request holds).
-MAX_READ_CHARS = 400
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
 _VOWELS = frozenset("aeiou")
 
@@ -89,7 +87,7 @@ def read_request(text: str) -> Request:
 def known_answer(request: str) -> Known | None:
     """The result of the request, where exactly one kind decides it from its words alone."""
     text = " ".join(request.split())
-    if not text or len(text) > MAX_READ_CHARS:
+    if not text or len(text) > ONE_LINE_CHARS:
         return None
     read = read_request(text)
     found = [known for kind in KINDS if (known := kind(read)) is not None]

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from nodes.hints import LANGUAGE_WORDS
 from nodes.reading.lexicon import languages_of, words_in
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
@@ -66,8 +65,6 @@ _IS_HOW_MANY = re.compile(
     r"(?P<target>[^\W\d][\w°/]{0,24})",
     re.I,
 )
-_TRANSLATE = re.compile(r"\b(?:translate|übersetze\w*|tradui\w*|traduc\w*|tradu\w*)\b", re.I)
-_QUOTED = re.compile(r"[\"'“‘«„](.+?)[\"'”’»“]")
 
 
 class NotComputable(ValueError):
@@ -87,12 +84,6 @@ class ExpectedNumber:
         if float(self.value).is_integer():
             return any(n == self.value for n in numbers)
         return any(math.isclose(n, self.value, rel_tol=5e-3) for n in numbers)
-
-
-@dataclass(frozen=True)
-class Translation:
-    source: str  # the text to translate, when the request quotes it ("" otherwise)
-    language: str  # ISO 639-1 code of the target language
 
 
 @cache  # direct and every validate of a round parse the same request
@@ -131,23 +122,6 @@ _ORDINAL = re.compile(
     re.I,
 )
 _ONE = re.compile(r"\bone\b(?=\s*(?:[+\-*/×÷]|plus|minus|times|divided|multiplied|\?|$))", re.I)
-
-
-@cache
-def translation_of(request: str) -> Translation | None:
-    """A request to translate a short text into a named language."""
-    if not _TRANSLATE.search(request):
-        return None
-    tail = _TRANSLATE.split(request, maxsplit=1)[1]
-    targets = [
-        (match.start(), code)
-        for code, words in LANGUAGE_WORDS.items()
-        for match in re.finditer(rf"\b(?:into|to|in|ins|auf|en)\s+(?:{words})\b", tail, re.I)
-    ]
-    if not targets:
-        return None
-    quoted = _QUOTED.search(tail)
-    return Translation(source=quoted.group(1).strip() if quoted else "", language=min(targets)[1])
 
 
 @lru_cache(maxsize=4)

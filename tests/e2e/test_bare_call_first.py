@@ -11,8 +11,8 @@ import pytest
 from graph.builder import build_graph
 from graph.context import Context
 from graph.schemas import HistoryEntry
-from nodes.hints import read_hints
 from nodes.intent import merge_intent
+from nodes.reading.hints import read_hints
 from nodes.strategies import recall
 from tests.support.scripted_llm import ScriptedLLM
 

@@ -75,7 +75,7 @@ asyncio.run(start())
 """.replace("LOADED", repr(LOADED))
 FIRST_USE_FROM_THREADS = """
 import json, threading
-from nodes.hints import detect_language
+from nodes.reading.hints import detect_language
 from tools.catalog import catalog
 
 start, seen = threading.Barrier(6), []

@@ -11,8 +11,8 @@ from graph.schemas import GENERIC_CRITERION, DocumentRef, HistoryEntry, Intent
 from nodes.answers import delivered, verified_better
 from nodes.checks import count_items, extract_numbers, run_checks
 from nodes.echo import echoed
-from nodes.hints import read_hints
 from nodes.intent import merge_intent
+from nodes.reading.hints import read_hints
 from nodes.reading.numbers import expected_number
 
 REF = DocumentRef(label="r", name="result.md", mime="text/markdown", size=1, sha256="0" * 64)

@@ -13,10 +13,10 @@ from graph.context import Context
 from graph.errors import InvalidRequest, ModelUnavailable
 from graph.schemas import Intent
 from graph.services import Services
-from nodes import hints
 from nodes.checks import run_checks
-from nodes.hints import read_hints
 from nodes.intent import intent
+from nodes.reading import hints
+from nodes.reading.hints import read_hints
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import PRIMES_REQUEST, ref, runtime
 

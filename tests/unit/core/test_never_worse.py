@@ -14,8 +14,8 @@ from graph.schemas import Intent
 from nodes.arguments import prepare_arguments
 from nodes.checks import count_items, run_checks
 from nodes.direct import computed_note, fits_direct_answer
-from nodes.hints import read_hints
 from nodes.intent import merge_intent, read_by_code
+from nodes.reading.hints import read_hints
 from nodes.select import parse_selection
 from nodes.strategies import recall, record
 from prompts.render import ai_process_messages
@@ -264,7 +264,8 @@ def test_read_by_code_keeps_what_code_read_for_the_checks() -> None:
         "Translate this:\nGood morning, everyone.",  # more than one line
         "What changed in the EU AI Act this month?",  # needs the web
         "Calculate the first 1000 prime numbers",  # a long list: the loop
-        "Tell me a story about a dragon who learns to fly over the misty mountains of the north, " * 3,  # long
+        "Tell me a story about a dragon who learns to fly over the misty mountains of the north, "
+        * 5,  # long: over ONE_LINE_CHARS
     ],
 )
 def test_other_requests_are_analysed_by_the_model(request_text: str) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nodes.reading.numbers import NotComputable, evaluate, expected_number, first_primes, numbers_in, translation_of
+from nodes.reading.hints import translation_of
+from nodes.reading.numbers import NotComputable, evaluate, expected_number, first_primes, numbers_in
 
 
 @pytest.mark.parametrize(

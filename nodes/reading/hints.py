@@ -1,7 +1,9 @@
-"""Cheap deterministic reading of a request: counts, number properties, formats, language, freshness.
+"""Cheap deterministic reading of a request: counts, number properties, formats, language, freshness, and whether
+it needs the world (the web, today's news).
 
 These seed the LLM's intent analysis and win over it where they are explicit, because code reads "first 1000"
-more reliably than a model does. Keywords cover English, German and French, the languages paor is used in most.
+more reliably than a model does. Counts written as words are read in paor's five languages (nodes/reading/numbers.py);
+the other keywords cover English, German and French, the languages paor is used in most.
 """
 
 from __future__ import annotations
@@ -9,11 +11,14 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from langdetect import DetectorFactory, LangDetectException, detect_langs
 from langdetect.detector_factory import init_factory
+
+from nodes.reading.lexicon import languages_of, words_in
+from nodes.reading.numbers import in_digits
 
 DetectorFactory.seed = 0  # langdetect is random without a seed; validation must be deterministic
 #: langdetect loads its profiles on first use (a second) without a lock: a thread that came second while another
@@ -27,30 +32,7 @@ _COUNT = re.compile(
     r"planets|animals|days|months|reasons|tips|fruits|things|farben|länder|städte|couleurs|pays|villes)\b",
     re.IGNORECASE,
 )
-#: Counts written as words ("the three primary colours"); larger counts are written in digits.
-NUMBER_WORDS = {
-    word: value
-    for value, words in enumerate(
-        [
-            (),
-            ("one", "eins"),
-            ("two", "zwei", "deux"),
-            ("three", "drei", "trois"),
-            ("four", "vier", "quatre"),
-            ("five", "fünf", "cinq"),
-            ("six", "sechs"),
-            ("seven", "sieben", "sept"),
-            ("eight", "acht", "huit"),
-            ("nine", "neun", "neuf"),
-            ("ten", "zehn", "dix"),
-            ("eleven", "onze"),
-            ("twelve", "zwölf", "douze"),
-        ]
-    )
-    for word in words
-}
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_NUMBER_WORD = re.compile(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _PROPERTIES = {
     "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b|\bprime numbers?\b",
     "even": r"\beven numbers?\b|\bgerade[n]? zahlen\b|\bnombres? pairs?\b",
@@ -107,6 +89,17 @@ _FRESHNESS = [
     ("month", r"\b(?:this month|diesen monat|ce mois|past month|last month|latest|recent|news|aktuell\w*)\b"),
     ("year", r"\b(?:this year|dieses jahr|cette année|past year)\b"),
 ]
+#: What a model cannot know by itself: a link, the web, the news, today's anything, sources. A request naming one
+#: goes to the loop where a web action can run (nodes/direct.py); `_FRESHNESS` is how fresh the news must be.
+_NEEDS_THE_WORLD = re.compile(
+    r"https?://|www\.|\b(?:search|look\s+up|google|browse|website|web\s*page|online|internet|news|latest|current|"
+    r"today|this\s+(?:week|month|year)|price|weather|sourced?|sources|cite[sd]?|citations?|references|research\w*|"
+    r"suche\w*|recherch\w*|quellen|aktuell\w*|heute)\b",
+    re.IGNORECASE,
+)
+#: The verb of a translation request, in paor's languages ("translate", "übersetze", "traduis", "traduce").
+_TRANSLATE_WORD = re.compile(r"\b(?:translat\w*|übersetz\w*|tradu\w*)\b", re.I)
+_QUOTED = re.compile(r"[\"'“‘«„](.+?)[\"'”’»“]")
 _CODE_REQUEST = re.compile(
     r"\b(?:write|generate|create|give me)\b.{0,30}\b(?:code|script|program|function|class)\b"
     r"|\b(?:python|javascript|typescript|rust|java|sql)\s+(?:code|script|function|program)\b",
@@ -120,8 +113,7 @@ _AGGREGATE = re.compile(
 _REPORT = re.compile(r"(?i:\b(?:report|bericht|rapport)\b)")
 #: A request for words in another language: the language it names is theirs, not the answer's.
 _TRANSLATION = re.compile(
-    r"\b(?:translat\w*|übersetz\w*|tradu\w*|how\s+do\s+(?:you|i)\s+say|what\s+is\s+.+\s+in\s+\w+\s*\?$)",
-    re.IGNORECASE,
+    rf"{_TRANSLATE_WORD.pattern}|\bhow\s+do\s+(?:you|i)\s+say\b|\bwhat\s+is\s+.+\s+in\s+\w+\s*\?$", re.IGNORECASE
 )
 _TABLE = re.compile(r"\b(?:table|tabelle|tableau)\b", re.IGNORECASE)
 _LIST = re.compile(r"\b(?:list|liste|enumerate)\b", re.IGNORECASE)
@@ -163,7 +155,7 @@ def read_hints(request: str) -> Hints:
     hints.expectedFormat = next((f for f, rx in _FORMATS if names_the_output(rx, text)), None)
     hints.freshness = next((f for f, rx in _FRESHNESS if re.search(rx, text, re.IGNORECASE)), None)
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
-    hints.numeric = bool(re.search(r"\d", text) or _DATA_WORDS.search(text) or aggregate or _NUMBER_WORD.search(text))
+    hints.numeric = bool(re.search(r"\d", in_digits(text, _languages(text))) or _DATA_WORDS.search(text) or aggregate)
     # "How do you say 'good night' in Spanish?" names the language of the words asked for, not of the answer
     named = next((code for code, rx in _LANGUAGE_NAMES.items() if re.search(rx, text, re.IGNORECASE)), None)
     explicit = None if _TRANSLATION.search(text) else named
@@ -214,6 +206,34 @@ def _most_likely(words: str) -> tuple[str, float] | None:
     return str(best.lang)[:2], float(best.prob)
 
 
+@dataclass(frozen=True)
+class Translation:
+    source: str  # the text to translate, when the request quotes it ("" otherwise)
+    language: str  # ISO 639-1 code of the target language
+
+
+@cache
+def translation_of(request: str) -> Translation | None:
+    """A request to translate a short text into a named language."""
+    if not _TRANSLATE_WORD.search(request):
+        return None
+    tail = _TRANSLATE_WORD.split(request, maxsplit=1)[1]
+    targets = [
+        (match.start(), code)
+        for code, words in LANGUAGE_WORDS.items()
+        for match in re.finditer(rf"\b(?:into|to|in|ins|auf|en)\s+(?:{words})\b", tail, re.I)
+    ]
+    if not targets:
+        return None
+    quoted = _QUOTED.search(tail)
+    return Translation(source=quoted.group(1).strip() if quoted else "", language=min(targets)[1])
+
+
+def needs_the_world(request: str) -> bool:
+    """Whether the request asks for what only the world knows now (a page, the news, sources)."""
+    return bool(_NEEDS_THE_WORLD.search(request))
+
+
 def names_the_output(pattern: str, text: str) -> bool:
     """Whether a format word (`pattern`) names what to deliver: the word before it (or before its article) says so
     ("as a PDF", "into Word", "write a report"); one that names an input ("the attached PDF", "from a PDF", "this
@@ -233,7 +253,7 @@ def names_the_output(pattern: str, text: str) -> bool:
 def _count(text: str, *, question: bool = False) -> int | None:
     """How many items the request asks for. In a question only "first/top/last N" counts: "How many days are in
     3 weeks?" or "Are 7 days a week?" name numbers, not a count of items to deliver."""
-    text = _NUMBER_WORD.sub(lambda m: str(NUMBER_WORDS[m.group(1).lower()]), text)
+    text = in_digits(text, _languages(text))
     for match in _COUNT.finditer(text):
         if question and not match.group(1):
             continue
@@ -241,6 +261,10 @@ def _count(text: str, *, question: bool = False) -> int | None:
         if digits and 0 < int(digits) <= 10_000_000:
             return int(digits)
     return None
+
+
+def _languages(text: str) -> list[str]:
+    return languages_of(words_in(text))
 
 
 def _data_type(text: str, hints: Hints) -> str | None:
