@@ -23,7 +23,7 @@ from graph.context import Context
 from graph.errors import ConfigurationError
 from graph.llm import MODEL_ASKED, Models
 from graph.tokens import count_tokens
-from nodes.hints import detect_language
+from nodes.reading.hints import detect_language
 from tools.catalog import catalog
 
 log = logging.getLogger(__name__)
