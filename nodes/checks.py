@@ -23,6 +23,7 @@ from nodes.placeholders import repeats_host_text
 from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.hints import LANGUAGE_WORDS, detect_language, translation_of, words_of
 from nodes.reading.kinds import known_answer
+from nodes.reading.lexicon import stems
 from nodes.reading.numbers import first_primes, is_prime
 from prompts.templates import normalised
 from tools.ai_process import CUT_OFF
@@ -216,127 +217,6 @@ _META_WORDS = frozenset(
         "process",
     ]
 )
-_STOP_WORDS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "of",
-        "to",
-        "in",
-        "into",
-        "on",
-        "for",
-        "and",
-        "or",
-        "is",
-        "are",
-        "was",
-        "be",
-        "what",
-        "which",
-        "who",
-        "how",
-        "why",
-        "when",
-        "where",
-        "me",
-        "my",
-        "you",
-        "your",
-        "please",
-        "give",
-        "list",
-        "write",
-        "tell",
-        "show",
-        "find",
-        "make",
-        "get",
-        "provide",
-        "name",
-        "state",
-        "say",
-        "explain",
-        "describe",
-        "about",
-        "with",
-        "as",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "from",
-        "by",
-        "at",
-        "than",
-        "then",
-        "do",
-        "does",
-        "can",
-        "could",
-        "would",
-        "should",
-        "will",
-        "shall",
-        "let",
-        "us",
-        "our",
-        "some",
-        "any",
-        "all",
-        "only",
-        "just",
-        "first",
-        "short",
-        "brief",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "sentence",
-        "sentences",
-        "word",
-        "words",
-        "answer",
-        "der",
-        "die",
-        "das",
-        "ein",
-        "eine",
-        "und",
-        "oder",
-        "ist",
-        "sind",
-        "was",
-        "wie",
-        "mir",
-        "bitte",
-        "gib",
-        "nenne",
-        "schreibe",
-        "le",
-        "la",
-        "les",
-        "un",
-        "une",
-        "et",
-        "ou",
-        "est",
-        "sont",
-        "quoi",
-        "comment",
-        "moi",
-    ]
-)
 
 
 def _check_expected(request: str, text: str, report: CheckReport) -> None:
@@ -396,20 +276,14 @@ def _check_substance(request: str, text: str, report: CheckReport, *, grounded: 
         return
     if grounded:
         return
-    asked = _stems(request)
-    delivered = _stems(text)
+    asked = stems(request)
+    delivered = stems(text)
     meta = {w for w in re.findall(r"[^\W\d_]+", text.casefold()) if w in _META_WORDS}
     if asked and not asked & delivered and len(meta) >= 2:
         detail = f"the deliverable talks about {', '.join(sorted(meta)[:4])}, not about the request"
         report.checks.append(
             Check("substance", False, detail, "Answer the request itself; do not describe how you would do it.")
         )
-
-
-def _stems(text: str) -> set[str]:
-    """The request's content words (first five letters, so 'colours' meets 'colour') and its numbers."""
-    words = re.findall(r"[^\W_]+", text.casefold())
-    return {w[:5] if not w.isdigit() else w for w in words if w not in _STOP_WORDS and (len(w) > 2 or w.isdigit())}
 
 
 def _check_data_type(intent: Intent, text: str, report: CheckReport) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,8 +32,8 @@ from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer
 from nodes.reading import ONE_LINE_CHARS
-from nodes.reading.hints import Hints, detect_language, read_hints, words_of
-from nodes.reading.lexicon import languages_of, words_in
+from nodes.reading.hints import Hints, detect_language, read_hints
+from nodes.reading.lexicon import fold, languages_of, stems, words_in
 from nodes.reading.numbers import in_digits
 from prompts.render import intent_messages, render_conversation
 from tools.catalog import allowed_entries, unavailable_notes
@@ -255,17 +254,12 @@ def _in_request(value: Any, request: str) -> Any:
     """A count or property the model read, kept only where the request names it."""
     if value is None:
         return None
-    digits = in_digits(request, languages_of(words_in(request)))  # "the three primary colours" names 3
-    named = {w[:5] for w in words_of(request.casefold())} | set(re.findall(r"\d+", digits))
-    spelled = str(value).casefold()
+    named = stems(in_digits(request, languages_of(words_in(request))))  # "the three primary colours" names 3
+    spelled = fold(str(value))
     return value if spelled[:5] in named or spelled in named else None
 
 
 def _agreeing(criteria: list[str], request: str) -> list[str]:
     """The model's criteria that share a word or a number with the request; the rest are its own inventions."""
-    asked = {w[:5] for w in words_of(request.casefold()) if len(w) > 3} | set(re.findall(r"\d+", request))
-    return [
-        c
-        for c in criteria
-        if asked & ({w[:5] for w in words_of(c.casefold()) if len(w) > 3} | set(re.findall(r"\d+", c)))
-    ]
+    asked = stems(request)
+    return [c for c in criteria if asked & stems(c)]

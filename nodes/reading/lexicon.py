@@ -56,6 +56,13 @@ FILLER_BY_LANGUAGE = {
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
+#: Words that say nothing of a request's subject either, though a kind may not take them as filler ("why", "about",
+#: "describe" ask for more than a result).
+NOT_SUBJECT = FILLER | _words(
+    "into who why when where your list write make provide name state explain describe about as from by at than then "
+    "should will shall let some any all first brief two three four five six seven eight nine ten sentence sentences "
+    "schreibe quoi comment"
+)
 
 #: Word families the kinds of request are recognised by (folded).
 FAMILIES: dict[str, frozenset[str]] = {
@@ -158,6 +165,13 @@ def fold(text: str) -> str:
 def words_in(text: str) -> list[str]:
     """The words of `text`, folded (apostrophes end a word: "what's" → "what", "s"; "l'envers" → "l", "envers")."""
     return re.findall(r"[^\W\d_]+", fold(text))
+
+
+def stems(text: str) -> set[str]:
+    """The subject of a text: its words beyond `NOT_SUBJECT`, by their first five letters ("colours" meets
+    "colour"), and its numbers."""
+    words = re.findall(r"[^\W_]+", fold(text))
+    return {w if w.isdigit() else w[:5] for w in words if w.isdigit() or (len(w) > 2 and w not in NOT_SUBJECT)}
 
 
 def languages_of(words: list[str], default: Sequence[str] = ("en",)) -> list[str]:
