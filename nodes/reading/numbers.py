@@ -73,17 +73,11 @@ class NotComputable(ValueError):
 
 @dataclass(frozen=True)
 class ExpectedNumber:
-    """The number a correct answer contains, and how it was found (shown in the check's detail)."""
+    """The number a correct answer states, and how it was found (shown in the check's detail)."""
 
     value: float
     how: str
     target: str = ""  # the unit a conversion asks for ("minutes"), "" for a calculation
-
-    def found_in(self, numbers: list[float]) -> bool:
-        """Exact for whole numbers; within rounding for fractions (a model writes 10/3 as 3.33 or 3.3333)."""
-        if float(self.value).is_integer():
-            return any(n == self.value for n in numbers)
-        return any(math.isclose(n, self.value, rel_tol=5e-3) for n in numbers)
 
 
 @cache  # direct and every validate of a round parse the same request
