@@ -484,7 +484,9 @@ def dates_in(text: str) -> list[datetime.date]:
             if any(s < match.end() and match.start() < e for s, e in taken):
                 continue
             parts = dict(zip(order, match.groups(), strict=True))
-            month = int(parts["m"]) if parts["m"].isdigit() else months().get(fold(parts["m"]))
+            month = (
+                int(parts["m"]) if parts["m"].isdigit() else months(abbreviated=True).get(fold(parts["m"]).rstrip("."))
+            )
             try:
                 found.append((match.start(), datetime.date(int(parts["y"]), month or 0, int(parts["d"]))))
             except (ValueError, TypeError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 
 from babel.dates import get_day_names, get_month_names
@@ -35,11 +35,11 @@ FILLER_BY_LANGUAGE = {
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit ja oder nein nur zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
-        "dieses genau ergebnis nenne gib an und kurz einfach von"
+        "dieses genau ergebnis nenne gib an und kurz einfach von am"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a il ce c qu que "
-        "est-ce oui ou non seulement nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
+        "est-ce elle oui ou non seulement nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
         "repondez par font fait stp svp ces suivants suivantes peux pouvez tu vous resultat exactement dis "
         "dites et juste"
     ),
@@ -80,7 +80,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "sum": _words(
         "sum add total summe addiere addieren somme additionne additionner suma sumar somma sommare addiziona"
     ),
-    "sum_more": _words("up all adding together alle zusammen tous toutes todos todas tutti i"),
+    "sum_more": _words("up all adding together alle aller allen zusammen tous toutes todos todas tutti i"),
     "range": _words(
         "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
         "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta entre enteros numeros "
@@ -183,25 +183,25 @@ def languages_of(words: list[str], default: Sequence[str] = ("en",)) -> list[str
 
 @cache
 def weekdays() -> dict[str, int]:
-    """Every weekday name (wide and abbreviated) in paor's languages, folded → 0 (Monday) … 6 (Sunday)."""
-    names: dict[str, int] = {}
-    for code in LANGUAGES:
-        for width in ("wide", "abbreviated"):
-            for number, name in get_day_names(width, locale=code).items():
-                names.setdefault(fold(name).rstrip("."), number)
-    return names
+    """Every weekday name in paor's languages, folded → 0 (Monday) … 6 (Sunday). Wide names only: the abbreviations
+    are everyday words ("so" is Sunday in German, "di" Tuesday, and Italian's "of")."""
+    return _names(get_day_names)
 
 
 @cache
-def months() -> dict[str, int]:
-    """Every month name (wide and abbreviated) in paor's languages, folded → 1 … 12. "mar" (March, and Spanish for
-    sea) and "mai" are kept: a month name only counts beside a day or a year, or after "days in"."""
-    names: dict[str, int] = {}
+def months(*, abbreviated: bool = False) -> dict[str, int]:
+    """Every month name in paor's languages, folded → 1 … 12; with `abbreviated`, also "Jan", "Mär", "sept." (read
+    only inside a date: "mar" is the sea in Spanish, "set" Italian for September)."""
+    return _names(get_month_names, ("wide", "abbreviated") if abbreviated else ("wide",))
+
+
+def _names(names_of: Callable[..., Mapping[int, str]], widths: Sequence[str] = ("wide",)) -> dict[str, int]:
+    found: dict[str, int] = {}
     for code in LANGUAGES:
-        for width in ("wide", "abbreviated"):
-            for number, name in get_month_names(width, locale=code).items():
-                names.setdefault(fold(name).rstrip("."), number)
-    return names
+        for width in widths:
+            for number, name in names_of(width, locale=code).items():
+                found.setdefault(fold(name).rstrip("."), number)
+    return found
 
 
 def day_name(number: int, language: str) -> str:

@@ -39,7 +39,11 @@ _HALF_OR_DOUBLE = re.compile(
     rf"|\b(?:double|twice|doppelte\s+von|double\s+de|doble\s+de|doppio\s+di)\s+)(?P<number>{_NUMBER})\b",
     re.I,
 )
-_SQUARE_ROOT = re.compile(rf"\bsquare\s+root\s+of\s+({_NUMBER})|√\s*({_NUMBER})", re.I)
+_SQUARE_ROOT = re.compile(
+    rf"\b(?:square\s+root\s+of|(?:quadrat)?wurzel\s+(?:aus|von)|racine\s+carr[ée]e\s+de|ra[ií]z\s+cuadrada\s+de|"
+    rf"radice\s+quadrata\s+di)\s+({_NUMBER})|√\s*({_NUMBER})",
+    re.I,
+)
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 _EXPRESSION = re.compile(r"[\d.\s()+\-*/]*\d[\d.\s()+\-*/]*")
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -136,7 +140,7 @@ def is_prime(number: int) -> bool:
 def numbers_in(text: str) -> list[float]:
     """Every number a text states, with thousands separators (3,000 · 3 000 · 3'000) and decimal commas read."""
     found = []
-    for raw in re.findall(r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?:\.\d+)?|-?\d+(?:[.,]\d+)?", text):
+    for raw in re.findall(r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?", text):
         token = raw.replace("'", "").replace(" ", "").replace("\u202f", "")
         if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?", token):
             token = token.replace(",", "")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from nodes.reading.lexicon import LANGUAGES, fold, languages_of, weekdays, words_in
 from nodes.reading.numbers import in_digits, numbers_in
 
-_NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
+_NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _CONCLUDES = re.compile(
     r"\b(?:so|therefore|thus|hence|answer|result|total|final|altogether|also|daher|insgesamt|ergebnis|antwort|"
