@@ -90,8 +90,8 @@ def run_paor(steps: int, size: int) -> CheckpointRun:
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.store.memory import InMemoryStore
 
+    from core.context import Context
     from graph.builder import build_graph
-    from graph.context import Context
     from tests.support.scripted_llm import ScriptedLLM
 
     root = tempdir("checkpoints-paor")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graph.tokens import count_tokens, encoding
+from core.tokens import count_tokens, encoding
 
 # The same intent for every paor run: prose whose criteria code cannot decide, so the model judges each step.
 INTENT = {

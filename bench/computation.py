@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.common import prepare_environment, print_report, prompt_tokens, tempdir
-from graph.tokens import count_tokens
+from core.tokens import count_tokens
 
 SYSTEMS = ("ai.process (model types the primes)", "ai.process (code first, then data)", "code.execute")
 
@@ -68,9 +68,9 @@ def run(system: str) -> ComputationRun:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
 
+    from core.context import Context
+    from core.schemas import DocumentRef
     from graph.builder import build_graph
-    from graph.context import Context
-    from graph.schemas import DocumentRef
     from nodes.checks import extract_numbers
     from tests.support.scenarios import FIRST_1000_PRIMES, PRIMES_PROMPT
     from tests.support.scripted_llm import ScriptedLLM

@@ -18,7 +18,7 @@ from bench.common import prepare_environment, tempdir
 STEPS = 20
 REPEATS = 3
 TOP = 8
-_SOURCE = ("graph", "nodes", "tools", "prompts")
+_SOURCE = ("core", "graph", "nodes", "tools", "prompts")
 
 
 @dataclass

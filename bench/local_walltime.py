@@ -32,8 +32,8 @@ from bench.common import print_report, tempdir
 from bench.models import gguf_model
 from bench.recording import Recorder
 from bench.side_by_side import BARE, PAOR, recorded, settle
-from graph.context import Context
-from graph.llm import chat_openai, length_limit
+from core.context import Context
+from core.llm import chat_openai, length_limit
 
 STEPS = 5
 POPULATION = {"Paris": 2_102_650, "Berlin": 3_755_251, "Madrid": 3_332_035, "Rome": 2_754_719, "Vienna": 2_005_760}
@@ -79,8 +79,8 @@ class Run:
 
 def run_paor(context: Context, recorder: Recorder, folder: Path) -> Run:
     """paor React with the tool as an action of its own (build_graph(tools=…)), besides ai.process."""
+    from core.persistence import open_sqlite
     from graph.builder import build_graph
-    from graph.persistence import open_sqlite
 
     recorder.system, first = PAOR, len(recorder.exchanges)
     run_context = dataclasses.replace(

@@ -3,7 +3,7 @@
 The 50 tools are the real listings of five MCP servers (bench/mcp_tools.json: mcp-server-time, mcp-server-git,
 @modelcontextprotocol/server-everything, -filesystem and -memory, captured with the `mcp` SDK). Each request runs
 the real graph for one step against the scripted model; the Stage-1 request it receives is counted with
-o200k_base (graph.tokens) — once with no brought tools, once with all 50 declared (paor offers the relevant
+o200k_base (core.tokens) — once with no brought tools, once with all 50 declared (paor offers the relevant
 ones), and once with all 50 offered (ranking off), the cost paor avoids.
 
     python -m bench.mcp_tools
@@ -99,11 +99,11 @@ def stage1(request: str, needed: str, entries: Sequence[CatalogEntry]) -> tuple[
 
     from langgraph.store.memory import InMemoryStore
 
+    from core.context import Context
+    from core.llm import Models
+    from core.tokens import count_tokens
     from graph.builder import RECURSION_LIMIT, make_builder
-    from graph.context import Context
-    from graph.llm import Models
-    from graph.services import Services
-    from graph.tokens import count_tokens
+    from nodes.services import Services
     from tests.mcp.scenarios import ANSWER_INTENT, offered_actions, selection
     from tests.support.scripted_llm import ScriptedLLM
 

@@ -64,7 +64,7 @@ PROMPTS = (
 
 
 class ProtocolTally(logging.Handler):
-    """Counts Stage-1/Stage-2 answers as graph.llm logs them: accepted or rejected, per attempt; `copied` are the
+    """Counts Stage-1/Stage-2 answers as core.llm logs them: accepted or rejected, per attempt; `copied` are the
     rejected ones whose shape was right but whose text repeated a description or placeholder (issue 26)."""
 
     def __init__(self) -> None:
@@ -115,10 +115,10 @@ class RunResult:
 
 @contextmanager
 def protocol_tally() -> Iterator[ProtocolTally]:
-    """Counts every structured answer logged while the block runs (graph.llm logs them at DEBUG)."""
+    """Counts every structured answer logged while the block runs (core.llm logs them at DEBUG)."""
     tally = ProtocolTally()
     root = logging.getLogger()
-    llm_log = logging.getLogger("graph.llm")
+    llm_log = logging.getLogger("core.llm")
     previous = llm_log.level
     llm_log.setLevel(logging.DEBUG)
     root.addHandler(tally)
@@ -143,9 +143,9 @@ def run_prompt(
     """One whole run of the graph against the endpoint, in its own document folders and SQLite file (or the shared
     `database`, where the endpoint's capabilities learned by earlier runs are kept); `llm` replaces the ChatOpenAI
     the context would build (the side-by-side benchmark passes one whose HTTP client records every request)."""
+    from core.context import Context
+    from core.persistence import open_sqlite
     from graph.builder import build_graph
-    from graph.context import Context
-    from graph.persistence import open_sqlite
 
     documents = folder / "docs"
     documents.mkdir(parents=True, exist_ok=True)

@@ -115,8 +115,8 @@ def time_paor(steps: int = STEPS, durability: str | None = None) -> float:
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.store.sqlite import SqliteStore
 
+    from core.context import Context
     from graph.builder import build_graph
-    from graph.context import Context
 
     root = tempdir("overhead-paor")
     db = str(root / "paor.sqlite")

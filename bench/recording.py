@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from bench.common import content_text
-from graph.tokens import encoding
+from core.tokens import encoding
 
 
 @dataclass

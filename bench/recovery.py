@@ -343,8 +343,8 @@ def run_scenario(scenario: Scenario, learning: bool) -> tuple[RunResult, RunResu
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.store.sqlite import SqliteStore
 
+    from core.context import Context
     from graph.builder import build_graph
-    from graph.context import Context
 
     root = tempdir("recovery")
     db = str(root / "paor.sqlite")

@@ -14,7 +14,7 @@ memory of the server's process tree (the `langgraph dev` process and its childre
 they share count once), and the latency of `/ok`, polled every 50 ms from a thread of its own during the load.
 
 The "before" row runs the fixed server with PAOR_THREADS=6: the 6 threads Python's default pool has on 2 cores,
-which is what every server loop had before server/capacity.py sized it (graph/capacity.py).
+which is what every server loop had before server/capacity.py sized it (core/capacity.py).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class Load:
 
     runs: int
     jobs: int | None
-    threads: int | None = None  # PAOR_THREADS; None: sized for the jobs (graph/capacity.py)
+    threads: int | None = None  # PAOR_THREADS; None: sized for the jobs (core/capacity.py)
 
     @property
     def label(self) -> str:

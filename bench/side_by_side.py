@@ -34,8 +34,8 @@ from bench.everyday import Everyday
 from bench.heldout import HELD_OUT, HeldOut
 from bench.models import Prompt, run_prompt
 from bench.recording import Exchange, Recorder
-from graph.context import Context
-from graph.llm import chat_openai, length_limit
+from core.context import Context
+from core.llm import chat_openai, length_limit
 
 PAOR, BARE = "paor", "create_react_agent"
 #: Time target of issue 26: paor's median wall time at most this many times the bare agent's.
@@ -113,11 +113,11 @@ def _runs(text: str, n: int = RUN_WORDS) -> list[str]:
 
 
 def _descriptions() -> list[str]:
-    """The descriptions of the fields the model is shown: graph.schemas' protocol models and every built-in
+    """The descriptions of the fields the model is shown: core.schemas' protocol models and every built-in
     action's arguments, with the action's summary."""
     from pydantic import BaseModel
 
-    from graph import schemas
+    from core import schemas
     from tools.catalog import catalog
 
     models = [m for m in vars(schemas).values() if isinstance(m, type) and issubclass(m, BaseModel)]

@@ -19,7 +19,7 @@ import httpx
 from langchain_openai import ChatOpenAI
 
 from bench.common import prompt_tokens
-from graph.tokens import count_tokens
+from core.tokens import count_tokens
 
 
 class ReactStub:

@@ -1,7 +1,7 @@
 """Prompt tokens per LLM call, per step and per task: paor React, paor Actionplan, LangGraph's create_react_agent.
 
 Every system runs the same task of N ai.process actions whose answers are ~3000 varied tokens each, through the
-real ChatOpenAI client; every request is counted the same way (graph.tokens.count_tokens over the message
+real ChatOpenAI client; every request is counted the same way (core.tokens.count_tokens over the message
 texts, see bench.common.request_text).
 """
 
@@ -25,7 +25,7 @@ from bench.common import (
     varied_text,
 )
 from bench.recording import cached_prefixes
-from graph.tokens import count_tokens
+from core.tokens import count_tokens
 
 STEPS = (5, 10, 20)
 TOOL_TOKENS = 3000
@@ -37,8 +37,8 @@ def run_paor(mode: str, steps: int, tool_tokens: int = TOOL_TOKENS, latency: Any
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.store.memory import InMemoryStore
 
+    from core.context import Context
     from graph.builder import build_graph
-    from graph.context import Context
     from tests.support.scripted_llm import ScriptedLLM
 
     root = tempdir(f"tokens-{mode}-{steps}")

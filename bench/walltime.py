@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from bench import tokens
 from bench.common import TokenRun, print_report
-from graph.tokens import count_tokens
+from core.tokens import count_tokens
 from tests.support.scripted_llm import Latency
 
 STEPS = {300: (5, 10, 20, 40), tokens.TOOL_TOKENS: (5, 10, 20)}  # steps run per output size

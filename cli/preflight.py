@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from graph.context import Context, paor_home
-from graph.writable import database_problem, folder_problem
+from core.context import Context, paor_home
+from core.writable import database_problem, folder_problem
 
 #: Keys paor sends (as HTTP headers): each, when set, must be something a header can carry.
 KEYS = ("OPENAI_API_KEY", "TAVILY_API_KEY")

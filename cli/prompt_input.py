@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 import click
 
-from graph.errors import InvalidRequest
+from core.errors import InvalidRequest
 from nodes.intent import MAX_PROMPT_CHARS
 
 #: A UTF-8 character takes at most four bytes: more than this many bytes is over the limit whatever they are.

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from graph.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 DATABASE_ENV, REDIS_ENV = "PAOR_DATABASE_URL", "PAOR_REDIS_URL"
 CONFIG = Path(__file__).resolve().parents[1] / "aegra.json"

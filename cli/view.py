@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
-from graph.errors import ConfigurationError, DocumentRejected
-from graph.schemas import REJECTED_BY_USER, DocumentRef, HistoryEntry, Strategy
+from core.errors import ConfigurationError, DocumentRejected
+from core.schemas import REJECTED_BY_USER, DocumentRef, HistoryEntry, Strategy
 from prompts.templates import clip
 from tools.documents import DocumentStore, safe_file_name, unique_name
 

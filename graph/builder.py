@@ -22,11 +22,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from graph.context import MAX_STEPS_LIMIT, Context
+from core.context import MAX_STEPS_LIMIT, Context
+from core.llm import Models
+from core.state import InputState, OutputState, State
 from graph.instrument import instrumented
-from graph.llm import Models
-from graph.services import Services
-from graph.state import InputState, OutputState, State
 from graph.warmup import warm as warm  # the server's lifespan calls it
 from graph.warmup import warm_in_background
 from nodes.act import act
@@ -39,6 +38,7 @@ from nodes.parameters import parameters
 from nodes.plan import plan, plan_step
 from nodes.refine import refine
 from nodes.select import select
+from nodes.services import Services
 from nodes.takeover import announcing
 from nodes.validate import validate
 from server.policy import server_services

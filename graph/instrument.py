@@ -15,27 +15,18 @@ from typing import Any
 from langchain_core.callbacks import get_usage_metadata_callback
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.errors import ServiceUnavailable
-from graph.schemas import TelemetryRecord
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.errors import ServiceUnavailable
+from core.runtime import context_of, thread_of
+from core.schemas import TelemetryRecord
+from core.state import State
+from nodes.services import Services
 from tools.catalog import extended_by
 
 log = logging.getLogger("paor")
 
 NodeFn = Callable[[State, Runtime[Context], Services], dict[str, Any]]
 GraphNode = Callable[[State, Runtime[Context]], dict[str, Any]]
-
-
-def context_of(runtime: Runtime[Context]) -> Context:
-    """The run's Context; a server run without one gets the env-filled defaults."""
-    context = runtime.context
-    if isinstance(context, Context):
-        return context
-    if isinstance(context, dict):
-        return Context(**context)
-    return Context()
 
 
 def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
@@ -86,15 +77,8 @@ def _run_key(runtime: Runtime[Context]) -> str:
     return str(getattr(info, "thread_id", None) or getattr(info, "run_id", None) or "run")
 
 
-def thread_of(runtime: Runtime[Any]) -> str | None:
-    """The run's thread id; None without a checkpointer."""
-    info = getattr(runtime, "execution_info", None)
-    thread = getattr(info, "thread_id", None)
-    return str(thread) if thread else None
-
-
 def totals_of(record: TelemetryRecord) -> dict[str, Any]:
-    """A node's record as an addend of the round's running totals (graph.state.add_totals)."""
+    """A node's record as an addend of the round's running totals (core.state.add_totals)."""
     spent = {"inputTokens": record.inputTokens, "outputTokens": record.outputTokens}
     node = {"runs": 1, "seconds": record.durationS}  # per-node tokens are in the progress events
     return {"round": record.round, "seconds": record.durationS, **spent, "nodes": {record.node: node}}

@@ -19,10 +19,10 @@ from collections.abc import Callable
 
 from langchain_openai import ChatOpenAI
 
-from graph.context import Context
-from graph.errors import ConfigurationError
-from graph.llm import MODEL_ASKED, Models
-from graph.tokens import count_tokens
+from core.context import Context
+from core.errors import ConfigurationError
+from core.llm import MODEL_ASKED, Models
+from core.tokens import count_tokens
 from nodes.reading.hints import detect_language
 from tools.catalog import catalog
 

@@ -13,19 +13,19 @@ from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
-from graph.capacity import blocking_threads
-from graph.context import Context
-from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ServiceUnavailable, ToolNotCalled
-from graph.instrument import context_of
-from graph.schemas import GENERIC_CRITERION, REJECTED_BY_USER, ActionResult, ActionSelection, dump
-from graph.services import Services
-from graph.state import State
+from core.capacity import blocking_threads
+from core.context import Context
+from core.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ServiceUnavailable, ToolNotCalled
+from core.runtime import context_of
+from core.schemas import GENERIC_CRITERION, REJECTED_BY_USER, ActionResult, ActionSelection, dump
+from core.state import State
 from nodes import history_log
 from nodes.approval import ask_approval, needs_approval
 from nodes.chat import draft_message, earlier_turns, progress_message, show_result, show_step
 from nodes.common import document_index, intent_of, result_label
 from nodes.direct import answering_directly, bare_call
 from nodes.parameters import earlier_attempts
+from nodes.services import Services
 from prompts.render import render_conversation
 from prompts.templates import clip
 from tools.base import ToolDeps, ToolOutput
@@ -146,7 +146,7 @@ def _run(
 
 
 # Started once: a new thread per call cost ~3 ms per action. Sized for every run the process works on at once
-# (graph/capacity.py: a tool call mostly waits on the network). A tool that overruns and is abandoned keeps its
+# (core/capacity.py: a tool call mostly waits on the network). A tool that overruns and is abandoned keeps its
 # worker busy; with all workers stuck, new calls queue and time out rather than hang.
 _TOOL_THREADS = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-tool")
 

@@ -16,13 +16,13 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from graph.capacity import blocking_threads
-from graph.context import Context
-from graph.schemas import ActionResult, ActionSelection, HistoryEntry, Observation, dump
-from graph.services import Services
-from graph.state import State
+from core.capacity import blocking_threads
+from core.context import Context
+from core.schemas import ActionResult, ActionSelection, HistoryEntry, Observation, dump
+from core.state import State
 from nodes import history_log
 from nodes.direct import answering_directly
+from nodes.services import Services
 
 log = logging.getLogger(__name__)
 _THREADS = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-ahead")  # one per run in flight

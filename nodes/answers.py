@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.schemas import HistoryEntry
+from core.schemas import HistoryEntry
 
 
 def verified_better(candidate: HistoryEntry, current: HistoryEntry) -> bool:

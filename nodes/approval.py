@@ -22,10 +22,10 @@ from typing import Any, Literal
 from langgraph.types import interrupt
 from pydantic import BaseModel, ValidationError
 
-from graph.context import Context
-from graph.errors import ParametersInvalid
-from graph.llm import explain
-from graph.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, HistoryEntry, Intent
+from core.context import Context
+from core.errors import ParametersInvalid
+from core.llm import explain
+from core.schemas import FORBIDDEN_PARAMETER_KEYS, ActionSelection, HistoryEntry, Intent
 from nodes.arguments import prepare_arguments
 from tools.catalog import CatalogEntry
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graph.context import Context
-from graph.errors import ParametersInvalid
-from graph.llm import explain
-from graph.schemas import (
+from core.context import Context
+from core.errors import ParametersInvalid
+from core.llm import explain
+from core.schemas import (
     FORBIDDEN_PARAMETER_KEYS,
     MACHINE_READABLE_FORMATS,
     ActionSelection,

@@ -11,7 +11,7 @@ langchain-core's `content_blocks` translates the last three families into the st
 the standard and the camelCase shapes. A block is text, an `Attachment` (bytes, still base64), a `Linked` http(s)
 URL (fetched later through the guard), or `Unreadable` with the reason — never dropped without a word. An `Image`
 is unreadable to paor's readers but not to a model that accepts images: `read_attachments` asks the endpoint once
-(remembered in graph.capabilities) and passes it on as an input document, or leaves it out saying why. A round
+(remembered in core.capabilities) and passes it on as an input document, or leaves it out saying why. A round
 reads every attachment it can and goes on without the others, naming each in its notes (`LEFT_OUT`).
 
 Every input image of a round is shown to the model or named below the answer as not read, with why, in the user's
@@ -34,11 +34,11 @@ from langchain_core.messages import HumanMessage
 from langchain_openai import ChatOpenAI
 from langgraph.store.base import BaseStore
 
-from graph.capabilities import REFUSED_STATUS, Capabilities, endpoint_key, refusal_about
-from graph.errors import DocumentRejected
-from graph.llm import length_limit, without_client_retries
-from graph.outages import as_model_outage
-from graph.schemas import DocumentRef, HistoryEntry
+from core.capabilities import REFUSED_STATUS, Capabilities, endpoint_key, refusal_about
+from core.errors import DocumentRejected
+from core.llm import length_limit, without_client_retries
+from core.outages import as_model_outage
+from core.schemas import DocumentRef, HistoryEntry
 from nodes import inputs_read
 from tools import ai_process
 from tools.document.detect import SUPPORTED_TYPES
@@ -46,7 +46,7 @@ from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name
 from tools.ingest import UPLOAD_PREFIX, store_checked
 
 if TYPE_CHECKING:
-    from graph.state import State
+    from core.state import State
     from nodes.chat import ChatRequest
 
 _DATA_TYPES = ("file", "image", "audio", "video", "text-plain")

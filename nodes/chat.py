@@ -19,9 +19,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, Remove
 from langgraph.config import get_config
 from langgraph.graph.message import push_message
 
-from graph.schemas import GENERIC_CRITERION, Intent
-from graph.state import State
-from graph.tokens import count_tokens
+from core.schemas import GENERIC_CRITERION, Intent
+from core.state import State
+from core.tokens import count_tokens
 from nodes.attachments import Attachment, Linked, Unreadable, read_block
 
 #: The id prefix of `understood_message`, so the round's closing message tells it from a streamed draft.

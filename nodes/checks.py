@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import takewhile
 
-from graph.schemas import DocumentRef, Intent
+from core.schemas import DocumentRef, Intent
 from nodes.echo import echoed
 from nodes.placeholders import repeats_host_text
 from nodes.reading import ONE_LINE_CHARS

@@ -13,8 +13,8 @@ from typing import Any
 
 from langgraph.types import interrupt
 
-from graph.schemas import Clarification, Intent, dump
-from graph.state import State
+from core.schemas import Clarification, Intent, dump
+from core.state import State
 
 
 def clarified(state: State, intent: Intent) -> dict[str, Any]:

@@ -7,8 +7,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from graph.schemas import DocumentRef, HistoryEntry, Intent
-from graph.state import State
+from core.schemas import DocumentRef, HistoryEntry, Intent
+from core.state import State
 from tools.documents import DocumentIndex
 
 # A new step starts from a clean slate: stale results of the previous step must not leak into this one.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graph.schemas import DocumentRef, HistoryEntry
-from graph.state import State
+from core.schemas import DocumentRef, HistoryEntry
+from core.state import State
 from nodes.common import intent_of
 from nodes.direct import computed_result
 from prompts.templates import clip

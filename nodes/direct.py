@@ -17,11 +17,10 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.instrument import context_of
-from graph.schemas import FILE_FORMATS, MACHINE_READABLE_FORMATS, ActionSelection, ContentValidation, Intent, dump
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.runtime import context_of
+from core.schemas import FILE_FORMATS, MACHINE_READABLE_FORMATS, ActionSelection, ContentValidation, Intent, dump
+from core.state import State
 from nodes.arguments import prepare_arguments
 from nodes.chat import earlier_turns
 from nodes.common import STEP_RESET, intent_of
@@ -30,6 +29,7 @@ from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.hints import needs_the_world
 from nodes.reading.kinds import known_answer
 from nodes.reading.numbers import expected_number, first_primes
+from nodes.services import Services
 from prompts.render import bare_messages
 from prompts.templates import clip
 from tools.catalog import allowed_entries, lookup

@@ -19,7 +19,7 @@ from uuid import uuid4
 
 from langgraph.store.base import BaseStore
 
-from graph.schemas import Intent
+from core.schemas import Intent
 from nodes.checks import language_advice
 
 NAMESPACE = ("paor", "direct")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-import graph.schemas as schemas
+import core.schemas as schemas
 
 #: Words in a row that make an echo: long enough that ordinary answers never share them with a prompt by chance.
 RUN_WORDS = 6

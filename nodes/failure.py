@@ -3,7 +3,7 @@ the round goes on from the step that stopped once the service is back.
 
 A remote client sees no log, and LangGraph's server shows a failed run's message only for ValueError and a few
 other built-in types. So on the server every node has `outage_stopped` as its LangGraph error handler: an outage
-(graph/outages.py: the model endpoint or a tool's service away, too slow, busy after retries, or refusing the
+(core/outages.py: the model endpoint or a tool's service away, too slow, busy after retries, or refusing the
 server's key) writes an AI message into the thread and a record of where the round stopped, then routes to `fail`,
 which raises a `ServiceUnavailable` naming the service by its kind (never the operator's addresses): the run's
 stream ends with an error event carrying that line. Nothing is validated or learned: the step never returned.
@@ -25,8 +25,8 @@ from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage
 from langgraph.errors import NodeError
 from langgraph.types import Command
 
-from graph.errors import ModelUnavailable, ServiceUnavailable
-from graph.state import State
+from core.errors import ModelUnavailable, ServiceUnavailable
+from core.state import State
 from nodes.chat import chat_request
 from nodes.reading.hints import detect_language
 

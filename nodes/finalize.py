@@ -7,18 +7,18 @@ from typing import Any, Literal
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.errors import PaorError
-from graph.instrument import context_of, thread_of
-from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.errors import PaorError
+from core.runtime import context_of, thread_of
+from core.schemas import DocumentRef, HistoryEntry, RefinementDecision, dump
+from core.state import State
 from nodes import history_log
 from nodes.answers import delivered
 from nodes.attachments import closing_notes, with_left_out
 from nodes.chat import answer_message, closing_messages
 from nodes.computed import replacement
 from nodes.refine import current_totals, spent
+from nodes.services import Services
 from tools.document.extract import ANALYSIS_NAME
 from tools.documents import DocumentStore
 

@@ -19,10 +19,10 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.types import Overwrite
 
-from graph import history_store
-from graph.instrument import thread_of
-from graph.schemas import HistoryEntry, dump
-from graph.state import State
+from core import history_store
+from core.runtime import thread_of
+from core.schemas import HistoryEntry, dump
+from core.state import State
 from prompts.history import MAX_ENTRIES
 
 # What the window keeps of an entry (what Stage 1 shows of an older step as its one line): every checkpoint of a

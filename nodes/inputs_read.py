@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from graph.errors import UnknownDocumentReference
-from graph.schemas import DocumentRef, HistoryEntry
-from graph.state import State
+from core.errors import UnknownDocumentReference
+from core.schemas import DocumentRef, HistoryEntry
+from core.state import State
 from tools import ai_process
 from tools.document import extract
 from tools.documents import DocumentIndex

@@ -11,8 +11,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.errors import (
+from core.context import Context
+from core.errors import (
     DocumentRejected,
     FetchRefused,
     InvalidRequest,
@@ -20,11 +20,10 @@ from graph.errors import (
     RequestRefused,
     StepFailed,
 )
-from graph.instrument import context_of
-from graph.llm import ask_json
-from graph.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
-from graph.services import Services
-from graph.state import State
+from core.llm import ask_json
+from core.runtime import context_of
+from core.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
+from core.state import State
 from nodes import history_log, inputs_read
 from nodes.attachments import Read, image_refusal, left_out, read_attachments, sources_seen
 from nodes.chat import ChatRequest, chat_request, earlier_turns, human_message, refusal_message, understood_message
@@ -35,6 +34,7 @@ from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.hints import Hints, detect_language, read_hints
 from nodes.reading.lexicon import fold, languages_of, stems, words_in
 from nodes.reading.numbers import in_digits
+from nodes.services import Services
 from prompts.render import intent_messages, render_conversation
 from tools.catalog import allowed_entries, unavailable_notes
 from tools.documents import DocumentIndex, unique_name

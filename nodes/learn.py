@@ -8,16 +8,16 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from graph.context import Context
-from graph.instrument import context_of, thread_of
-from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.runtime import context_of, thread_of
+from core.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, Observation
+from core.state import State
 from nodes import direct_lessons, history_log
 from nodes.common import intent_of
 from nodes.direct import added_note, answering_directly
 from nodes.placeholders import is_placeholder
 from nodes.repeats import repeat_lesson, same_as_earlier
+from nodes.services import Services
 from nodes.strategies import record
 from prompts.render import SHOWN_LEARNINGS
 from prompts.templates import clip

@@ -9,18 +9,18 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.errors import ActionNotDeclared, ActionUnavailable, ModelOutputInvalid, ParametersInvalid, StepFailed
-from graph.instrument import context_of
-from graph.llm import ask_json
-from graph.schemas import ActionSelection, HistoryEntry, Intent, ParameterField, ParametersAnswer
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.errors import ActionNotDeclared, ActionUnavailable, ModelOutputInvalid, ParametersInvalid, StepFailed
+from core.llm import ask_json
+from core.runtime import context_of
+from core.schemas import ActionSelection, HistoryEntry, Intent, ParameterField, ParametersAnswer
+from core.state import State
 from nodes import history_log
 from nodes.arguments import code_defaults, prepare_arguments, stage2_fields
 from nodes.chat import progress_message
 from nodes.common import fingerprint, intent_of
 from nodes.select import AVOID_NOTE, LEARNED_NOTE
+from nodes.services import Services
 from nodes.shapes import parameters_shape
 from prompts.render import parameters_messages
 from prompts.templates import clip

@@ -15,7 +15,7 @@ from functools import cache
 
 from pydantic import BaseModel
 
-from graph.schemas import ActionSelection, ParameterField
+from core.schemas import ActionSelection, ParameterField
 from prompts.templates import normalised
 
 #: Every refusal of a copied description says this (benchmarks count such refusals apart from broken shapes).

@@ -10,16 +10,16 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.errors import ModelOutputInvalid, PaorError, ParametersInvalid, SelectionRejected, StepFailed
-from graph.instrument import context_of
-from graph.llm import ask_json
-from graph.schemas import ActionPlan, ActionSelection, HistoryEntry, PlannedAction, dump
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.errors import ModelOutputInvalid, PaorError, ParametersInvalid, SelectionRejected, StepFailed
+from core.llm import ask_json
+from core.runtime import context_of
+from core.schemas import ActionPlan, ActionSelection, HistoryEntry, PlannedAction, dump
+from core.state import State
 from nodes import history_log
 from nodes.arguments import prepare_arguments
 from nodes.common import STEP_RESET, document_index, intent_of
+from nodes.services import Services
 from prompts.render import plan_messages
 from tools.catalog import CatalogEntry, allowed_entries, lookup
 

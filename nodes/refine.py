@@ -15,17 +15,17 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.instrument import context_of
-from graph.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, RefinementDecision, dump
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.runtime import context_of
+from core.schemas import ActionResult, ActionSelection, ContentValidation, HistoryEntry, RefinementDecision, dump
+from core.state import State
 from nodes import history_log
 from nodes.approval import rejected_actions
 from nodes.common import intent_of
 from nodes.direct import DIRECT_ATTEMPTS, a_tool_can_help, answering_directly
 from nodes.history_log import window_of
 from nodes.repeats import without_repeats
+from nodes.services import Services
 from prompts.templates import clip
 from tools.catalog import allowed_entries
 

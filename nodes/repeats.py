@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.schemas import DocumentRef, HistoryEntry, RefinementDecision
+from core.schemas import DocumentRef, HistoryEntry, RefinementDecision
 
 #: Repeated results a round tolerates: the first gets a hint to change the approach, the next one stops it.
 MAX_REPEATS = 1

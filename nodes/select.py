@@ -7,13 +7,12 @@ from typing import Any, cast
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.errors import ModelOutputInvalid, SelectionRejected, StepFailed, UnknownDocumentReference
-from graph.instrument import context_of
-from graph.llm import ask_json
-from graph.schemas import ActionSelection, HistoryEntry, Strategy, dump
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.errors import ModelOutputInvalid, SelectionRejected, StepFailed, UnknownDocumentReference
+from core.llm import ask_json
+from core.runtime import context_of
+from core.schemas import ActionSelection, HistoryEntry, Strategy, dump
+from core.state import State
 from nodes import history_log, inputs_read
 from nodes.ahead import adopted
 from nodes.approval import rejected_actions
@@ -21,6 +20,7 @@ from nodes.chat import progress_message
 from nodes.clarify import clarified
 from nodes.common import STEP_RESET, document_index, intent_of
 from nodes.placeholders import PLACEHOLDER_REFUSAL, is_placeholder
+from nodes.services import Services
 from nodes.shapes import selection_shape
 from nodes.strategies import pattern_of, recall
 from prompts.history import render_history

@@ -12,8 +12,8 @@ import copy
 from functools import lru_cache
 from typing import Any
 
-from graph.answer_shapes import AnswerShape, Json
-from graph.schemas import (
+from core.answer_shapes import AnswerShape, Json
+from core.schemas import (
     FORBIDDEN_PARAMETER_KEYS,
     ActionSelection,
     ContentJudgement,

@@ -16,7 +16,7 @@ from uuid import uuid4
 
 from langgraph.store.base import BaseStore
 
-from graph.schemas import Intent, Strategy, dump
+from core.schemas import Intent, Strategy, dump
 from nodes.placeholders import is_placeholder
 
 NAMESPACE = ("paor", "strategies")
@@ -28,7 +28,7 @@ MAX_ATTEMPTS = 1000  # a strategy summarises at most this many attempts of its p
 #: optional argument the server then refused): they say nothing about the tool and are left out of every summary.
 _PAOR_FAILURE = re.compile(r"LookupError: action \S+ is not registered|-32602|Input validation error|input_value=None")
 #: Outages that earlier versions stored as a failed attempt (a model endpoint or a tool's service away, slow or
-#: busy): faults of the world, never evidence against an action (graph/outages.py); left out of every summary.
+#: busy): faults of the world, never evidence against an action (core/outages.py); left out of every summary.
 _OUTAGE = re.compile(
     r"(?:OpenAI|API)?(?:Connection|Timeout)Error: (?:Connection error|Request timed out)"
     r"|(?:InternalServerError|RateLimitError|OpenAIAPIError|APIStatusError|OpenAIRateLimitError): Error code: "

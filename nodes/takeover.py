@@ -16,10 +16,10 @@ from langchain_core.messages import AIMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.services import Services
-from graph.state import State
+from core.context import Context
+from core.state import State
 from nodes.chat import UNDERSTOOD_PREFIX, round_replies
+from nodes.services import Services
 
 NodeFn = Callable[[State, Runtime[Context], Services], dict[str, Any]]
 

@@ -14,11 +14,11 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.context import Context
-from graph.errors import ModelOutputInvalid, PaorError, ServiceUnavailable, StepFailed
-from graph.instrument import context_of
-from graph.llm import ask_json
-from graph.schemas import (
+from core.context import Context
+from core.errors import ModelOutputInvalid, PaorError, ServiceUnavailable, StepFailed
+from core.llm import ask_json
+from core.runtime import context_of
+from core.schemas import (
     PREVIEW_LIMIT,
     SNIPPET_CHARS,
     ActionResult,
@@ -32,13 +32,13 @@ from graph.schemas import (
     RefinementDecision,
     dump,
 )
-from graph.services import Services
-from graph.state import State
+from core.state import State
 from nodes import history_log, inputs_read
 from nodes.ahead import start, worth_asking
 from nodes.checks import Check, CheckReport, check_complete, run_checks
 from nodes.common import intent_of
 from nodes.direct import added_note, answering_directly
+from nodes.services import Services
 from nodes.shapes import judgement_shape
 from prompts.render import judge_messages
 from prompts.templates import clip

@@ -2,7 +2,7 @@
 
 Aegra 0.11 ends the stream of every failed run with `{"error": "<Type>", "message": "<Type>: execution failed"}`,
 keeping the exception's text for the run record alone; langgraph-api shows the message of a `ValueError`. paor's
-errors meant for the client are ValueErrors with one line each (graph/errors.py: an outage naming the service and
+errors meant for the client are ValueErrors with one line each (core/errors.py: an outage naming the service and
 what to do, a refused request, an input document refused), written without the operator's addresses; on `paor
 serve` they reached the chat as "ModelUnavailable: execution failed". So where Aegra records a failed run's error
 (its `finalize_run`), the text is kept a moment, and the error event of that run shows it when its type is one of
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from graph.errors import PaorError
+from core.errors import PaorError
 
 
 def shown(error_type: str) -> bool:

@@ -7,7 +7,7 @@ duplicate migration row, a deadlock). So each instance is started through this l
 
 1. take a session-level advisory lock on the database, polled with `pg_try_advisory_lock` rather than waited for
    with `pg_advisory_lock`: a waiting statement holds a snapshot, and the migrations' `CREATE INDEX CONCURRENTLY`
-   waits for every such snapshot (graph/persistence.py does the same for paor's own set-up);
+   waits for every such snapshot (core/persistence.py does the same for paor's own set-up);
 2. apply Aegra's migrations (`aegra db upgrade`), LangGraph's checkpointer and store set-up, and Aegra's
    registration of the configuration's graphs as the operator's assistants (each start inserts those it does not
    find: two instances on a new database both inserted `paor`'s, and one failed on the duplicate key);

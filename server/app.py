@@ -37,9 +37,9 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from graph.context import Context
-from graph.errors import DocumentRejected
-from graph.schemas import DocumentRef, dump
+from core.context import Context
+from core.errors import DocumentRejected
+from core.schemas import DocumentRef, dump
 from server import engine, quotas
 from server.attachments import AttachmentsAsUploads
 from server.capacity import DurableRegistry, lifespan

@@ -22,8 +22,8 @@ import orjson
 from langgraph_sdk import Auth
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from graph.context import Context
-from graph.errors import DocumentRejected
+from core.context import Context
+from core.errors import DocumentRejected
 from nodes.attachments import Attachment, read_block
 from server import quotas, run_sizes
 from server.keys import HEADER, owner_of

@@ -3,7 +3,7 @@
 - **Threads for waiting.** LangGraph runs each synchronous node of a server run on the event loop's default thread
   pool, which nothing in langgraph-api sizes: Python's default, min(32, cores + 4), is 6 on 2 cores, so however many
   jobs `--n-jobs-per-worker` allowed, at most 6 model requests were in flight (issue 34). The lifespan gives the
-  server's loop a pool sized for its jobs (graph/capacity.py). It is not shut down when the lifespan ends:
+  server's loop a pool sized for its jobs (core/capacity.py). It is not shut down when the lifespan ends:
   LangGraph's own teardown runs after and still uses it; the loop shuts it down when it closes.
 - **The registry on disk before the client hears of it.** `langgraph dev`'s in-memory runtime keeps threads, runs,
   assistants and crons in memory and writes them to `.langgraph_api/` every 10 s, so a `kill -9` lost the threads and
@@ -27,8 +27,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from core.capacity import blocking_threads
 from graph.builder import warm
-from graph.capacity import blocking_threads
 from server import engine, forgetting
 from server.registry import Journal
 

@@ -113,7 +113,7 @@ class Engine(Protocol):
         ...
 
     async def delete_history(self, thread: str) -> None:
-        """A deleted thread's steps in the server's store (graph/history_store.py): a thread made again under its
+        """A deleted thread's steps in the server's store (core/history_store.py): a thread made again under its
         id, by anyone, starts without them (its runs' Stage 1 would read them, and an action they name would be
         refused as already run)."""
         ...

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from graph import history_store
+from core import history_store
 from server.counters import MemoryCounters, RedisCounters
 from server.engine import Counters, StoreSizes, item_size
 from server.settings import api_keys

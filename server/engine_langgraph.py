@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from graph import history_store
+from core import history_store
 from server import upstream
 from server.counters import MemoryCounters
 from server.engine import StoreSizes, item_size

@@ -17,10 +17,10 @@ from typing import Any
 
 from langgraph.config import get_config
 
-from graph.context import Context
-from graph.errors import DocumentRejected, InputRefused
-from graph.schemas import DocumentRef
-from graph.services import Services
+from core.context import Context
+from core.errors import DocumentRejected, InputRefused
+from core.schemas import DocumentRef
+from nodes.services import Services
 from server.records import RecordedDocuments
 from server.settings import DOCUMENTS_DIR_ENV, documents_dir, server_store
 from server.uploads import UPLOAD_PREFIX, find_upload

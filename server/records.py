@@ -36,10 +36,10 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.types import Overwrite
 
-from graph.context import Context
-from graph.errors import DocumentRejected, InputRefused
-from graph.schemas import DocumentRef, dump
-from graph.state import InputState
+from core.context import Context
+from core.errors import DocumentRejected, InputRefused
+from core.schemas import DocumentRef, dump
+from core.state import InputState
 from server.keys import ANONYMOUS
 from server.settings import api_keys
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from graph.context import refused_setting
+from core.context import refused_setting
 from server import quotas
 from server.records import writes_working_state
 from server.settings import api_keys

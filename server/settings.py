@@ -61,7 +61,7 @@ def server_store() -> Path:
     """Where a server keeps its documents, uploads and records: its own folder of the operator's document store
     (`$PAOR_STORE_DIR/server`, by default `$PAOR_HOME/documents/server`), so deleting a server thread's documents
     never deletes a file a CLI or Python run on the same machine holds."""
-    from graph.context import Context  # the CLI's doctor reads this module: it stays light until a store is asked
+    from core.context import Context  # the CLI's doctor reads this module: it stays light until a store is asked
 
     return Context().store_path / SERVER_FOLDER
 

@@ -17,8 +17,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from graph.errors import InputRefused
-from graph.schemas import DocumentRef, dump
+from core.errors import InputRefused
+from core.schemas import DocumentRef, dump
 from server.keys import ANONYMOUS
 from server.records import add_reference, drop_reference, hashed, locked, write_json
 from tools.documents import DocumentStore

@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping
 from urllib.parse import quote, urlencode
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from server.records import ThreadRecords, run_owner
 from server.settings import api_keys, link_secret, link_ttl_s, public_url, server_store
 

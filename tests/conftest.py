@@ -18,7 +18,7 @@ import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.sqlite import SqliteStore
 
-from graph.context import Context
+from core.context import Context
 from tests.support.loopback import LoopbackServer
 from tests.support.scripted_llm import ScriptedLLM
 

@@ -21,10 +21,10 @@ from langchain_core.tools import BaseTool
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 from pydantic import BaseModel, Field
 
-from graph.errors import ToolFailed
-from graph.llm import call_model, length_limit, streamed
-from graph.schemas import DocumentRef
-from graph.tokens import ENCODING, fit
+from core.errors import ToolFailed
+from core.llm import call_model, length_limit, streamed
+from core.schemas import DocumentRef
+from core.tokens import ENCODING, fit
 from prompts.render import ai_process_messages
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
@@ -71,7 +71,7 @@ def process_texts(
         return _ask(
             deps, ai_prompt, sources, custom_instructions, output_format, processing_mode, final=True, images=images
         )
-    # tiktoken's own loading finds the encoding `fit` installed offline (graph/tokens.py) when it counted above.
+    # tiktoken's own loading finds the encoding `fit` installed offline (core/tokens.py) when it counted above.
     splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
         encoding_name=ENCODING, chunk_size=budget, chunk_overlap=min(200, budget // 10)
     )

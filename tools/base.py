@@ -15,8 +15,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, ConfigDict, Field
 
-from graph.context import Context
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.schemas import DocumentRef
 from tools.documents import DocumentIndex, DocumentStore
 
 

@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel
 
-from graph.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError
+from core.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError
 from tools.base import ToolDeps
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePath
 
-from graph.errors import DocumentRejected, UnknownDocumentReference
-from graph.schemas import DocumentRef
+from core.errors import DocumentRejected, UnknownDocumentReference
+from core.schemas import DocumentRef
 
 INPUT_LABEL = "input"
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from graph.context import Context
-from graph.errors import DocumentRejected
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.errors import DocumentRejected
+from core.schemas import DocumentRef
 from tools.document.detect import MIME_OF_KIND, sniff_kind
 from tools.documents import INPUT_LABEL, DocumentStore, safe_file_name, unique_name
 

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from nodes.attachments import NO_IMAGES
 from server.keys import REFUSAL, identity_of
 from server.urls import document_url

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.persistence import open_persistence
+from core.persistence import open_persistence
 from tests.cli.conftest import Invoke
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM

@@ -12,7 +12,7 @@ import pytest
 
 from cli.app import Mode, _context, _options
 from cli.view import export_deliverables
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from tests.cli.conftest import Invoke
 from tests.support.scenarios import FIRST_1000_PRIMES, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM

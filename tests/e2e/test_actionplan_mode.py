@@ -6,8 +6,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from core.context import Context
 from graph.builder import build_graph
-from graph.context import Context
 from tests.support.scenarios import DATA_ANSWER, DATA_PROMPT, PRIMES_INTENT, PRIMES_PROMPT
 from tests.support.scripted_llm import ScriptedLLM
 

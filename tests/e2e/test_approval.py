@@ -13,9 +13,9 @@ from typing import Any
 
 from langgraph.types import Command
 
+from core.context import Context
+from core.schemas import HistoryEntry, Strategy
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import HistoryEntry, Strategy
 from nodes.strategies import KEY, NAMESPACE
 from tests.support.scenarios import (
     CODE_PROMPT,

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from core.context import Context
+from core.schemas import HistoryEntry
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import HistoryEntry
 from nodes.intent import merge_intent
 from nodes.reading.hints import read_hints
 from nodes.strategies import recall

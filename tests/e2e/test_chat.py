@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
 
+from core.context import Context
+from core.errors import ModelUnavailable, RequestRefused
+from core.processes import free_port
+from core.schemas import DocumentRef
 from graph.builder import build_graph, make_builder
-from graph.context import Context
-from graph.errors import ModelUnavailable, RequestRefused
-from graph.processes import free_port
-from graph.schemas import DocumentRef
-from graph.services import Services
+from nodes.services import Services
 from tests.support.chat import captured_run, ui_file_block, ui_message
 from tests.support.chat_scenarios import script_chat
 from tests.support.scenarios import NOTES, PRIMES_PROMPT, REPORT_PROMPT, script_primes, script_report

@@ -8,8 +8,8 @@ from typing import Any
 
 from langgraph.types import Command
 
+from core.context import Context
 from graph.builder import build_graph
-from graph.context import Context
 from nodes.strategies import KEY, NAMESPACE
 from tests.support.scenarios import PRIMES_INTENT, ai_process, parameters, pending_questions, selection
 from tests.support.scripted_llm import ScriptedLLM

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from core.context import Context
+from core.schemas import DocumentRef, HistoryEntry, Strategy
+from core.state import InputState
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import DocumentRef, HistoryEntry, Strategy
-from graph.state import InputState
 from nodes.strategies import KEY, NAMESPACE
 from tests.support import deadlines
 from tests.support.code_scenarios import PRIMES_PROGRAM, script_code

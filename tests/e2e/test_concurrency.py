@@ -5,10 +5,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from core.context import Context
+from core.persistence import open_sqlite
+from core.schemas import Intent
 from graph.builder import build_graph
-from graph.context import Context
-from graph.persistence import open_sqlite
-from graph.schemas import Intent
 from nodes.strategies import recall
 from tests.support.scenarios import PRIMES_INTENT, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM

@@ -7,8 +7,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
+from core.context import Context
 from graph.builder import build_graph
-from graph.context import Context
 from tests.support.scripted_llm import ScriptedLLM
 
 FIRST, FIRST_ANSWER = "Name three fruits.", "Apple, banana and cherry."

@@ -10,9 +10,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessageChunk
 
+from core.context import Context
+from core.schemas import HistoryEntry, Intent
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import HistoryEntry, Intent
 from nodes.direct_lessons import record as record_direct
 from nodes.reading.numbers import numbers_in
 from nodes.strategies import recall

@@ -13,8 +13,8 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from core.context import Context
 from graph.builder import build_graph, durability_key
-from graph.context import Context
 from tests.support.scenarios import PRIMES_PROMPT, script_primes, selection
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from core.context import Context
+from core.errors import DocumentRejected, InvalidRequest, ModelUnavailable
 from graph.builder import build_graph
-from graph.context import Context
-from graph.errors import DocumentRejected, InvalidRequest, ModelUnavailable
 from tests.support.scenarios import PRIMES_INTENT, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 

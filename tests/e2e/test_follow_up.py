@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from core.context import Context
+from core.schemas import HistoryEntry
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import HistoryEntry
 from tests.support.chat import ui_message
 from tests.support.scenarios import PRIMES_INTENT, PRIMES_PROMPT, ai_process, parameters, selection
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM

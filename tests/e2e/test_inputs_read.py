@@ -15,8 +15,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from core.context import Context
 from graph.builder import build_graph
-from graph.context import Context
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.builders import pdf_bytes
 

@@ -9,8 +9,8 @@ import json
 import threading
 from typing import Any
 
+from core.context import Context
 from graph.builder import build_graph
-from graph.context import Context
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 INTENT = {"dataType": "analysis", "expectedFormat": "markdown", "successCriteria": ["covers every region"]}

@@ -13,8 +13,8 @@ from typing import Any
 from typer.testing import CliRunner
 
 from cli.app import app
+from core.context import Context
 from graph.builder import build_graph
-from graph.context import Context
 from prompts.history import MAX_ENTRIES
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
+from core.context import Context
+from core.schemas import DocumentRef
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import DocumentRef
 from tests.e2e.test_mixed_attachments import png_bytes
 from tests.support.chat import ui_file_block, ui_message
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM

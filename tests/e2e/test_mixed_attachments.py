@@ -18,11 +18,11 @@ import pytest
 from langchain_core.messages import AIMessage
 from PIL import Image
 
+from core.capabilities import NAMESPACE, endpoint_key, forget_all
+from core.context import Context
+from core.llm import Models
+from core.schemas import DocumentRef
 from graph.builder import build_graph
-from graph.capabilities import NAMESPACE, endpoint_key, forget_all
-from graph.context import Context
-from graph.llm import Models
-from graph.schemas import DocumentRef
 from tests.support.chat import ui_file_block, ui_message
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 from tests.unit.documents.builders import pdf_bytes

@@ -6,9 +6,9 @@ import sqlite3
 from dataclasses import replace
 from typing import Any
 
+from core.context import Context
+from core.schemas import DocumentRef, HistoryEntry, Strategy
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import DocumentRef, HistoryEntry, Strategy
 from nodes.strategies import KEY, NAMESPACE
 from tests.support.scenarios import (
     CODE_PROMPT,

@@ -16,9 +16,9 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 
+from core.context import Context
+from core.schemas import HistoryEntry
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import HistoryEntry
 from prompts.render import REJECTED_SECTION
 from tests.support.chat import ui_message
 from tests.support.scenarios import DATA_ANSWER, DATA_PROMPT, PRIMES_INTENT, PRIMES_PROMPT

@@ -8,9 +8,9 @@ from typing import Any
 
 import docx
 
+from core.context import Context
+from core.schemas import DocumentRef, HistoryEntry
 from graph.builder import build_graph
-from graph.context import Context
-from graph.schemas import DocumentRef, HistoryEntry
 from nodes.strategies import NAMESPACE
 from tests.support.scenarios import NOTES, REPORT_PROMPT, script_report
 from tests.support.scripted_llm import ScriptedLLM

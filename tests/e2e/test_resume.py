@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import tools.ai_process
+from core.context import Context
+from core.persistence import open_sqlite
 from graph.builder import build_graph
-from graph.context import Context
-from graph.persistence import open_sqlite
 from tests.support import deadlines
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT, ai_process, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
@@ -25,8 +25,8 @@ _RUN = textwrap.dedent(
     """
     import sys
     from graph.builder import build_graph
-    from graph.context import Context
-    from graph.persistence import open_sqlite
+    from core.context import Context
+    from core.persistence import open_sqlite
 
     db, base_url, store_dir = sys.argv[1:4]
     context = Context(model="scripted", base_url=base_url, max_retries=0, store_dir=store_dir)

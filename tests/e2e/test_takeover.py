@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.context import Context
 from graph.builder import build_graph
-from graph.context import Context
 from nodes.takeover import TAKEN_OVER
 from tests.e2e.test_loop_images import script
 from tests.support.chat import ui_file_block, ui_message

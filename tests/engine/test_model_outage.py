@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from bench.fairness import script_one_step
-from graph.processes import free_port
+from core.processes import free_port
 from tests.support import deadlines
 from tests.support.paor_serve import MISSING, Service, client, service, tail
 from tests.support.scripted_llm import ScriptedLLM

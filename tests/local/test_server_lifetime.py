@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graph.processes import free_port
+from core.processes import free_port
 from tests.local import LLAMA_THREADS, NEEDS_SMOLLM2
 from tests.support import deadlines
 

@@ -15,8 +15,8 @@ from bench.heldout import HELD_OUT, numbers
 from bench.models import PROMPTS
 from bench.recording import Exchange, Recorder, common_prefix, prompt_text, reported_prompt_tokens
 from bench.side_by_side import BARE, PAOR, Outcome, record, recorded, summary, verdicts, write_section
-from graph.context import Context
-from graph.llm import chat_openai
+from core.context import Context
+from core.llm import chat_openai
 
 JUDGE = {p.kind: p.judge for p in HELD_OUT}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.errors import ConfigurationError
+from core.errors import ConfigurationError
 from tools.mcp.config import CONFIG_ENV, load_servers
 
 

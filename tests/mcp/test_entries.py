@@ -11,9 +11,9 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import StructuredTool, tool
 from pydantic import ValidationError
 
-from graph.context import Context
-from graph.errors import ConfigurationError, ParametersInvalid
-from graph.schemas import ActionSelection, Intent
+from core.context import Context
+from core.errors import ConfigurationError, ParametersInvalid
+from core.schemas import ActionSelection, Intent
 from nodes.approval import needs_approval
 from nodes.arguments import prepare_arguments, stage2_fields
 from nodes.shapes import parameters_shape

@@ -12,12 +12,12 @@ import pytest
 from langchain_core.tools import StructuredTool, tool
 from langgraph.types import Command
 
+from core.context import Context
+from core.errors import ActionNotDeclared
+from core.llm import Models
+from core.schemas import DocumentRef, HistoryEntry
 from graph.builder import build_graph, make_builder
-from graph.context import Context
-from graph.errors import ActionNotDeclared
-from graph.llm import Models
-from graph.schemas import DocumentRef, HistoryEntry
-from graph.services import Services
+from nodes.services import Services
 from tests.mcp.conftest import Declare, faulty_server, orders_server
 from tests.mcp.scenarios import REFUSED, TIME_ACTION, TIME_PROMPT, offered_actions, script_time, script_tool_run
 from tests.support.scenarios import PRIMES_PROMPT, pending_questions, script_primes

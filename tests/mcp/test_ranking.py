@@ -11,11 +11,11 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from bench.mcp_tools import REQUESTS, catalog_of_fifty
+from core.context import Context
+from core.llm import Models
+from core.tokens import count_tokens
 from graph.builder import RECURSION_LIMIT, make_builder
-from graph.context import Context
-from graph.llm import Models
-from graph.services import Services
-from graph.tokens import count_tokens
+from nodes.services import Services
 from tests.mcp.scenarios import ANSWER_INTENT, offered_actions, selection
 from tests.support.scripted_llm import ScriptedLLM
 from tools.catalog import CatalogEntry, catalog

@@ -16,8 +16,8 @@ import uvicorn
 from mcp.server.fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 
-from graph.errors import ServiceUnavailable, ToolNotCalled
-from graph.processes import free_port
+from core.errors import ServiceUnavailable, ToolNotCalled
+from core.processes import free_port
 from tests.mcp.conftest import faulty_server
 from tests.support import deadlines
 from tools.catalog import extended_by, unavailable_notes

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from cli.app import app
-from graph.errors import ConfigurationError
-from graph.persistence import locked_persistence
+from core.errors import ConfigurationError
+from core.persistence import locked_persistence
 from tests.postgres.conftest import REPO, OwnServer, PasswordLogin, RestartDuringStep2
 from tests.support import deadlines
 from tests.support.scenarios import PRIMES_PROMPT, script_primes

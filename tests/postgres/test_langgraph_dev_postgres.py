@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.persistence import open_persistence
+from core.persistence import open_persistence
 from nodes.strategies import NAMESPACE
 from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env

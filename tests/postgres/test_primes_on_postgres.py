@@ -14,10 +14,9 @@ import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.store.postgres import PostgresStore
 
-from graph import persistence
-from graph.builder import build_graph, make_builder
-from graph.context import Context
-from graph.persistence import (
+from core import persistence
+from core.context import Context
+from core.persistence import (
     DatabaseUnavailable,
     checkpointer,
     describe_database,
@@ -26,7 +25,8 @@ from graph.persistence import (
     open_persistence,
     store,
 )
-from graph.schemas import DocumentRef, HistoryEntry, Strategy
+from core.schemas import DocumentRef, HistoryEntry, Strategy
+from graph.builder import build_graph, make_builder
 from nodes.strategies import KEY, NAMESPACE
 from tests.postgres.conftest import REPO
 from tests.support import deadlines
@@ -76,7 +76,7 @@ def test_env_var_selects_postgres_and_unset_keeps_sqlite(pg_url: str, monkeypatc
 
 
 def test_setup_is_idempotent_and_safe_when_workers_start_together(pg_url: str) -> None:
-    code = "import sys; from graph.persistence import open_persistence\nwith open_persistence(sys.argv[1]): pass"
+    code = "import sys; from core.persistence import open_persistence\nwith open_persistence(sys.argv[1]): pass"
     command = [sys.executable, "-c", code, pg_url]
     starts = [subprocess.Popen(command, cwd=REPO, stderr=subprocess.PIPE) for _ in range(4)]
     for process in starts:

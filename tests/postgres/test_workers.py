@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from core.context import Context
+from core.persistence import open_persistence, thread_lock
+from core.schemas import HistoryEntry
 from graph.builder import build_graph
-from graph.context import Context
-from graph.persistence import open_persistence, thread_lock
-from graph.schemas import HistoryEntry
 from tests.postgres.conftest import REPO, results, start_together, start_worker, worker_command
 from tests.support import deadlines
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, ai_process, script_primes

@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any
 
+from core.context import Context
+from core.persistence import DatabaseUnavailable, ThreadBusy, locked_persistence
 from graph.builder import build_graph
-from graph.context import Context
-from graph.persistence import DatabaseUnavailable, ThreadBusy, locked_persistence
 from tests.support.scenarios import PRIMES_PROMPT
 
 

@@ -14,10 +14,10 @@ import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.sqlite import SqliteStore
 
+from core.context import Context
+from core.persistence import open_sqlite
+from core.processes import free_port
 from graph.builder import build_graph
-from graph.context import Context
-from graph.persistence import open_sqlite
-from graph.processes import free_port
 from tests.support import deadlines
 from tests.support.scenarios import DATA_ANSWER, DATA_PROMPT, PRIMES_INTENT, PRIMES_PROMPT
 from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM

@@ -7,7 +7,7 @@ import json
 import time
 from typing import Any
 
-from graph.context import Context
+from core.context import Context
 from tests.reliability.conftest import invoke, script_direct
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from graph.context import Context
-from graph.errors import DocumentRejected, FetchRefused, InvalidRequest, ToolFailed
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.errors import DocumentRejected, FetchRefused, InvalidRequest, ToolFailed
+from core.schemas import DocumentRef
 from tests.reliability.conftest import (
     DIRECT_SELECTION,
     HostileSite,

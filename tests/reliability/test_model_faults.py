@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from graph.context import Context
-from graph.errors import ModelUnavailable
+from core.context import Context
+from core.errors import ModelUnavailable
 from tests.reliability.conftest import DIRECT_SELECTION, error, invoke, script_direct
 from tests.support import deadlines
 from tests.support.scenarios import DATA_PROMPT, PRIMES_INTENT, PRIMES_PROMPT

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from graph.context import Context
-from graph.errors import DocumentRejected
+from core.context import Context
+from core.errors import DocumentRejected
 from nodes import act
 from tests.reliability.conftest import DIRECT_SELECTION, invoke, script_direct
 from tests.support import deadlines

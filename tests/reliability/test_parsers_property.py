@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage
 from pydantic import BaseModel, ValidationError
 
-from graph.context import Context
-from graph.errors import ModelOutputInvalid, StepFailed
-from graph.llm import _as_object, _payload, ask_json
-from graph.schemas import (
+from core.context import Context
+from core.errors import ModelOutputInvalid, StepFailed
+from core.llm import _as_object, _payload, ask_json
+from core.schemas import (
     ActionSelection,
     ContentJudgement,
     DocumentRef,

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from core.context import Context
+from core.errors import ConfigurationError
+from core.persistence import open_sqlite
 from graph.builder import build_graph
-from graph.context import Context
-from graph.errors import ConfigurationError
-from graph.persistence import open_sqlite
 from tests.reliability.conftest import script_direct, sha256_of
 from tests.support import deadlines, scenarios
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT
@@ -32,9 +32,9 @@ _CHILD = textwrap.dedent(
     """
     import collections, json, os, signal, sys, time
     import graph.builder as builder
-    import graph.persistence as persistence
+    import core.persistence as persistence
     from langgraph.checkpoint.sqlite import SqliteSaver
-    from graph.context import Context
+    from core.context import Context
 
     db, base_url, store_dir, thread, prompt = sys.argv[1:6]
     env = os.environ.get
@@ -254,7 +254,7 @@ def test_two_processes_writing_one_sqlite_file_concurrently_both_complete(
 OPENER = textwrap.dedent(
     """
     import pathlib, sys, time
-    from graph.persistence import open_sqlite
+    from core.persistence import open_sqlite
     folder, go = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
     print("ready", flush=True)
     while not go.exists():

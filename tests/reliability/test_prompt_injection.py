@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from graph.context import Context
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.schemas import DocumentRef
 from tests.reliability.conftest import (
     DIRECT_SELECTION,
     INJECTION,

@@ -15,9 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.app import app
+from core.context import Context
+from core.persistence import open_sqlite
 from graph.builder import build_graph
-from graph.context import Context
-from graph.persistence import open_sqlite
 from tests.reliability.conftest import DIRECT_PARAMETERS, DIRECT_SELECTION, script_direct
 from tests.support.scenarios import PRIMES_PROMPT
 from tests.support.scripted_llm import ScriptedLLM

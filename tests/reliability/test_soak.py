@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from core.context import Context
+from core.persistence import open_sqlite
 from graph.builder import build_graph
-from graph.context import Context
-from graph.persistence import open_sqlite
 from tests.reliability.conftest import script_direct
 from tests.support import deadlines
 from tests.support.scenarios import PRIMES_PROMPT

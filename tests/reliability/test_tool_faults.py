@@ -12,8 +12,8 @@ import pytest
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
-from graph.context import Context
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.schemas import DocumentRef
 from tests.reliability.conftest import DIRECT_PARAMETERS, DIRECT_SELECTION, checkpoint_sizes, invoke, script_direct
 from tests.support import deadlines
 from tests.support.scenarios import DATA_ANSWER

@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import httpx
 import pytest
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from server.urls import document_url
 from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from bench.server_load import ANSWER, PROMPT, HeldLLM
-from graph.processes import free_port, stop_process_group
+from core.processes import free_port, stop_process_group
 from tests.support import deadlines
 from tests.support.langgraph_dev import (
     _dev_arguments,

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.processes import free_port
+from core.processes import free_port
 from tests.support import deadlines
 from tests.support.chat import captured_run, ui_file_block, ui_message
 from tests.support.chat_scenarios import PRODUCT, PRODUCT_ANSWER, script_chat

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from tests.support import deadlines, scenarios
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from graph.schemas import HistoryEntry
+from core.schemas import HistoryEntry
 from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes

@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import httpx
 import pytest
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from server.keys import identity_of
 from server.urls import document_url
 from tests.support import deadlines

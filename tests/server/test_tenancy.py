@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from server.keys import identity_of
 from tests.support import deadlines
 from tests.support.langgraph_dev import langgraph_dev, scripted_env

@@ -16,7 +16,7 @@ import sys
 import traceback
 from pathlib import Path
 
-PACKAGES = ("graph", "nodes", "tools", "prompts", "cli", "server")
+PACKAGES = ("core", "graph", "nodes", "tools", "prompts", "cli", "server")
 #: tests/support/deadlines.PROCESS_S: this script runs outside the repository, where `tests` cannot be imported.
 PROCESS_S = 600.0
 

@@ -20,12 +20,12 @@ from typing import Any
 
 import httpx
 
-from graph.processes import free_port, stop_process_group
+from core.processes import free_port, stop_process_group
 from tests.support import deadlines
 from tests.support.scripted_llm import ScriptedLLM
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCE_DIRS = ("graph", "nodes", "tools", "prompts", "server")
+SOURCE_DIRS = ("core", "graph", "nodes", "tools", "prompts", "server")
 STARTUP_TIMEOUT_S = deadlines.SERVER_START_S
 # Settings of the developer's shell that must not leak into the server.
 _ENV_TO_DROP = ("OPENAI_BASE_URL", "TAVILY_API_KEY", "LANGSMITH_API_KEY")

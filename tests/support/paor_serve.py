@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from graph.processes import free_port
+from core.processes import free_port
 from tests.support import deadlines
 from tests.support.langgraph_dev import scripted_env
 from tests.support.redis_server import REDIS_SERVER, redis_server

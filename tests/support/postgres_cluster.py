@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from graph.processes import free_port
+from core.processes import free_port
 from tests.support import deadlines
 
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from graph.processes import free_port
+from core.processes import free_port
 from tests.support import deadlines
 
 REDIS_SERVER = shutil.which("redis-server")

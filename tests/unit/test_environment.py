@@ -8,11 +8,11 @@ import re
 from dataclasses import fields
 from pathlib import Path
 
-from graph.context import _ENV_ALIASES, Context
+from core.context import _ENV_ALIASES, Context
 from tests.conftest import CALLER_SETTINGS, scrub_caller_settings
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("graph", "nodes", "tools", "prompts", "cli", "server")
+PACKAGES = ("core", "graph", "nodes", "tools", "prompts", "cli", "server")
 #: `os.environ.get("X")`, `os.environ["X"]`, `os.getenv("X")`, `"X" not in os.environ`, and constants named *_ENV
 #: or *_VARIABLE that hold a variable's name.
 READS = re.compile(

@@ -24,7 +24,7 @@ from bench.side_by_side import (
     summary,
     write_section,
 )
-from graph.schemas import Intent
+from core.schemas import Intent
 
 
 @pytest.mark.parametrize("case", EVERYDAY, ids=lambda c: f"{c.kind}: {c.text}")

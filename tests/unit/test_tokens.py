@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph import tokens
+from core import tokens
 
 
 def test_texts_of_no_more_bytes_than_the_budget_fit_without_counting(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,7 @@ from tests.support import deadlines
 
 LOADED = """
 from langdetect import detector_factory
-from graph.tokens import encoding
+from core.tokens import encoding
 from tools import catalog
 print(detector_factory._factory is not None, catalog._loaded, encoding.cache_info().currsize == 1,
       *(name in sys.modules for name in ("sympy", "mcp", "jsonschema")))
@@ -29,8 +29,8 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_openai.chat_models import _client_utils
 import graph.warmup as warmup
 from graph.builder import build_graph
-from graph.context import Context
-from graph.llm import Models
+from core.context import Context
+from core.llm import Models
 
 callers, asked_first = [], []
 for name in ("catalog", "detect_language"):
@@ -54,7 +54,7 @@ print(*asked_first)
 #: The process ends while the warm-up loads a part: the part waits for the exit to begin, then says it finished.
 ENDING = """
 from graph import warmup
-from graph.llm import Models
+from core.llm import Models
 
 def loading(_):
     warmup._exiting.wait()

@@ -11,7 +11,7 @@ import mimetypes
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from graph.errors import ToolFailed
+from core.errors import ToolFailed
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, mark_unavailable, register
 from tools.code.gate import ALLOWED_MODULES

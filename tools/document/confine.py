@@ -29,7 +29,7 @@ PROCESSES = 1
 #: Its private /tmp.
 TMP_MB, TMP_FILES = 4, 64
 #: paor's own packages a reader may import lazily: visible read-only, nothing else of the repository.
-PACKAGES = ("tools", "graph")
+PACKAGES = ("tools", "core")
 
 
 @dataclass(frozen=True)

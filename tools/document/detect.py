@@ -11,7 +11,7 @@ import zipfile
 from pathlib import PurePath
 from typing import Literal
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 
 Kind = Literal["pdf", "docx", "xlsx", "pptx", "html", "csv", "json", "markdown", "text"]
 

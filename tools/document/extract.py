@@ -16,8 +16,8 @@ from langchain_core.messages.content import ContentBlock
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from graph.errors import DocumentRejected, ServiceUnavailable, ToolFailed
-from graph.schemas import DocumentRef
+from core.errors import DocumentRejected, ServiceUnavailable, ToolFailed
+from core.schemas import DocumentRef
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.document.detect import SUPPORTED_TYPES

@@ -14,7 +14,7 @@ from typing import Literal
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from graph.errors import DocumentRejected, ToolFailed
+from core.errors import DocumentRejected, ToolFailed
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.document.detect import DOCX_MIME

@@ -8,7 +8,7 @@ import mimetypes
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graph.errors import DocumentRejected, UnknownDocumentReference
+from core.errors import DocumentRejected, UnknownDocumentReference
 from tools.base import ToolDeps
 from tools.document import limits
 from tools.document.paths import resolve_in_documents_dir

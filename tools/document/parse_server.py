@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.code import syscalls
 from tools.document import confine, limits, readers
 from tools.document.detect import Kind

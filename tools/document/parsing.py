@@ -24,7 +24,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document import limits
 from tools.document.detect import declared_kind
 from tools.document.extracted import ExtractedText

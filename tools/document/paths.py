@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 
 
 def resolve_in_documents_dir(path: str, documents_dir: Path) -> Path:

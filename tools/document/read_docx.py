@@ -9,7 +9,7 @@ import docx
 from docx.table import Table
 from docx.text.paragraph import Paragraph
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document.extracted import ExtractedText
 from tools.document.fonts import is_monospace_font
 from tools.document.md_build import fenced_block, markdown_table

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document import limits
 from tools.document.extracted import ExtractedText
 from tools.document.pdf_layout import Line, page_lines

@@ -7,7 +7,7 @@ import io
 import json
 import re
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document.extracted import ExtractedText
 from tools.document.md_build import capped_table, fenced_block
 from tools.document.text_codec import decode_text

@@ -10,7 +10,7 @@ from pptx import Presentation
 from pptx.enum.shapes import MSO_SHAPE_TYPE
 from pptx.shapes.picture import Picture
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document.extracted import ExtractedText
 from tools.document.md_build import drawing_note, markdown_table
 from tools.document.office_charts import chart_markdown

@@ -11,7 +11,7 @@ from typing import Any
 
 import openpyxl
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document import limits
 from tools.document.extracted import ExtractedText
 from tools.document.md_build import capped_table

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document import limits
 from tools.document.detect import Kind, detect_kind
 from tools.document.extracted import ExtractedText

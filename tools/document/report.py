@@ -10,7 +10,7 @@ import html as html_lib
 import logging
 from typing import Any
 
-from graph.errors import ToolFailed
+from core.errors import ToolFailed
 from tools.document.md_parser import markdown_parser
 from tools.document.report_docx import markdown_to_docx
 

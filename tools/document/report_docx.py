@@ -16,7 +16,7 @@ from docx.shared import Cm, Mm, Pt
 from docx.text.paragraph import Paragraph
 from markdown_it.token import Token
 
-from graph.errors import ToolFailed
+from core.errors import ToolFailed
 from tools.document.md_parser import markdown_parser
 from tools.document.text_codec import strip_control_chars
 

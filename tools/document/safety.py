@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document import limits
 
 

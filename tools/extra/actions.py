@@ -3,7 +3,7 @@
 `ExtraActions` is the catalog's `ActionSource` for one compiled graph. The MCP sessions open when a run first
 needs the catalog and are reused by every step; they close when the last run that held them ends (its `finalize`,
 see graph/instrument.py), when `close()` is called, or at interpreter exit — and a paor that is killed has its
-servers ended by their launcher (graph/lifeline.py): no server process outlives paor. The next run starts
+servers ended by their launcher (core/lifeline.py): no server process outlives paor. The next run starts
 them afresh, which also retries a server that failed before.
 """
 
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 
-from graph.context import paor_home
-from graph.errors import ConfigurationError
+from core.context import paor_home
+from core.errors import ConfigurationError
 from prompts.templates import clip
 from tools.catalog import BUILTIN_MODULES, CatalogEntry
 from tools.extra.entries import langchain_entry, mcp_display_name, mcp_entry, openai_tool_name

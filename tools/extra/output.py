@@ -17,7 +17,7 @@ from typing import Any
 
 from langchain_core.messages import ToolMessage
 
-from graph.errors import ToolFailed, ToolNotCalled
+from core.errors import ToolFailed, ToolNotCalled
 from prompts.templates import clip
 from tools.base import NewDocument, ToolOutput
 from tools.documents import safe_file_name

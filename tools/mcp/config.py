@@ -26,8 +26,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from graph.errors import ConfigurationError
-from graph.llm import explain
+from core.errors import ConfigurationError
+from core.llm import explain
 
 CONFIG_ENV = "PAOR_MCP_CONFIG"
 NAME_CHARS = 64

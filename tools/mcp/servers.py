@@ -7,7 +7,7 @@ annotations). The sessions are reused by every call until `close()`, which ends 
 recorded with the reason; one that dies, stops answering or fails at the transport level during a call is
 withdrawn for the rest of the session with the reason. `open()` after `close()` starts them afresh.
 
-A stdio server is started through graph/lifeline.py, which ends it with its process group when paor ends in
+A stdio server is started through core/lifeline.py, which ends it with its process group when paor ends in
 any way (SIGTERM, SIGHUP, a crashed worker), within a second or two: `close()` and atexit cannot run in a killed
 process, and a server stuck in a call never reads the end of its stdin.
 
@@ -39,9 +39,9 @@ from mcp import ClientSession, McpError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import INVALID_PARAMS, METHOD_NOT_FOUND
 
-from graph.errors import ActionUnavailable, ServiceUnavailable, ToolFailed, ToolNotCalled
-from graph.outages import fault, host_of
-from graph.processes import ended_with_this_process
+from core.errors import ActionUnavailable, ServiceUnavailable, ToolFailed, ToolNotCalled
+from core.outages import fault, host_of
+from core.processes import ended_with_this_process
 from tools.mcp.config import ServerSpec
 from tools.mcp.stderr import StderrLog
 
@@ -302,7 +302,7 @@ class McpServers:
 
 
 def _remote(link: _Link, what: str, *, temporary: bool = True) -> ServiceUnavailable:
-    """A remote MCP server that is away, too slow or refusing paor's credentials: an outage (graph/outages.py)."""
+    """A remote MCP server that is away, too slow or refusing paor's credentials: an outage (core/outages.py)."""
     name = link.spec.name
     service = f"the MCP server {name} at {host_of(link.spec.endpoint)}"
     hint = "try again once it answers" if temporary else "check the headers its entry sends"

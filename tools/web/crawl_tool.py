@@ -15,9 +15,9 @@ from typing import Any
 from langchain_core.tools import BaseTool
 from pydantic import BaseModel, Field
 
-from graph.errors import ServiceUnavailable, ToolFailed
-from graph.outages import host_of
-from graph.schemas import DocumentRef
+from core.errors import ServiceUnavailable, ToolFailed
+from core.outages import host_of
+from core.schemas import DocumentRef
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, register
 from tools.html import TextFormat

@@ -29,8 +29,8 @@ from urllib.robotparser import RobotFileParser
 
 import httpx
 
-from graph.context import Context
-from graph.errors import FetchRefused, SiteUnreachable, ToolFailed
+from core.context import Context
+from core.errors import FetchRefused, SiteUnreachable, ToolFailed
 from tools.web.policy import AllowList, IPAddress, non_public_reason, parse_address
 
 USER_AGENT = "paor/0.1 (+https://github.com/paor)"

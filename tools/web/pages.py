@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
-from graph.context import Context
-from graph.errors import FetchRefused, SiteUnreachable, ToolFailed
+from core.context import Context
+from core.errors import FetchRefused, SiteUnreachable, ToolFailed
 from tools.base import NewDocument
 from tools.document.md_build import truncate_markdown
 from tools.html import TextFormat, html_title, html_to_text
@@ -40,7 +40,7 @@ class PageResult:
     text: str = ""
     error: str | None = None
     refused: bool = False
-    unreachable: bool = False  # the site did not resolve or answer (graph/errors.py SiteUnreachable)
+    unreachable: bool = False  # the site did not resolve or answer (core/errors.py SiteUnreachable)
     document: str | None = None
     note: str | None = None
 

@@ -14,9 +14,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from graph.context import Context
-from graph.errors import ConfigurationError, ServiceUnavailable, ToolFailed
-from graph.outages import host_of, tool_outage
+from core.context import Context
+from core.errors import ConfigurationError, ServiceUnavailable, ToolFailed
+from core.outages import host_of, tool_outage
 
 
 class SearchRequest(BaseModel):

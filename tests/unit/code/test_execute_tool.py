@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
-from graph.context import Context
-from graph.errors import ToolFailed
+from core.context import Context
+from core.errors import ToolFailed
 from tests.support.isolation import needs_isolation
 from tools.base import ToolDeps, ToolOutput
 from tools.code.execute import ENTRY, limits_for

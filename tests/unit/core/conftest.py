@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
-from graph.capabilities import forget_all
-from graph.context import Context
-from graph.llm import Models
-from graph.services import Services
+from core.capabilities import forget_all
+from core.context import Context
+from core.llm import Models
+from nodes.services import Services
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import ECHO, LOOKUP
 from tools import catalog as catalog_module

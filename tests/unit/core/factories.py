@@ -11,9 +11,9 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, Field
 
-from graph.context import Context
-from graph.errors import ToolFailed
-from graph.schemas import ActionSelection, DocumentRef, HistoryEntry, Intent, ParametersSchema, dump
+from core.context import Context
+from core.errors import ToolFailed
+from core.schemas import ActionSelection, DocumentRef, HistoryEntry, Intent, ParametersSchema, dump
 from tools.base import NewDocument, ToolDeps, ToolOutput
 from tools.catalog import CatalogEntry
 

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 import tools.catalog as catalog_module
-from graph.context import Context
-from graph.errors import ActionNotDeclared, ModelUnavailable
-from graph.schemas import ActionResult, dump
-from graph.services import Services
+from core.context import Context
+from core.errors import ActionNotDeclared, ModelUnavailable
+from core.schemas import ActionResult, dump
 from nodes.act import act
+from nodes.services import Services
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import runtime, selection, state
 from tools.documents import DocumentStore

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.context import Context
-from graph.schemas import dump
+from core.context import Context
+from core.schemas import dump
 from nodes.ahead import adopted, worth_asking
 from tests.unit.core.factories import entry, selection, state
 

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import ToolMessage
 
-from graph.context import Context
-from graph.errors import ToolFailed
-from graph.schemas import ActionResult, ActionSelection, dump
-from graph.services import Services
+from core.context import Context
+from core.errors import ToolFailed
+from core.schemas import ActionResult, ActionSelection, dump
 from nodes.act import act
+from nodes.services import Services
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 from tests.unit.core.factories import runtime, selection, state
 from tools.ai_process import make_ai_process_tool, shape_output

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from graph.schemas import GENERIC_CRITERION, DocumentRef, HistoryEntry, Intent
+from core.schemas import GENERIC_CRITERION, DocumentRef, HistoryEntry, Intent
 from nodes.answers import delivered, verified_better
 from nodes.checks import count_items, extract_numbers, run_checks
 from nodes.echo import echoed
@@ -196,7 +196,7 @@ def test_items_at_the_end_of_a_sentence_are_counted() -> None:
 
 
 def test_a_request_for_the_worlds_news_goes_to_the_loop_only_where_a_web_action_can_run() -> None:
-    from graph.context import Context
+    from core.context import Context
     from nodes.direct import fits_direct_answer
     from tools.catalog import catalog
 

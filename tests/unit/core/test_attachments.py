@@ -18,7 +18,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.messages.content import create_file_block, create_image_block, create_plaintext_block
 from langchain_openai import ChatOpenAI
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from nodes.attachments import Attachment, Linked, Unreadable, read_block
 from nodes.chat import chat_request
 

@@ -11,6 +11,8 @@ from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models import _client_utils
 from langgraph.checkpoint.memory import InMemorySaver
 
+from core.context import MAX_STEPS_LIMIT, Context
+from core.llm import chat_openai
 from graph.builder import (
     RECURSION_LIMIT,
     after_intent,
@@ -24,8 +26,6 @@ from graph.builder import (
     next_planned,
     warm,
 )
-from graph.context import MAX_STEPS_LIMIT, Context
-from graph.llm import chat_openai
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 import tools.catalog as catalog_module
-from graph.errors import ConfigurationError
+from core.errors import ConfigurationError
 from tools.catalog import (
     allowed_entries,
     catalog,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from graph.schemas import Intent
+from core.schemas import Intent
 from nodes.chat import UNDERSTOOD_PREFIX, answer_message, chat_request, closing_messages, understood_message
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.context import MAX_STEPS_LIMIT, Context
+from core.context import MAX_STEPS_LIMIT, Context
 
 
 def test_env_vars_fill_fields_left_at_their_default(monkeypatch: pytest.MonkeyPatch) -> None:

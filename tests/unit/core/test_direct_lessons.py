@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.schemas import ContentValidation, HistoryEntry, Intent
+from core.context import Context
+from core.schemas import ContentValidation, HistoryEntry, Intent
 from nodes.direct import first_note
 from nodes.direct_lessons import learned_note, record
 from nodes.learn import learn_direct

@@ -11,8 +11,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.errors import NodeError
 
-from graph.errors import ModelUnavailable, ServiceUnavailable
-from graph.outages import model_outage
+from core.errors import ModelUnavailable, ServiceUnavailable
+from core.outages import model_outage
 from nodes.failure import FAIL_NODE, fail, outage_stopped, resumes_stopped_round
 
 REQUEST = httpx2.Request("POST", "http://10.1.2.3:8000/v1/chat/completions")

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from langgraph.runtime import ExecutionInfo
 
-from graph.context import Context
-from graph.schemas import DocumentRef, RefinementDecision, dump
-from graph.services import Services
+from core.context import Context
+from core.schemas import DocumentRef, RefinementDecision, dump
 from nodes.finalize import ANSWER_CHARS, cut_at_boundary, finalize
+from nodes.services import Services
 from server.urls import document_url
 from tests.unit.core.factories import entry, runtime, state
 from tools.documents import DocumentStore

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from graph.schemas import HistoryEntry
+from core.schemas import HistoryEntry
 from prompts.history import MAX_ENTRIES, render_history
 from tests.unit.core.factories import ref
 

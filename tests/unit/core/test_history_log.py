@@ -8,9 +8,9 @@ from langgraph.runtime import ExecutionInfo, Runtime
 from langgraph.store.memory import InMemoryStore
 from langgraph.types import Overwrite
 
-from graph import history_store
-from graph.context import Context
-from graph.schemas import HistoryEntry
+from core import history_store
+from core.context import Context
+from core.schemas import HistoryEntry
 from nodes import history_log
 from prompts.history import MAX_ENTRIES, render_history
 from tests.unit.core.factories import state

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph.schemas import dump
+from core.schemas import dump
 from nodes.inputs_read import to_read, unread
 from tests.unit.core.factories import ref
 

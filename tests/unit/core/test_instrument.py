@@ -8,9 +8,10 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 
 from cli.view import progress_line
-from graph.context import Context
-from graph.instrument import context_of, instrumented
-from graph.services import Services
+from core.context import Context
+from core.runtime import context_of
+from graph.instrument import instrumented
+from nodes.services import Services
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import runtime, state
 

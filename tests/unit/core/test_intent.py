@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 from langdetect import detect_langs as real_detect_langs
 
-from graph.context import Context
-from graph.errors import InvalidRequest, ModelUnavailable
-from graph.schemas import Intent
-from graph.services import Services
+from core.context import Context
+from core.errors import InvalidRequest, ModelUnavailable
+from core.schemas import Intent
 from nodes.checks import run_checks
 from nodes.intent import intent
 from nodes.reading import hints
 from nodes.reading.hints import read_hints
+from nodes.services import Services
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import PRIMES_REQUEST, ref, runtime
 

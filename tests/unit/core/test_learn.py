@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.schemas import ActionResult, ContentValidation, HistoryEntry, Intent, Observation, Strategy, dump
-from graph.services import Services
+from core.context import Context
+from core.schemas import ActionResult, ContentValidation, HistoryEntry, Intent, Observation, Strategy, dump
 from nodes.learn import MAX_LEARNINGS, learn
+from nodes.services import Services
 from nodes.strategies import ATTEMPTS, KEY, MAX_AVOID, NAMESPACE, pattern_of, recall, record
 from prompts.render import selection_messages
 from tests.unit.core.factories import entry, primes_intent, ref, runtime, selection, state
@@ -298,7 +298,7 @@ def test_attempts_whose_only_evidence_is_an_outage_are_not_learned(
     from typer.testing import CliRunner
 
     from cli.app import app
-    from graph.persistence import open_sqlite
+    from core.persistence import open_sqlite
     from nodes.strategies import learned
 
     monkeypatch.setenv("PAOR_HOME", str(tmp_path))

@@ -11,13 +11,13 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.store.memory import InMemoryStore
 
-import graph.capabilities
-import graph.llm
-from graph.capabilities import forget_all
-from graph.context import Context
-from graph.errors import ConfigurationError, StepFailed
-from graph.llm import Models, ask_json, chat_openai
-from graph.schemas import Intent, ParametersAnswer
+import core.capabilities
+import core.llm
+from core.capabilities import forget_all
+from core.context import Context
+from core.errors import ConfigurationError, StepFailed
+from core.llm import Models, ask_json, chat_openai
+from core.schemas import Intent, ParametersAnswer
 from tests.support.scripted_llm import HTTPError, RecordedRequest, ScriptedLLM
 
 INTENT = {"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000"], "language": "en"}
@@ -193,7 +193,7 @@ def test_second_invalid_answer_fails_the_step_with_the_last_reason() -> None:
 
 
 def test_answer_that_is_not_json_is_rejected_with_a_readable_reason(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="graph.llm")
+    caplog.set_level(logging.INFO, logger="core.llm")
     model = GenericFakeChatModel(messages=iter([AIMessage(content="Sorry, I cannot help."), AIMessage(content="no")]))
     with pytest.raises(StepFailed, match="not a JSON object"):
         _ask(model)
@@ -208,7 +208,7 @@ def test_fake_chat_model_without_structured_output_works_through_json_mode() -> 
     answer = AIMessage(content="```json\n" + json.dumps(INTENT) + "\n```")
     model = GenericFakeChatModel(messages=iter([answer]))
     assert _ask(model).expectedFormat == "raw_data"
-    assert "json_mode" in [r["accepted"] for r in graph.capabilities._records.values()]
+    assert "json_mode" in [r["accepted"] for r in core.capabilities._records.values()]
 
 
 def test_models_hand_out_the_injected_model() -> None:
@@ -227,10 +227,10 @@ def test_the_probe_copy_belongs_to_its_own_model_even_when_an_id_is_reused() -> 
     """A garbage-collected model's id can be given to a new one: the new model must not get the old copy."""
     old = Models().for_context(Context(base_url="http://127.0.0.1:9/v1", max_retries=2))
     new = Models().for_context(Context(base_url="http://127.0.0.1:8/v1", max_retries=2))
-    stale = graph.llm.without_client_retries(old)
-    graph.llm._no_retry_models[id(new)] = (old, stale)  # what an id reuse would leave behind
+    stale = core.llm.without_client_retries(old)
+    core.llm._no_retry_models[id(new)] = (old, stale)  # what an id reuse would leave behind
 
-    probe = graph.llm.without_client_retries(new)
+    probe = core.llm.without_client_retries(new)
 
     assert probe is not stale and probe.max_retries == 0
     assert probe.root_client.base_url == new.root_client.base_url != old.root_client.base_url

@@ -1,6 +1,6 @@
 """ask_json's finer promises: what a retry shows the model, what is logged and counted, whose capabilities are kept.
 
-Each test here was called for by a mutant of graph/llm.py that the broader tests in test_llm.py let through.
+Each test here was called for by a mutant of core/llm.py that the broader tests in test_llm.py let through.
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from langgraph.store.memory import InMemoryStore
 from pydantic import BaseModel, ValidationError
 
 from bench.models import PROMPTS, RunResult, protocol_tally, refusals_line
-from graph.capabilities import NAMESPACE, Capabilities, endpoint_key
-from graph.context import Context
-from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
-from graph.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain, length_limit, without_client_retries
-from graph.schemas import ActionSelection, Intent
+from core.capabilities import NAMESPACE, Capabilities, endpoint_key
+from core.context import Context
+from core.errors import ConfigurationError, ModelOutputInvalid, StepFailed
+from core.llm import MAX_ANSWER_CHARS, ask_json, chat_openai, explain, length_limit, without_client_retries
+from core.schemas import ActionSelection, Intent
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 
 INTENT = {"dataType": "numbers", "expectedFormat": "raw_data", "successCriteria": ["first 1000"], "language": "en"}
@@ -91,12 +91,12 @@ def test_an_answer_at_the_length_limit_is_read_and_one_character_more_is_rejecte
 
 def test_the_protocol_tally_counts_each_answer_once_as_accepted_or_rejected(caplog: pytest.LogCaptureFixture) -> None:
     """`bench.models` scores a model by these records: a swapped flag or a lost record falsifies its figure."""
-    caplog.set_level(logging.DEBUG, logger="graph.llm")
+    caplog.set_level(logging.DEBUG, logger="core.llm")
     with protocol_tally() as tally, ScriptedLLM() as llm:
         llm.on("Intent", {**INTENT, "dataType": "poetry"}, INTENT)
         ask_json(llm.model(), MESSAGES, Intent, Intent.model_validate, what="Stage 1 selection")
     assert (tally.accepted, tally.rejected) == (1, 1)
-    messages = [r.getMessage() for r in caplog.records if r.name == "graph.llm"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "core.llm"]
     assert messages[-1] == "Stage 1 selection answer accepted (attempt 2)"
     assert messages[0].startswith("Stage 1 selection answer rejected (attempt 1): dataType: ")
 
@@ -128,7 +128,7 @@ def test_the_tally_counts_a_copied_description_apart_from_a_broken_shape() -> No
 def test_a_refused_method_is_logged_by_name_and_status_and_counted_as_a_refusal(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="graph.llm")
+    caplog.set_level(logging.INFO, logger="core.llm")
     with protocol_tally() as tally, ScriptedLLM(reject_response_formats={"json_schema"}) as llm:
         llm.on("Intent", INTENT)
         _ask(llm.model())
@@ -423,18 +423,18 @@ def test_the_probe_copy_is_made_once_per_model_and_only_for_a_model_that_retries
 
 
 def test_the_probe_copies_table_is_bounded() -> None:
-    import graph.llm
+    import core.llm
 
-    graph.llm._no_retry_models.clear()
+    core.llm._no_retry_models.clear()
     models = [
         ChatOpenAI(model=f"m{i}", base_url="http://127.0.0.1:9/v1", api_key="k", max_retries=1)  # type: ignore[arg-type]
-        for i in range(graph.llm._NO_RETRY_LIMIT + 1)
+        for i in range(core.llm._NO_RETRY_LIMIT + 1)
     ]
     for model in models[:-1]:
         without_client_retries(model)
-    assert len(graph.llm._no_retry_models) == graph.llm._NO_RETRY_LIMIT
+    assert len(core.llm._no_retry_models) == core.llm._NO_RETRY_LIMIT
     without_client_retries(models[-1])
-    assert list(graph.llm._no_retry_models) == [id(models[-1])]
+    assert list(core.llm._no_retry_models) == [id(models[-1])]
 
 
 def test_an_endpoint_whose_answers_were_cut_is_known_to_take_json_schema() -> None:

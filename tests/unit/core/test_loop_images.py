@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import ToolMessage
 
-from graph.context import Context
-from graph.errors import ToolFailed
-from graph.schemas import DocumentRef, HistoryEntry, dump
+from core.context import Context
+from core.errors import ToolFailed
+from core.schemas import DocumentRef, HistoryEntry, dump
 from nodes.attachments import (
     LEFT_OUT,
     NO_IMAGES,

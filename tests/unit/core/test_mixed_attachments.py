@@ -15,9 +15,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.store.memory import InMemoryStore
 from PIL import Image as Picture
 
-from graph.capabilities import NAMESPACE, endpoint_key, forget_all
-from graph.context import Context
-from graph.errors import DocumentRejected, ToolFailed
+from core.capabilities import NAMESPACE, endpoint_key, forget_all
+from core.context import Context
+from core.errors import DocumentRejected, ToolFailed
 from nodes.attachments import (
     LEFT_OUT,
     NO_IMAGES,

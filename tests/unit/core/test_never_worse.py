@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from graph.context import Context
-from graph.errors import ParametersInvalid, SelectionRejected
-from graph.schemas import Intent
+from core.context import Context
+from core.errors import ParametersInvalid, SelectionRejected
+from core.schemas import Intent
 from nodes.arguments import prepare_arguments
 from nodes.checks import count_items, run_checks
 from nodes.direct import computed_note, fits_direct_answer

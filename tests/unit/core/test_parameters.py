@@ -10,13 +10,13 @@ from langgraph.runtime import ExecutionInfo, Runtime
 from langgraph.store.memory import InMemoryStore
 
 import tools.catalog as catalog_module
+from core.context import Context
+from core.errors import ActionNotDeclared
+from core.schemas import HistoryEntry, Intent, Strategy, dump
 from graph.builder import after_parameters
-from graph.context import Context
-from graph.errors import ActionNotDeclared
-from graph.schemas import HistoryEntry, Intent, Strategy, dump
-from graph.services import Services
 from nodes.arguments import prepare_arguments
 from nodes.parameters import parameters
+from nodes.services import Services
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 from tests.unit.core.factories import (
     PRIMES_REQUEST,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.context import Context
+from core.schemas import ContentValidation, Observation, RefinementDecision, dump
 from graph.builder import after_refine
-from graph.context import Context
-from graph.schemas import ContentValidation, Observation, RefinementDecision, dump
-from graph.services import Services
 from nodes.direct import DIRECT_ATTEMPTS
 from nodes.refine import ONE_LINE_SPENT, refine
+from nodes.services import Services
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import entry, runtime, state
 
@@ -20,7 +20,7 @@ def _proposal(decision: str, reason: str, hint: str | None = None) -> dict[str, 
 
 
 def _spent(round_: int = 1, seconds: float = 0.1, tokens: int = 0) -> dict[str, Any]:
-    """Running telemetry totals as graph.state.add_totals keeps them."""
+    """Running telemetry totals as core.state.add_totals keeps them."""
     return {"round": round_, "seconds": seconds, "inputTokens": tokens, "outputTokens": 0, "nodes": {}}
 
 

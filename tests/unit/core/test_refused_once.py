@@ -17,11 +17,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-import graph.capabilities
+import core.capabilities
+from core.capabilities import forget_all
+from core.context import Context
+from core.persistence import open_sqlite
 from graph.builder import build_graph
-from graph.capabilities import forget_all
-from graph.context import Context
-from graph.persistence import open_sqlite
 from tests.support import deadlines
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
@@ -71,7 +71,7 @@ def test_without_a_store_the_process_keeps_what_it_learned_past_the_cache_time(
 ) -> None:
     """The cache re-reads the store after CACHE_S so an operator's reset arrives; with no store to re-read, dropping
     the record forgot the refusal and every minute's first stage paid it again."""
-    monkeypatch.setattr(graph.capabilities, "CACHE_S", 0.0)
+    monkeypatch.setattr(core.capabilities, "CACHE_S", 0.0)
     with ScriptedLLM(reject_response_formats={REFUSED}) as llama:
         script_primes(llama)
         forget_all()

@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 
 from cli.view import progress_line
-from graph.builder import after_refine
-from graph.context import Context
-from graph.errors import SelectionRejected
-from graph.schemas import (
+from core.context import Context
+from core.errors import SelectionRejected
+from core.schemas import (
     REJECTED_BY_USER,
     ActionResult,
     ContentValidation,
@@ -22,9 +21,10 @@ from graph.schemas import (
     RefinementDecision,
     dump,
 )
-from graph.services import Services
+from graph.builder import after_refine
 from nodes.refine import refine
 from nodes.select import choose, parse_selection
+from nodes.services import Services
 from prompts.render import REJECTED_SECTION
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import entry, runtime, selection, selection_payload, state

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph.schemas import HistoryEntry, RefinementDecision
+from core.schemas import HistoryEntry, RefinementDecision
 from nodes.repeats import repeats, without_repeats
 from tests.unit.core.factories import ref
 

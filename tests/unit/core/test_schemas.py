@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from graph.schemas import (
+from core.schemas import (
     FORBIDDEN_PARAMETER_KEYS,
     ActionSelection,
     DocumentRef,

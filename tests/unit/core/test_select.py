@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
+from core.context import Context
+from core.schemas import HistoryEntry, Strategy, dump
 from graph.builder import after_select
-from graph.context import Context
-from graph.schemas import HistoryEntry, Strategy, dump
-from graph.services import Services
 from nodes.select import select
+from nodes.services import Services
 from nodes.strategies import KEY, NAMESPACE, pattern_of
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 from tests.unit.core.factories import primes_intent, ref, runtime, selection_payload, state

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from graph.answer_shapes import shape_of, strict_variant
-from graph.context import Context
-from graph.schemas import ActionSelection, Intent, ParameterField, PlannedAction
-from graph.services import Services
+from core.answer_shapes import shape_of, strict_variant
+from core.context import Context
+from core.schemas import ActionSelection, Intent, ParameterField, PlannedAction
 from nodes.parameters import parameters
 from nodes.select import select
+from nodes.services import Services
 from nodes.shapes import business_parameters, parameters_shape, selection_shape
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import parameters_answer, ref, runtime, selection, selection_payload, state

@@ -1,12 +1,12 @@
-"""graph.state.add_totals: telemetry is the round's running totals, so checkpoints do not grow per node run."""
+"""core.state.add_totals: telemetry is the round's running totals, so checkpoints do not grow per node run."""
 
 from __future__ import annotations
 
 from functools import reduce
 
+from core.schemas import TelemetryRecord
+from core.state import add_totals
 from graph.instrument import totals_of
-from graph.schemas import TelemetryRecord
-from graph.state import add_totals
 
 
 def _record(node: str, round_: int, seconds: float, tokens: int) -> dict[str, object]:

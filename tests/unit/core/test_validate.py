@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from sympy import prime, primerange
 
-from graph.context import Context
-from graph.errors import ModelUnavailable
-from graph.schemas import (
+from core.context import Context
+from core.errors import ModelUnavailable
+from core.schemas import (
     PREVIEW_LIMIT,
     SNIPPET_CHARS,
     ActionResult,
@@ -19,8 +19,8 @@ from graph.schemas import (
     RefinementDecision,
     dump,
 )
-from graph.services import Services
 from nodes.checks import extract_numbers, looks_like_code, run_checks
+from nodes.services import Services
 from nodes.validate import build_observation, validate
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import delivered, primes_intent, ref, runtime, state, summary_intent

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graph.errors import ConfigurationError
-from graph.persistence import open_sqlite
-from graph.writable import database_problem, folder_problem
+from core.errors import ConfigurationError
+from core.persistence import open_sqlite
+from core.writable import database_problem, folder_problem
 
 MakeReadOnly = Callable[[Path], None]
 

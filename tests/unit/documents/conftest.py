@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
-from graph.context import Context
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.schemas import DocumentRef
 from tools.base import ToolDeps
 from tools.documents import DocumentIndex, DocumentStore
 

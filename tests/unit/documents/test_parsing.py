@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tests.support import deadlines
 from tests.unit.documents.bombs import (
     GB,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tools.document.paths import resolve_in_documents_dir
 
 

@@ -8,7 +8,7 @@ import io
 import pytest
 from pypdf import PdfWriter
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tests.unit.documents import builders
 from tools.document import limits
 from tools.document.detect import DOCX_MIME, detect_kind

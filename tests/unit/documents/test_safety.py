@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from tests.unit.documents import builders
 from tools.document import limits
 from tools.document.detect import DOCX_MIME, PPTX_MIME, XLSX_MIME

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from graph.errors import DocumentRejected, UnknownDocumentReference
-from graph.schemas import DocumentRef
+from core.errors import DocumentRejected, UnknownDocumentReference
+from core.schemas import DocumentRef
 from tools.documents import DocumentIndex, DocumentStore, safe_file_name
 
 

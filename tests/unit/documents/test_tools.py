@@ -15,7 +15,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pypdf import PdfReader
 
-from graph.errors import ToolFailed
+from core.errors import ToolFailed
 from tests.unit.documents import builders
 from tests.unit.documents.conftest import MakeDeps
 from tools import catalog

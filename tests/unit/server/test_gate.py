@@ -18,7 +18,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient, WebSocketDenialResponse
 from starlette.websockets import WebSocket
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from server.gate import KeyGate, is_development_route
 from server.keys import client_of, identity_of
 from server.urls import document_url

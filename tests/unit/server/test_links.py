@@ -7,7 +7,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from graph.schemas import DocumentRef
+from core.schemas import DocumentRef
 from server.keys import identity_of
 from server.policy import run_links
 from server.records import ThreadRecords

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from graph.context import Context
-from graph.errors import InputRefused
+from core.context import Context
+from core.errors import InputRefused
 from server.policy import ServerInputs
 from server.settings import DOCUMENTS_DIR_ENV
 from server.uploads import store_upload

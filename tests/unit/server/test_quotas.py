@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from graph.processes import free_port
+from core.processes import free_port
 from server import engine, quotas
 from server.counters import CountersUnavailable, MemoryCounters, RedisCounters
 from tests.support.redis_server import REDIS_SERVER, redis_server

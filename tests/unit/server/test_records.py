@@ -15,10 +15,10 @@ import pytest
 from langgraph.runtime import ExecutionInfo, Runtime
 from langgraph.types import Overwrite
 
-from graph.context import Context
+from core.context import Context
+from core.schemas import ActionResult, DocumentRef, HistoryEntry, dump
 from graph.instrument import instrumented
-from graph.schemas import ActionResult, DocumentRef, HistoryEntry, dump
-from graph.services import Services
+from nodes.services import Services
 from server.keys import ANONYMOUS
 from server.policy import server_services
 from server.records import RecordedDocuments, ThreadRecords, UnrecordedDocuments, documents_in, writes_working_state

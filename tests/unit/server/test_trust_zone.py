@@ -11,12 +11,13 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.runtime import Runtime
 
+from core.context import Context
+from core.errors import InputRefused, ModelUnavailable
+from core.runtime import context_of
 from graph.builder import build_graph
 from graph.builder import graph as server_graph
-from graph.context import Context
-from graph.errors import InputRefused, ModelUnavailable
-from graph.instrument import context_of, instrumented
-from graph.services import Services
+from graph.instrument import instrumented
+from nodes.services import Services
 from server.policy import CAPPED_LIMITS, operator_context, server_services
 from tests.unit.core.factories import runtime, state
 from tools.base import ToolDeps
@@ -100,7 +101,7 @@ NOT_LIMITS = {"temperature", "quality_threshold"}
 
 def test_every_numeric_context_field_is_a_capped_limit_or_named_as_none() -> None:
     numeric = {f.name for f in fields(Context) if f.type in ("int", "float", int, float)}
-    assert numeric - NOT_LIMITS == set(CAPPED_LIMITS), "a new limit in graph/context.py needs a cap (server/policy.py)"
+    assert numeric - NOT_LIMITS == set(CAPPED_LIMITS), "a new limit in core/context.py needs a cap (server/policy.py)"
 
 
 def test_a_client_may_lower_every_limit_but_never_raise_one(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.errors import DocumentRejected
+from core.errors import DocumentRejected
 from server.uploads import UPLOAD_PREFIX, find_upload, store_upload
 from tests.unit.documents.builders import docx_bytes, pdf_bytes
 from tools.document.detect import DOCX_MIME

@@ -21,8 +21,8 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 
-from graph.context import Context
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.schemas import DocumentRef
 from tools.base import ToolDeps, ToolOutput
 from tools.documents import DocumentIndex, DocumentStore
 

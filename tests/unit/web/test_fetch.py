@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.context import Context
-from graph.errors import FetchRefused, ToolFailed
+from core.context import Context
+from core.errors import FetchRefused, ToolFailed
 from tests.unit.web.conftest import FakeResolver, LoopbackWeb
 from tools.web.fetch import USER_AGENT, GuardedFetcher
 

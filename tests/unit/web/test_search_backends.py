@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from ddgs.exceptions import DDGSException
 
-from graph.context import Context
-from graph.errors import ConfigurationError, ServiceUnavailable, ToolFailed
+from core.context import Context
+from core.errors import ConfigurationError, ServiceUnavailable, ToolFailed
 from tests.unit.web.conftest import ITEMS, FakeDdgs, LoopbackWeb
 from tools.web.search import DdgsBackend, SearchRequest, TavilyBackend, backend_for
 

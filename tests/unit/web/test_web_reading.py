@@ -6,9 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from graph.context import Context
-from graph.errors import FetchRefused
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.errors import FetchRefused
+from core.schemas import DocumentRef
 from tests.unit.web.conftest import LoopbackWeb
 from tools.document.md_build import TRUNCATION_MARK, truncate_markdown
 from tools.document.md_parser import markdown_parser

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from graph.errors import ConfigurationError, ServiceUnavailable, ToolFailed
+from core.errors import ConfigurationError, ServiceUnavailable, ToolFailed
 from tests.unit.web.conftest import ITEMS, FakeDdgs, LoopbackWeb, make_deps, run_tool
 from tools import catalog
 from tools.base import NewDocument, ToolDeps, ToolOutput

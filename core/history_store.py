@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from graph.schemas import HistoryEntry
+from core.schemas import HistoryEntry
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore

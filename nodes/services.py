@@ -8,9 +8,9 @@ from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from graph.context import Context
-from graph.llm import Models
-from graph.schemas import DocumentRef
+from core.context import Context
+from core.llm import Models
+from core.schemas import DocumentRef
 from tools.documents import DocumentStore
 from tools.extra.actions import ExtraActions
 from tools.ingest import InputPolicy, LocalInputs

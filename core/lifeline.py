@@ -1,7 +1,7 @@
 """Starts one child server and ends it, with everything it started, when its owner ends — however the owner ends.
 
 paor runs `python -I -S lifeline.py <owner's pid> <command> <args…>` in a session of its own
-(`graph.processes.ended_with_this_process`): stdio MCP servers, llama.cpp's server. This process starts the command
+(`core.processes.ended_with_this_process`): stdio MCP servers, llama.cpp's server. This process starts the command
 in its process group (stdin, stdout and stderr are passed through) and waits. A signal (the owner closing the
 session, `killpg` from the MCP SDK, a second Ctrl-C) or the end of the owner — SIGTERM, SIGHUP, a crash or SIGKILL,
 noticed as a new parent within POLL_S — ends the whole group: SIGTERM, then SIGKILL after GRACE_S. No atexit hook

@@ -1,6 +1,6 @@
 """What one protocol call asks the model for: a named JSON schema and a bound on the answer's length.
 
-The schema comes from the pydantic models of `graph/schemas.py` (or is narrowed from them per call, as Stage 1's
+The schema comes from the pydantic models of `core/schemas.py` (or is narrowed from them per call, as Stage 1's
 per-action branches are). Endpoints enforce it in different dialects: grammar-based servers (llama.cpp, vLLM) take
 any JSON schema; OpenAI's strict mode wants a root object whose every property is required (optional ones become
 nullable) and no free-form objects — `strict_schema` is that variant, or None where the shape cannot be strict.

@@ -39,7 +39,7 @@ METHODS: tuple[Method, ...] = (
     "text",
 )
 #: Status codes with which endpoints say "I do not support this request shape" (llama.cpp answers 500), not "try
-#: again later"; the same set as graph.llm's.
+#: again later"; the same set as core.llm's.
 REFUSED_STATUS = frozenset({400, 404, 405, 415, 422, 500, 501})
 NAMESPACE = ("paor", "endpoints")
 #: Words with which an endpoint's refusal names each feature (lower case); "images" is the image input.

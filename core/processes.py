@@ -41,7 +41,7 @@ def stop_process_group(process: subprocess.Popen[bytes]) -> None:
 
 
 def ended_with_this_process(command: Sequence[str]) -> list[str]:
-    """`command` run through graph/lifeline.py, which ends its process group when this process ends, however it
+    """`command` run through core/lifeline.py, which ends its process group when this process ends, however it
     ends (SIGKILL included). Start it with `start_new_session=True`: the lifeline ends its own group. POSIX only;
     elsewhere the command as it is."""
     if os.name != "posix":

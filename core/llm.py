@@ -3,13 +3,13 @@
 Each protocol answer is constrained by the endpoint itself wherever it can be: OpenAI's `json_schema` with
 `strict: true`, llama.cpp's `json_object` + `schema` (enforced by a grammar), vLLM's `guided_json`; function
 calling, JSON mode and plain text with repair are only fallbacks. What an endpoint accepted and refused is kept in
-the LangGraph store (`graph.capabilities`), so a method refused in so many words costs one request per endpoint,
+the LangGraph store (`core.capabilities`), so a method refused in so many words costs one request per endpoint,
 not one per stage or run; a method not yet known to work is tried without client retries. Every call carries a
 `max_tokens` sized to its answer, so a runaway generation ends early and is retried, not waited out.
 
 Whatever the path, the caller's parser validates the answer; a rejected answer is retried once with the reason,
 then the step fails with a typed error. An endpoint that is away, times out, stays busy (429, 502–504, or a 5xx to
-plain text) after the client's own retries, or refuses the key is an outage, `ModelUnavailable` (graph/outages.py):
+plain text) after the client's own retries, or refuses the key is an outage, `ModelUnavailable` (core/outages.py):
 a fault of the world, never a failed answer. A probe that meets a busy endpoint is sent again with the client's
 retries before anything is concluded, so one 503 on a new endpoint's first request is absorbed like any other.
 """
@@ -34,11 +34,11 @@ from langgraph.constants import TAG_NOSTREAM
 from langgraph.store.base import BaseStore
 from pydantic import BaseModel, ValidationError
 
-from graph.answer_shapes import AnswerShape, shape_of
-from graph.capabilities import METHODS, Capabilities, Method, endpoint_key, refusal_about, refusal_text
-from graph.context import Context
-from graph.errors import ConfigurationError, ModelOutputInvalid, StepFailed
-from graph.outages import BUSY_STATUSES, as_model_outage, fault, model_outage
+from core.answer_shapes import AnswerShape, shape_of
+from core.capabilities import METHODS, Capabilities, Method, endpoint_key, refusal_about, refusal_text
+from core.context import Context
+from core.errors import ConfigurationError, ModelOutputInvalid, StepFailed
+from core.outages import BUSY_STATUSES, as_model_outage, fault, model_outage
 
 log = logging.getLogger(__name__)
 

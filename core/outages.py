@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from graph.errors import ModelUnavailable, ServiceUnavailable
+from core.errors import ModelUnavailable, ServiceUnavailable
 
 #: HTTP statuses that say "not now": once the client's own retries are spent, an outage.
 BUSY_STATUSES = frozenset({408, 429, 502, 503, 504})

@@ -1,6 +1,6 @@
 """Graph state: what flows between nodes.
 
-Protocol objects are stored as their JSON dumps (see `graph.schemas.dump`) so checkpoints and the server's JSON
+Protocol objects are stored as their JSON dumps (see `core.schemas.dump`) so checkpoints and the server's JSON
 API carry plain data; nodes validate them back into models at the boundary. Nothing in state grows with the step
 count, because every checkpoint holds all of it: `history` is a bounded window (the complete record is in the store,
 see nodes.history_log, and in the output once a round ends) and `telemetry` is the round's running totals.
