@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection, Sequence
 from itertools import pairwise
 
-from graph.schemas import HistoryEntry
+from core.schemas import HistoryEntry
 from prompts.templates import clip, untrusted
 
 MAX_ENTRIES = 8

@@ -9,13 +9,13 @@ from itertools import pairwise
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from graph.schemas import (
+from core.schemas import (
     Intent,
     Observation,
     ParameterField,
     Strategy,
 )
-from graph.tokens import count_tokens
+from core.tokens import count_tokens
 from prompts.templates import clip, fill, normalised, untrusted
 
 SHOWN_LEARNINGS = 4  # Stage 1 shows the newest learnings only
