@@ -680,7 +680,7 @@ def doctor(db: DbOpt = None, server_host: ServerHostOpt = "127.0.0.1", mcp_confi
     from prompts.templates import clip
     from server import settings
     from tools.catalog import catalog, extended_by, unavailable_notes
-    from tools.code.isolation import status as code_execution_status
+    from tools.code.available import status as code_execution_status
     from tools.extra.actions import ExtraActions
 
     with bad_input_exits():

@@ -1,12 +1,10 @@
 """The paor graph, top to bottom: intent → (direct |) select → parameters → act → validate → learn → refine ↺ |
 finalize.
 
-`builder` is the uncompiled graph and `graph` the compiled one the LangGraph server loads (persistence comes from
-langgraph.json there); both carry the server's trust zone (`server.policy`: upload references, URLs and an
-operator-opened folder as inputs, download links on deliverables). `build_graph()` is the Python and CLI entry
-point — the caller is on their own machine, so local paths stay allowed — with an optional model, checkpointer
-and store; it starts loading what a run will need on a thread of its own (graph/warmup.py), as a server does before
-its first request.
+`make_builder(services)` is the uncompiled graph; the servers load `server.served.graph`, compiled inside the
+server's trust zone. `build_graph()` is the Python and CLI entry point — the caller is on their own machine, so
+local paths stay allowed — with an optional model, checkpointer and store; it starts loading what a run will need
+on a thread of its own (graph/warmup.py), as a server does before its first request.
 """
 
 from __future__ import annotations
@@ -41,7 +39,6 @@ from nodes.select import select
 from nodes.services import Services
 from nodes.takeover import announcing
 from nodes.validate import validate
-from server.policy import server_services
 from tools.extra.actions import ExtraActions
 from tools.mcp.config import McpConfig
 
@@ -172,5 +169,9 @@ def build_graph(
     return compiled.with_config(CRASH_SAFE_CONFIG)
 
 
-builder = make_builder(server_services())
-graph = builder.compile(name="paor").with_config(recursion_limit=RECURSION_LIMIT)
+def __getattr__(name: str) -> object:
+    """`graph.builder.graph` and `.builder` were the served graph until the layers were put in order; they moved to
+    `server.served` (CHANGELOG.md). Said here rather than served from here: this module stands below the server."""
+    if name in ("graph", "builder"):
+        raise AttributeError(f"graph.builder.{name} moved to server.served.{name} (the graph the servers load)")
+    raise AttributeError(name)

@@ -20,8 +20,8 @@ from core.capacity import blocking_threads
 from core.context import Context
 from core.schemas import ActionResult, ActionSelection, HistoryEntry, Observation, dump
 from core.state import State
-from nodes import history_log
 from nodes.direct import answering_directly
+from nodes.select import choose  # select adopts what was chosen here (`adopted`)
 from nodes.services import Services
 
 log = logging.getLogger(__name__)
@@ -64,8 +64,6 @@ def start(
 ) -> Future[dict[str, Any] | None]:
     """Ask the next step's Stage 1 on a thread (with this node's context: callbacks, usage, the run's actions);
     the future's value is the `ahead` state entry, or None when the selection could not be made."""
-    from nodes.select import choose  # select adopts what this module chose
-
     step = int(state.get("step") or 1)
     view = cast(State, {**state, "hint": None})  # the previous step's hint was for this step, already taken
 
@@ -78,19 +76,3 @@ def start(
         return {"round": int(state.get("round") or 1), "step": step + 1, "selection": dump(selection)}
 
     return _THREADS.submit(contextvars.copy_context().run, ask)
-
-
-def adopted(state: State, step: int) -> ActionSelection | None:
-    """The selection chosen ahead for `step`, with refine's hint; None when there is none or it must not be used."""
-    ahead = state.get("ahead")
-    if not ahead or ahead.get("step") != step or ahead.get("round") != int(state.get("round") or 1):
-        return None
-    previous = [e for e in history_log.window_of(state) if e.round == ahead["round"] and e.step == step - 1]
-    if not previous or previous[-1].outcome == "failed":
-        return None
-    selection = ActionSelection.model_validate(ahead["selection"])
-    hint = state.get("hint")
-    if not hint or hint in selection.parametersContext:
-        return selection
-    note = f"Review of step {step - 1}: {hint}"
-    return selection.model_copy(update={"parametersContext": f"{selection.parametersContext}\n{note}".strip()})

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, RemoveMessage, ToolMessage
@@ -22,55 +21,9 @@ from langgraph.graph.message import push_message
 from core.schemas import GENERIC_CRITERION, Intent
 from core.state import State
 from core.tokens import count_tokens
-from nodes.attachments import Attachment, Linked, Unreadable, read_block
 
 #: The id prefix of `understood_message`, so the round's closing message tells it from a streamed draft.
 UNDERSTOOD_PREFIX = "understood-"
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    """The newest human message of a thread that no round has taken yet."""
-
-    message: HumanMessage
-    text: str
-    attachments: list[Attachment] = field(default_factory=list)
-    links: list[Linked] = field(default_factory=list)
-    unreadable: list[Unreadable] = field(default_factory=list)
-
-    @property
-    def urls(self) -> list[str]:
-        """The input sources the message names (http(s) URLs, upload references)."""
-        return [link.url for link in self.links]
-
-    def lean(self) -> HumanMessage:
-        """The message as checkpoints keep it: same id (so it replaces the sent one), attachments by name only."""
-        taken = [*(a.name for a in self.attachments), *(link.name for link in self.links)]
-        if not taken and not self.unreadable:
-            return self.message
-        blocks = [{"type": "text", "text": self.text}] if self.text else []
-        if taken:
-            blocks.append({"type": "text", "text": f"[attached as input documents: {', '.join(taken)}]"})
-        if self.unreadable:
-            names = ", ".join(u.name for u in self.unreadable)
-            blocks.append({"type": "text", "text": f"[attached, not readable: {names}]"})
-        return HumanMessage(content=blocks, id=self.message.id)  # type: ignore[arg-type]
-
-
-def chat_request(state: State) -> ChatRequest | None:
-    """The request of this round if it came as a message; None when `prompt` carries it."""
-    human = next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage)), None)
-    if human is None or (human.id is not None and human.id == state.get("request_message")):
-        return None
-    content = human.content if isinstance(human.content, list) else [human.content]
-    parts = [read_block(block, number) for number, block in enumerate(content, start=1)]
-    return ChatRequest(
-        human,
-        "\n".join(p for p in parts if isinstance(p, str) and p.strip()),
-        attachments=[p for p in parts if isinstance(p, Attachment)],
-        links=[p for p in parts if isinstance(p, Linked)],
-        unreadable=[p for p in parts if isinstance(p, Unreadable)],
-    )
 
 
 def human_message(text: str) -> HumanMessage:

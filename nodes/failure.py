@@ -27,7 +27,7 @@ from langgraph.types import Command
 
 from core.errors import ModelUnavailable, ServiceUnavailable
 from core.state import State
-from nodes.chat import chat_request
+from nodes.attachments import chat_request
 from nodes.reading.hints import detect_language
 
 log = logging.getLogger(__name__)

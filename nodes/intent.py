@@ -25,8 +25,8 @@ from core.runtime import context_of
 from core.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
 from core.state import State
 from nodes import history_log, inputs_read
-from nodes.attachments import Read, image_refusal, left_out, read_attachments, sources_seen
-from nodes.chat import ChatRequest, chat_request, earlier_turns, human_message, refusal_message, understood_message
+from nodes.attachments import ChatRequest, Read, chat_request, image_refusal, left_out, read_attachments, sources_seen
+from nodes.chat import earlier_turns, human_message, refusal_message, understood_message
 from nodes.clarify import assumed
 from nodes.common import ROUND_RESET
 from nodes.direct import fits_direct_answer

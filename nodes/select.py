@@ -14,7 +14,6 @@ from core.runtime import context_of
 from core.schemas import ActionSelection, HistoryEntry, Strategy, dump
 from core.state import State
 from nodes import history_log, inputs_read
-from nodes.ahead import adopted
 from nodes.approval import rejected_actions
 from nodes.chat import progress_message
 from nodes.clarify import clarified
@@ -184,3 +183,20 @@ def with_learned_hint(selection: ActionSelection, strategies: list[Strategy]) ->
         return selection
     context = "\n".join([selection.parametersContext, *notes]).strip()
     return selection.model_copy(update={"parametersContext": context})
+
+
+def adopted(state: State, step: int) -> ActionSelection | None:
+    """The selection chosen ahead for `step` (nodes/ahead.py), with refine's hint; None when there is none or it
+    must not be used."""
+    ahead = state.get("ahead")
+    if not ahead or ahead.get("step") != step or ahead.get("round") != int(state.get("round") or 1):
+        return None
+    previous = [e for e in history_log.window_of(state) if e.round == ahead["round"] and e.step == step - 1]
+    if not previous or previous[-1].outcome == "failed":
+        return None
+    selection = ActionSelection.model_validate(ahead["selection"])
+    hint = state.get("hint")
+    if not hint or hint in selection.parametersContext:
+        return selection
+    note = f"Review of step {step - 1}: {hint}"
+    return selection.model_copy(update={"parametersContext": f"{selection.parametersContext}\n{note}".strip()})

@@ -61,13 +61,13 @@ def test_doctor_warns_when_the_server_would_be_reachable_beyond_loopback_without
 
 
 def test_doctor_shows_which_isolation_code_execute_runs_under(paor: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
-    from tools.code import isolation
+    from tools.code import available, isolation
 
-    found = isolation.detect()  # this machine's: none where neither isolation keeps the promises
+    found = available.detect()  # this machine's: none where neither isolation keeps the promises
     expected = f"sandboxed by {found.kind}" if found.kind != "none" else "off: no isolation keeps the sandbox's"
     assert f"code.execute    {expected}" in paor("doctor").stdout
 
-    monkeypatch.setattr(isolation, "detect", lambda: isolation.Isolation("none", "bwrap: not installed"))
+    monkeypatch.setattr(available, "detect", lambda: isolation.Isolation("none", "bwrap: not installed"))
     monkeypatch.delenv(isolation.OPT_IN_VARIABLE, raising=False)
     assert (
         "code.execute    off: no isolation keeps the sandbox's promises here (bwrap: not installed)"

@@ -18,7 +18,7 @@ import pytest
 from tests.support import deadlines
 from tests.support.scenarios import FIRST_1000_PRIMES, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
-from tools.code.isolation import unavailable_reason
+from tools.code.available import unavailable_reason
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from tests.sandbox.conftest import SHORT_WALL_S, TIGHT
 from tests.support import deadlines
 from tests.support.isolation import each_isolation, needs_isolation
 from tests.support.loopback import LoopbackServer
-from tools.code import isolation
+from tools.code import available, isolation
 from tools.code.limits import Limits
 from tools.code.runner import run_program
 
@@ -30,7 +30,7 @@ NAMED = f"import ctypes, os, time\nctypes.CDLL(None).prctl(15, {BOMB_NAME!r}.enc
 
 
 def _raw(source: str, kind: isolation.Kind | None = None, limits: Limits = TIGHT) -> tuple[str, str, str | None]:
-    result = run_program(source, limits=limits, kind=kind, gate=False)
+    result = run_program(source, limits=limits, kind=kind or available.detect().kind, gate=False)
     return result.stdout.decode("utf-8", errors="replace"), result.stderr, result.reason
 
 
@@ -45,7 +45,7 @@ def test_environment_is_empty_so_the_canary_never_reaches_the_program(canary: st
         "    except OSError as exc:\n"
         "        print(exc)\n"
     )
-    out, _, reason = _raw(program)
+    out, _, reason = _raw(program, kind)
     assert reason is None
     assert canary not in out and "OPENAI" not in out and "PAOR" not in out and "PROXY" not in out.upper()
 
@@ -161,7 +161,7 @@ def test_allocating_8_gb_hits_the_memory_limit() -> None:
 
 def test_writing_a_1_gb_file_stops_at_the_file_size_limit() -> None:
     program = "with open('big.bin', 'wb') as f:\n    for _ in range(1024):\n        f.write(b'x' * 1024 * 1024)\n"
-    result = run_program(program, limits=TIGHT, gate=False)
+    result = run_program(program, limits=TIGHT, kind=available.detect().kind, gate=False)
     assert result.reason is not None and "file-size limit" in result.reason
     assert all(len(data) <= TIGHT.file_mb * 1024 * 1024 for _, data in result.files)
 
@@ -174,7 +174,7 @@ def test_many_files_stop_at_the_folder_limit() -> None:
         "        f.write(b'x' * 1024 * 1024)\n"
         "    time.sleep(0.01)\n"
     )
-    result = run_program(program, limits=TIGHT, gate=False)
+    result = run_program(program, limits=TIGHT, kind=available.detect().kind, gate=False)
     assert result.reason is not None and "disk limit" in result.reason
 
 
@@ -188,7 +188,7 @@ def test_program_runs_in_its_own_folder_with_read_only_input_copies() -> None:
         "except OSError as exc:\n"
         "    print('read-only', type(exc).__name__)\n"
     )
-    result = run_program(program, [("numbers.csv", b"1\n2\n3\n")], TIGHT, gate=False)
+    result = run_program(program, [("numbers.csv", b"1\n2\n3\n")], TIGHT, kind=available.detect().kind, gate=False)
     assert result.reason is None, result.stderr
     lines = result.stdout.decode().splitlines()
     assert lines[:4] == ["['numbers.csv']", "1", "2", "3"]

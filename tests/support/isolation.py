@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from tools.code import isolation
+from tools.code import available, isolation
 
 
 def needs_isolation() -> pytest.MarkDecorator:
     """Skip unless code.execute can run here under a real isolation; the reason names what each one lacks."""
-    found = isolation.detect()
+    found = available.detect()
     return pytest.mark.skipif(found.kind == "none", reason=f"code.execute needs an isolation: {found.detail}")
 
 
@@ -20,7 +20,7 @@ def each_isolation() -> list[Any]:
     """One parameter per isolation paor knows; those this machine lacks are skipped, naming what is missing."""
     params = []
     for kind in isolation.KINDS:
-        problem = isolation.probe(kind)
+        problem = available.probe(kind)
         marks = [pytest.mark.skip(reason=f"{kind} is not usable here: {problem}")] if problem else []
         params.append(pytest.param(kind, marks=marks, id=kind))
     return params

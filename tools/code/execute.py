@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 from core.errors import ToolFailed
 from tools.base import NewDocument, ToolDeps, ToolOutput, artifact_tool
 from tools.catalog import CatalogEntry, mark_unavailable, register
+from tools.code.available import detect, unavailable_reason
 from tools.code.gate import ALLOWED_MODULES
-from tools.code.isolation import unavailable_reason
 from tools.code.limits import Limits
 from tools.code.runner import RunResult, run_program
 
@@ -65,7 +65,7 @@ def make_code_execute_tool(deps: ToolDeps) -> BaseTool:
     def code_execute(**kwargs: object) -> tuple[str, ToolOutput]:
         args = CodeExecuteArgs.model_validate(kwargs)
         inputs = [(ref.name, data) for ref, data in deps.read_documents(args.documentList)]
-        result = run_program(args.code, inputs, limits_for(deps))
+        result = run_program(args.code, inputs, limits_for(deps), kind=detect().kind)
         if not result.ok:
             raise ToolFailed(f"the program failed: {result.reason}")
         documents = documents_of(result)

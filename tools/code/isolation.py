@@ -8,7 +8,7 @@ Every isolation paor runs code under keeps the same promises, checked from insid
 - `no_new_privs`, no capabilities, an unprivileged user (when paor runs as root, a user of its own drawn for the run,
   else paor's own user inside a user namespace), an empty environment.
 
-In order of preference, each probed once per process by really running a program in it:
+In order of preference, each probed once per process by really running a program in it (tools/code/available.py):
 - `bubblewrap`: `bwrap` builds the namespaces and the view;
 - `unshare`: the launcher builds them itself with the kernel's system calls (`namespaces`): no tool needed, only
   Linux with user namespaces (or root);
@@ -19,7 +19,6 @@ In order of preference, each probed once per process by really running a program
 
 from __future__ import annotations
 
-import functools
 import grp
 import importlib.util
 import os
@@ -118,49 +117,6 @@ def _mapped(ids: range, table: str) -> bool:
     return False
 
 
-def unavailable_reason() -> str | None:
-    """Why code.execute is off on this machine, or None when it may run."""
-    if detect().kind != "none" or os.environ.get(OPT_IN_VARIABLE, "") == OPT_IN_VALUE:
-        return None
-    return (
-        f"no isolation keeps the sandbox's promises here ({detect().detail}); install bubblewrap, or set "
-        f"{OPT_IN_VARIABLE}={OPT_IN_VALUE} to run model-written code without any isolation"
-    )
-
-
-def status() -> str:
-    """One line for `paor doctor`: which isolation code.execute runs under, or why it is off."""
-    reason = unavailable_reason()
-    if reason is not None:
-        return f"off: {reason}"
-    found = detect()
-    if found.kind == "none":
-        return f"on WITHOUT isolation ({OPT_IN_VARIABLE}={OPT_IN_VALUE}): programs see the host and the network"
-    return f"sandboxed by {found.describe()}"
-
-
-@functools.cache
-def detect() -> Isolation:
-    """The first isolation that keeps its promises here; probed once per process."""
-    failures = []
-    for kind in KINDS:
-        problem = probe(kind)
-        if problem is None:
-            return Isolation(kind, _DETAILS[kind])
-        failures.append(f"{kind}: {problem}")
-    return Isolation("none", "; ".join(failures))
-
-
-@functools.cache
-def probe(kind: Kind) -> str | None:
-    """None when a program really runs inside `kind` here and can read the interpreter, else what went wrong."""
-    if kind == "bubblewrap" and shutil.which("bwrap") is None:
-        return "bwrap is not installed"
-    from tools.code.probe import run_probe  # the probe runs a program: the runner imports this module
-
-    return run_probe(kind)
-
-
 def system_folders(shown: list[str]) -> list[Step]:
     """The system's folders (/bin, /lib… as they are: folders or symlinks) and `shown`, the interpreter's and its
     libraries' (`read_only_paths`), read-only: what any confined child needs to run Python."""
@@ -203,14 +159,6 @@ def launcher_root(kind: Kind) -> str:
     """Where the launcher finds `tools.code`: inside bubblewrap's view, or on the host (the `unshare` launcher
     imports it before it enters the namespaces)."""
     return SANDBOX_CODE if kind == "bubblewrap" else str(PACKAGE_ROOT)
-
-
-_DETAILS = {
-    "bubblewrap": "bwrap: no network; own PID, mount and IPC namespaces; only the interpreter and the working folder "
-    "visible; private /tmp and /dev/shm; no_new_privs",
-    "unshare": "kernel namespaces entered by paor's launcher: no network; own PID, mount and IPC namespaces; only the "
-    "interpreter and the working folder visible; private /tmp and /dev/shm; no_new_privs",
-}
 
 
 def _bwrap(steps: list[Step]) -> list[str]:

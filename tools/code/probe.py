@@ -1,4 +1,4 @@
-"""The check behind `isolation.probe`: a program run inside the isolation, as the sandbox's user, that walks the
+"""The check behind `available.probe`: a program run inside the isolation, as the sandbox's user, that walks the
 interpreter's files the way its imports will and names the first it cannot read. Links leading out of the view
 (Debian's sitecustomize.py → /etc) are passed over: outside the view, they are not the program's to import.
 

@@ -1,6 +1,6 @@
 """One sandboxed run: program in, stdout, stderr, written files and — when it failed — the reason out.
 
-The launcher (`child`) runs in its own session under the isolation `isolation.detect()` found. Inside an isolation,
+The launcher (`child`) runs in its own session under the isolation `available.detect()` found. Inside an isolation,
 the program's working folder, /tmp and /dev/shm are one tmpfs of the run's size and number of files
 (tools/code/scratch.py): a write past either fails with "No space left on device", the launcher copies the
 program's outputs back to the host folder when it ends, and the tmpfs goes with the namespace, so cleaning up takes
@@ -51,13 +51,13 @@ def run_program(
     inputs: Sequence[tuple[str, bytes]] = (),
     limits: Limits | None = None,
     *,
-    kind: isolation.Kind | None = None,
+    kind: isolation.Kind,
     gate: bool = True,
 ) -> RunResult:
-    """Run `source` with read-only copies of `inputs` in its working folder. `gate=False` exists for tests that
-    prove the isolation holds by itself."""
+    """Run `source` with read-only copies of `inputs` in its working folder, under `kind` (the one
+    tools/code/available.py found, for code.execute). `gate=False` exists for tests that prove the isolation holds
+    by itself."""
     limits = limits or Limits()
-    kind = kind or isolation.detect().kind
     owner = isolation.sandbox_user()
     with environment.workspace(inputs, owner) as space:
         where = isolation.Space(space.folder, space.tmp, space.shm, space.mount_point)

@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.isolation import each_isolation, needs_isolation
 from tools import catalog
-from tools.code import execute, isolation
+from tools.code import available, execute, isolation
 from tools.code.probe import run_probe
 
 NO_ISOLATION = isolation.Isolation("none", "bubblewrap: not installed; unshare: not installed")
@@ -31,7 +31,7 @@ def test_the_action_is_listed_where_isolation_works() -> None:
 def test_the_action_is_unavailable_without_isolation_unless_the_operator_opts_in(
     monkeypatch: pytest.MonkeyPatch, fresh_catalog: None
 ) -> None:
-    monkeypatch.setattr(isolation, "detect", lambda: NO_ISOLATION)
+    monkeypatch.setattr(available, "detect", lambda: NO_ISOLATION)
     monkeypatch.delenv(isolation.OPT_IN_VARIABLE, raising=False)
     execute.publish()
     assert "code.execute" not in catalog.catalog() and catalog.lookup("code_execute") is None
@@ -51,27 +51,27 @@ def test_the_action_is_unavailable_without_isolation_unless_the_operator_opts_in
 @pytest.fixture
 def undetected() -> Iterator[None]:
     """`detect` caches its answer per process: start and end with a fresh one."""
-    isolation.detect.cache_clear()
+    available.detect.cache_clear()
     yield
-    isolation.detect.cache_clear()
+    available.detect.cache_clear()
 
 
 def test_an_isolation_failing_its_probe_is_not_used_and_the_run_notes_say_why(
     monkeypatch: pytest.MonkeyPatch, fresh_catalog: None, undetected: None
 ) -> None:
     problems = {"bubblewrap": "bwrap is not installed", "unshare": "unshare: Operation not permitted"}
-    monkeypatch.setattr(isolation, "probe", problems.get)
+    monkeypatch.setattr(available, "probe", problems.get)
     monkeypatch.delenv(isolation.OPT_IN_VARIABLE, raising=False)
     execute.publish()
     assert "code.execute" not in catalog.catalog()
     [note] = [note for note in catalog.unavailable_notes() if note.startswith("code.execute")]
     assert "bubblewrap: bwrap is not installed" in note and "unshare: unshare: Operation not permitted" in note
-    assert isolation.status().startswith("off: no isolation keeps the sandbox's promises here")
+    assert available.status().startswith("off: no isolation keeps the sandbox's promises here")
 
 
 def test_the_first_isolation_that_passes_its_probe_is_used(monkeypatch: pytest.MonkeyPatch, undetected: None) -> None:
-    monkeypatch.setattr(isolation, "probe", {"bubblewrap": "bwrap is not installed", "unshare": None}.get)
-    assert isolation.detect().kind == "unshare"
+    monkeypatch.setattr(available, "probe", {"bubblewrap": "bwrap is not installed", "unshare": None}.get)
+    assert available.detect().kind == "unshare"
 
 
 @pytest.mark.parametrize("kind", each_isolation())

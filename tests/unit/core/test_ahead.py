@@ -7,7 +7,8 @@ from typing import Any
 
 from core.context import Context
 from core.schemas import dump
-from nodes.ahead import adopted, worth_asking
+from nodes.ahead import worth_asking
+from nodes.select import adopted
 from tests.unit.core.factories import entry, selection, state
 
 HINT = "Cover the Nordic region next."

@@ -19,8 +19,7 @@ from langchain_core.messages.content import create_file_block, create_image_bloc
 from langchain_openai import ChatOpenAI
 
 from core.errors import DocumentRejected
-from nodes.attachments import Attachment, Linked, Unreadable, read_block
-from nodes.chat import chat_request
+from nodes.attachments import Attachment, Linked, Unreadable, chat_request, read_block
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "chat"
 PDF = base64.b64encode(b"%PDF-1.7 a tiny document").decode()

@@ -8,7 +8,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from core.schemas import Intent
-from nodes.chat import UNDERSTOOD_PREFIX, answer_message, chat_request, closing_messages, understood_message
+from nodes.attachments import chat_request
+from nodes.chat import UNDERSTOOD_PREFIX, answer_message, closing_messages, understood_message
 
 
 def _state(*messages: Any, taken: str | None = None) -> Any:

@@ -21,15 +21,16 @@ from core.errors import DocumentRejected, ToolFailed
 from nodes.attachments import (
     LEFT_OUT,
     NO_IMAGES,
+    ChatRequest,
     Image,
     Read,
+    chat_request,
     image_refusal,
     image_type,
     read_attachments,
     read_block,
     with_left_out,
 )
-from nodes.chat import ChatRequest, chat_request
 from tests.support.scripted_llm import HTTPError, ScriptedLLM
 from tools.ai_process import make_ai_process_tool
 from tools.base import ToolDeps

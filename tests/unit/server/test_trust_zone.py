@@ -15,10 +15,10 @@ from core.context import Context
 from core.errors import InputRefused, ModelUnavailable
 from core.runtime import context_of
 from graph.builder import build_graph
-from graph.builder import graph as server_graph
 from graph.instrument import instrumented
 from nodes.services import Services
 from server.policy import CAPPED_LIMITS, operator_context, server_services
+from server.served import graph as server_graph
 from tests.unit.core.factories import runtime, state
 from tools.base import ToolDeps
 from tools.document.inputs import InputDocument, iter_inputs
