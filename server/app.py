@@ -42,11 +42,13 @@ from core.errors import DocumentRejected
 from core.schemas import DocumentRef, dump
 from server import engine, quotas
 from server.attachments import AttachmentsAsUploads
-from server.capacity import DurableRegistry, lifespan
+from server.capacity import lifespan
+from server.engine_langgraph import LangGraphDev
 from server.gate import KeyGate
 from server.keys import HEADER, owner_of
 from server.pinned_resume import PinnedResumes
 from server.records import ThreadRecords
+from server.registry import DurableRegistry
 from server.route_classes import LANGGRAPH_DEV, Classified
 from server.settings import api_keys, limit, server_store
 from server.traffic import Traffic
@@ -246,6 +248,7 @@ async def _thread_values(request: Request, thread_id: str) -> dict[str, Any] | N
     return values if isinstance(values, dict) else {}
 
 
+engine.use(LangGraphDev())  # `langgraph dev`'s engine; paor serve's app (server/aegra_app.py) installs Aegra's after
 app = Starlette(
     routes=[
         Route(UPLOAD_PATH, upload, methods=["POST"]),
@@ -256,7 +259,7 @@ app = Starlette(
     ],
     # langgraph-api wraps the whole server process in these, not just these routes: the key first, then the route's
     # class (server/route_classes.py: a route nobody classified is 404), then the limits,
-    # then attachments out of run requests, then what a client is told exists is written to disk (server/capacity.py)
+    # then attachments out of run requests, then what a client is told exists is written to disk (server/registry.py)
     middleware=[
         Middleware(KeyGate),
         Middleware(Classified, table=LANGGRAPH_DEV),

@@ -123,16 +123,14 @@ _CURRENT: Engine | None = None
 
 
 def use(engine: Engine | None) -> None:
-    """The engine of this process (the app the server loads says which; None: the default again)."""
+    """The engine of this process (the app the server loads says which; None: none)."""
     global _CURRENT
     _CURRENT = engine
 
 
 def current() -> Engine:
-    """The engine of this process; `langgraph dev`'s unless an app chose another."""
+    """The engine of this process, which the app the server loads installed (server/app.py: `langgraph dev`'s,
+    server/aegra_app.py: Aegra's)."""
     if _CURRENT is None:
-        from server.engine_langgraph import LangGraphDev
-
-        use(LangGraphDev())
-    assert _CURRENT is not None
+        raise RuntimeError("no server engine is installed: the server's app installs one (server/app.py)")
     return _CURRENT

@@ -20,6 +20,7 @@ from core import history_store
 from server import upstream
 from server.counters import MemoryCounters
 from server.engine import StoreSizes, item_size
+from server.registry import journal_creations
 from server.run_sizes import size_of
 from server.settings import api_keys
 
@@ -63,8 +64,6 @@ class LangGraphDev:
             return
         upstream.apply()  # it removed the wrong thread under concurrent deletions
         upstream.wake_on_new_runs()  # and started each run up to a second late
-        from server.capacity import journal_creations
-
         journal_creations()
 
     async def upkeep(self) -> None:

@@ -24,10 +24,14 @@ import contextlib
 import logging
 import os
 import pickle
+import re
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("paor.server")
 
@@ -146,3 +150,66 @@ def _frames(path: Path) -> Iterator[tuple[str, Any]]:
             yield from pickle.loads(frame)
         except Exception:  # a damaged frame: the journal is the runtime's own file, but a disk can fail
             log.warning("the registry journal %s holds an unreadable record; it is skipped", path)
+
+
+#: Requests that create what a client then refers to: a thread, a run, an assistant, a cron.
+_CREATES = re.compile(
+    r"^/(threads(/[^/]+/(copy|runs(/(stream|wait|crons))?))?|runs(/(stream|wait|batch|crons))?|assistants)/?$"
+)
+_WRITE_LOCK = threading.Lock()
+log = logging.getLogger("paor.server")
+
+
+_JOURNAL: Journal | None = None
+
+
+def _journal() -> Journal | None:
+    """The journal of the in-memory runtime's registry; None where that runtime does not serve this process (another
+    runtime keeps its own records) or keeps no files (LANGGRAPH_DISABLE_FILE_PERSISTENCE)."""
+    runtime = sys.modules.get("langgraph_runtime_inmem.database")
+    persistence = sys.modules.get("langgraph_runtime_inmem._persistence")
+    if runtime is None or getattr(persistence, "DISABLE_FILE_PERSISTENCE", False):
+        return None
+    return _JOURNAL
+
+
+def journal_creations() -> None:
+    """Put back what the journal holds, then let the periodic writer compact it (same method, under one lock)."""
+    global _JOURNAL
+    runtime = sys.modules.get("langgraph_runtime_inmem.database")
+    if runtime is None or _JOURNAL is not None:
+        return
+    registry = runtime.GLOBAL_STORE
+    journal = Journal(registry)
+    if restored := journal.replay():
+        log.info("restored %d records the registry's last full write had not reached", restored)
+    compacting: Callable[[], None] = journal.compacting(registry.sync)
+
+    def sync() -> None:
+        with _WRITE_LOCK:
+            compacting()
+
+    registry.sync = sync
+    _JOURNAL = journal
+
+
+class DurableRegistry:
+    """ASGI middleware: after a request created a thread, run, assistant or cron, what it created is on disk
+    before the response starts."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        journal = _journal()
+        creates = scope["type"] == "http" and scope.get("method") == "POST" and _CREATES.match(scope["path"])
+        if journal is None or not creates:
+            await self.app(scope, receive, send)
+            return
+
+        async def written_first(message: Message) -> None:
+            if message["type"] == "http.response.start" and 200 <= int(message["status"]) < 300:
+                journal.record_new()  # on the loop's thread: nothing changes the registry while it is read
+            await send(message)
+
+        await self.app(scope, receive, written_first)

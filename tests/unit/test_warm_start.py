@@ -65,7 +65,11 @@ warmup.warm_in_background(Models())
 """
 SERVER_START = """
 import asyncio, sys
+from server import engine
 from server.capacity import lifespan
+from server.engine_langgraph import LangGraphDev
+
+engine.use(LangGraphDev())  # as server/app.py installs it
 
 async def start():
     async with lifespan(None):

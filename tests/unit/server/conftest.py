@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from server import quotas
+from server import engine, quotas
+from server.engine_langgraph import LangGraphDev
+
+
+@pytest.fixture(autouse=True)
+def dev_engine() -> Iterator[None]:
+    """`langgraph dev`'s engine, as server/app.py installs it (a test may install another); none after the test."""
+    engine.use(LangGraphDev())
+    yield
+    engine.use(None)
 
 
 @pytest.fixture

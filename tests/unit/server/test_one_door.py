@@ -17,6 +17,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from server import aegra_runs, engine, traffic, urls
+from server.engine_langgraph import LangGraphDev
 from server.route_classes import Classified, Kind
 from server.traffic import Traffic, paged_body, paged_query
 
@@ -149,7 +150,7 @@ def test_a_clients_json_answers_are_paid_from_its_budget_of_bytes_sent(
     monkeypatch.setenv("PAOR_SERVER_API_KEY", KEY)
     monkeypatch.setenv("PAOR_SERVER_MAX_SENT_MB_PER_S", "0.01")  # 10 KiB a second, bursts of 20 KiB
     monkeypatch.setattr(traffic, "TARPIT_S", 0.0)
-    engine.use(None)
+    engine.use(LangGraphDev())  # counters of its own
     http = TestClient(_metered_app(b"x" * 200_000, media_type), headers={"x-api-key": KEY})
     assert http.post("/threads/search", json={}).status_code == 200
     refused = http.post("/threads/search", json={})  # its debt: 18 s of its budget
