@@ -48,12 +48,10 @@ def instrumented(name: str, fn: NodeFn, services: Services) -> GraphNode:
                 if actions is not None:
                     actions.release(run)
                 raise
-        if name == "intent":  # a round starts: the thread remembers the tools it runs with (a resume names them)
-            update = {**update, "tools": actions.record() if actions is not None else {}}
         if records is not None and thread:
             records.record(thread, update, context_of(runtime))
-        if actions is not None and (name == "finalize" or update.get("refused")):
-            actions.release(run)  # the run ends here
+        if actions is not None and update.get("status"):
+            actions.release(run)  # the round ends with this node's update (its answer, or why it stopped)
         record = TelemetryRecord(
             node=name,
             round=update.get("round", state.get("round", 0)),

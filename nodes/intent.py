@@ -62,7 +62,7 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
         asked = human_message(request)
         update = _analyse(state, runtime, services, request, str(asked.id), why_no_images)
         return {**update, "messages": [asked, _understood(update)], "request_message": asked.id}
-    taken = {"request_message": chat.message.id}
+    taken = {"request_message": chat.message.id, "tools": _tools(services)}
     try:
         request = checked_request(chat.text, what="the message")
         read = _attached(chat, services, runtime, why_no_images)
@@ -81,6 +81,11 @@ def intent(state: State, runtime: Runtime[Context], services: Services) -> dict[
             "messages": [chat.lean(), refusal_message(reason)],
         }
     return {**update, **taken, "prompt": request, "messages": [chat.lean(), _understood(update)]}
+
+
+def _tools(services: Services) -> dict[str, Any]:
+    """The brought tools a round starts with: the thread remembers them, and a resume names them."""
+    return services.actions.record() if services.actions is not None else {}
 
 
 def _understood(update: dict[str, Any]) -> AIMessage:
@@ -152,6 +157,7 @@ def _analyse(
         "inputs_to_read": inputs_read.to_read(state, inputs, request),
         "notes": notes,
         "direct": fits_direct_answer(request, analysed, context, has_inputs=bool(inputs), has_own_tools=has_own_tools),
+        "tools": _tools(services),
     }
 
 
