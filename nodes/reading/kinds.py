@@ -104,6 +104,28 @@ def _count(kind: str, value: float, units: Sequence[str] = (), **statements: str
     return Known(kind, statements, f"{value:g}", lambda answer: _is(stated_number(answer, units), value))
 
 
+#: "'banana' has 6 letters.", in each language, and the nouns counted.
+_HAS = {
+    "en": "'{what}' has {n} {noun}.",
+    "de": "„{what}“ hat {n} {noun}.",
+    "fr": "« {what} » a {n} {noun}.",
+    "es": "«{what}» tiene {n} {noun}.",
+    "it": "«{what}» ha {n} {noun}.",
+}
+_NOUNS = {
+    "letters": {"en": "letters", "de": "Buchstaben", "fr": "lettres", "es": "letras", "it": "lettere"},
+    "vowels": {"en": "vowels", "de": "Vokale", "fr": "voyelles", "es": "vocales", "it": "vocali"},
+    "words": {"en": "words", "de": "Wörter", "fr": "mots", "es": "palabras", "it": "parole"},
+}
+
+
+def _has(kind: str, what: str, n: int, noun: str) -> Known:
+    """A count of a quoted word's or sentence's parts, stated in each language."""
+    return _count(
+        kind, n, **{code: text.format(what=what, n=n, noun=_NOUNS[noun][code]) for code, text in _HAS.items()}
+    )
+
+
 def _is(found: float | None, value: float) -> bool:
     return found is not None and same_number(value, found)
 
@@ -147,16 +169,7 @@ def _letters(read: Request) -> Known | None:
         return None
     if not read.only("letters", "count", "count_more", "words") or _letter_named(read) is not None:
         return None
-    n = len(word)
-    return _count(
-        "letters",
-        n,
-        en=f"'{word}' has {n} letters.",
-        de=f"„{word}“ hat {n} Buchstaben.",
-        fr=f"« {word} » a {n} lettres.",
-        es=f"«{word}» tiene {n} letras.",
-        it=f"«{word}» ha {n} lettere.",
-    )
+    return _has("letters", word, len(word), "letters")
 
 
 def _letter_named(read: Request) -> str | None:
@@ -196,16 +209,7 @@ def _vowels(read: Request) -> Known | None:
     word = _word(read)
     if word is None or not read.has("vowels") or not read.only("vowels", "count", "count_more", "letters", "words"):
         return None
-    n = sum(c in _VOWELS for c in fold(word))
-    return _count(
-        "vowels",
-        n,
-        en=f"'{word}' has {n} vowels.",
-        de=f"„{word}“ hat {n} Vokale.",
-        fr=f"« {word} » a {n} voyelles.",
-        es=f"«{word}» tiene {n} vocales.",
-        it=f"«{word}» ha {n} vocali.",
-    )
+    return _has("vowels", word, sum(c in _VOWELS for c in fold(word)), "vowels")
 
 
 def _first_or_last_letter(read: Request) -> Known | None:
@@ -234,16 +238,7 @@ def _word_count(read: Request) -> Known | None:
     n = len(re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", read.quoted[0]))
     if n < 2:
         return None
-    sentence = read.quoted[0]
-    return _count(
-        "word count",
-        n,
-        en=f"'{sentence}' has {n} words.",
-        de=f"„{sentence}“ hat {n} Wörter.",
-        fr=f"« {sentence} » a {n} mots.",
-        es=f"«{sentence}» tiene {n} palabras.",
-        it=f"«{sentence}» ha {n} parole.",
-    )
+    return _has("word count", read.quoted[0], n, "words")
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
