@@ -57,6 +57,8 @@ def run_program(
     """Run `source` with read-only copies of `inputs` in its working folder, under `kind` (the one
     tools/code/available.py found, for code.execute). `gate=False` exists for tests that prove the isolation holds
     by itself."""
+    if kind not in (*isolation.KINDS, "none"):
+        raise ValueError(f"no isolation is called {kind!r}: one of {isolation.KINDS} or 'none'")
     limits = limits or Limits()
     owner = isolation.sandbox_user()
     with environment.workspace(inputs, owner) as space:
@@ -72,6 +74,7 @@ def run_program(
                 "max_files": environment.MAX_OUTPUT_FILES,
                 "max_bytes": max_bytes,
                 "notes_fd": notes_write,
+                "host_mounts": os.stat("/proc/self/ns/mnt").st_ino,  # the launcher mounts only outside it
             }
         python_args = ["-I", "-X", "utf8", "-c", BOOT, isolation.launcher_root(kind), json.dumps(spec)]
         out_path, err_path = space.logs / "stdout", space.logs / "stderr"

@@ -64,11 +64,15 @@ def enter(spec: dict[str, Any], user: int | None) -> None:
 
 
 def _prepare(home: str, host: int, spec: dict[str, Any], user: int | None) -> dict[str, bytes]:
-    """Mount the tmpfs, copy the inputs in, bind its folders over home, /tmp and /dev/shm; the inputs copied.
+    """Mount the tmpfs, copy the inputs in, bind its folders over home, /tmp and /dev/shm; the inputs copied. Only
+    in a mount namespace other than the host's (`host_mounts`, the runner's): a launcher started outside one would
+    mount over the host's own folders.
 
     The tmpfs is mounted on /dev/shm first (nothing of the view lies below it). What the view put under /tmp — an
     interpreter that lives there, bound read-only, and the links to it — is carried over to the tmpfs's /tmp before
     that covers the old one."""
+    if os.stat("/proc/self/ns/mnt").st_ino == int(spec["host_mounts"]):
+        raise OSError(0, "no mount namespace of its own: its mounts would cover the host's /dev/shm and /tmp")
     scratch = "/dev/shm"
     options = f"mode=0755,size={int(spec['size_mb'])}m,nr_inodes={int(spec['files'])}"
     nested = _mounts_under("/tmp")
