@@ -154,11 +154,11 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if percent:
         share, whole = (_number(g) for g in percent.groups())
         return ExpectedNumber(share * whole / 100, f"{percent.group(0)} = {_show(share * whole / 100)}")
-    share = _HALF_OR_DOUBLE.search(text)
-    if share:
-        factor = 0.5 if share.group("half") else 2.0
-        value = _number(share.group("number"))
-        return ExpectedNumber(value * factor, f"{share.group(0).strip()} = {_show(value * factor)}")
+    part = _HALF_OR_DOUBLE.search(text)
+    if part:
+        factor = 0.5 if part.group("half") else 2.0
+        value = _number(part.group("number"))
+        return ExpectedNumber(value * factor, f"{part.group(0).strip()} = {_show(value * factor)}")
     root = _SQUARE_ROOT.search(text)
     if root:
         value = _number(root.group(1) or root.group(2))
