@@ -100,7 +100,10 @@ def _in_languages(kind: str, result: str, holds: Callable[[str], bool], **statem
     return Known(kind, statements, result, holds)
 
 
-def _count(kind: str, value: float, units: Sequence[str] = (), **statements: str) -> Known:
+def _count(kind: str, value: float, units: Sequence[str] = (), *, exact: bool = False, **statements: str) -> Known:
+    """A number the answer must state; `exact`: to the digit ("3.1416" is not 3.14 rounded), else within rounding."""
+    if exact:
+        return Known(kind, statements, f"{value:g}", lambda answer: stated_number(answer, units) == value)
     return Known(kind, statements, f"{value:g}", lambda answer: _is(stated_number(answer, units), value))
 
 
@@ -546,7 +549,7 @@ def _rounding(read: Request) -> Known | None:
     exact = decimal.Decimal(str(value)).quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
     rounded = float(exact)
     shown = f"{rounded:.{max(digits, 0)}f}"
-    return _count("rounding", rounded, en=f"{value:g} ≈ {shown}.")
+    return _count("rounding", rounded, exact=True, en=f"{value:g} ≈ {shown}.")
 
 
 KINDS: tuple[Callable[[Request], Known | None], ...] = (

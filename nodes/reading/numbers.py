@@ -149,25 +149,26 @@ def numbers_in(text: str) -> list[float]:
 
 
 def _calculated(request: str) -> ExpectedNumber | None:
-    text = request.casefold()
+    """The one calculation the request states: a share, a root or an expression that uses every number the request
+    states ("What is 1/3 of 90?" or "half of 64 plus 2" is not "1/3" or "half of 64": nothing is decided)."""
+    text = _DATE.sub(" ", request.casefold())
+    text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,000 is one thousand, not two numbers
+    stated = sorted(numbers_in(text))
     percent = _PERCENT_OF.search(text)
     if percent:
         share, whole = (_number(g) for g in percent.groups())
-        return ExpectedNumber(share * whole / 100, f"{percent.group(0)} = {_show(share * whole / 100)}")
+        return _only(stated, percent.group(0), share * whole / 100)
     part = _HALF_OR_DOUBLE.search(text)
     if part:
-        factor = 0.5 if part.group("half") else 2.0
-        value = _number(part.group("number"))
-        return ExpectedNumber(value * factor, f"{part.group(0).strip()} = {_show(value * factor)}")
+        value = _number(part.group("number")) * (0.5 if part.group("half") else 2.0)
+        return _only(stated, part.group(0).strip(), value)
     root = _SQUARE_ROOT.search(text)
     if root:
         value = _number(root.group(1) or root.group(2))
-        return ExpectedNumber(math.sqrt(value), f"√{_show(value)} = {_show(math.sqrt(value))}")
-    text = _DATE.sub(" ", text)
-    text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
+        return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text)
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,000 is one thousand, not two numbers
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
     for candidate in sorted(candidates, key=len, reverse=True):
         if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*[\d(]", candidate):
@@ -176,8 +177,15 @@ def _calculated(request: str) -> ExpectedNumber | None:
             value = evaluate(candidate)
         except NotComputable:
             continue
-        return ExpectedNumber(value, f"{' '.join(candidate.split())} = {_show(value)}")
+        return _only(stated, candidate, value, " ".join(candidate.split()))
     return None
+
+
+def _only(stated: list[float], part: str, value: float, shown: str | None = None) -> ExpectedNumber | None:
+    """`part`'s value, where `part` uses every number the request states; None where another number is left over."""
+    if sorted(numbers_in(part)) != stated:
+        return None
+    return ExpectedNumber(value, f"{shown or part} = {_show(value)}")
 
 
 def evaluate(expression: str) -> float:
@@ -216,7 +224,7 @@ def _converted(request: str) -> ExpectedNumber | None:
         amount = 1.0 if match.group("amount").lower() in ("a", "an") else _number(match.group("amount"))
         source, target = match.group("source").strip(), match.group("target").strip()
         value = convert(amount, source, target)
-        if value is not None:
+        if value is not None and sorted(numbers_in(request)) == sorted(numbers_in(match.group(0))):
             return ExpectedNumber(value, f"{_show(amount)} {source} = {_show(value)} {target}", target)
     return None
 

@@ -198,6 +198,12 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "¿Cuál es el mejor día de la semana?",
         "Round up the usual suspects",
         "Reverse the order of my to-do list",
+        "What's half of 64 plus 2?",  # a calculation uses every number the request states, or none is decided
+        "What is 10% of 50 plus 5?",
+        "What is the square root of 16 times 3?",
+        "Double 17 and add 3",
+        "What is 1/3 of 90?",
+        "Convert 5 km to miles for my 2 trips",
         "Is it so?",  # "so" is Sunday's abbreviation in German, "di" Tuesday's: no weekday is read from them
         "How many days in a set?",  # "set" abbreviates September in Italian: a month only in a date
     ],
@@ -231,6 +237,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Which is the biggest of 4, 18, 9?", "Of 4, 18 and 9, the biggest is 9."),
         ("What day comes after Tuesday?", "Tuesday is followed by Thursday."),
         ("What letter comes after G?", "The letter after G is I."),
+        ("Round 3.14159 to 2 decimal places.", "3.1416"),  # a rounded number is stated to the digit
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -252,3 +259,12 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
 )
 def test_bad_input_is_read_without_raising_and_decides_nothing(request_text: str) -> None:
     assert known_answer(request_text) is None
+
+
+def test_a_long_answer_is_judged_by_its_start_and_end() -> None:
+    """The stated result stands at an answer's start or end; the middle of a megabyte is not read for it."""
+    known = known_answer("What is 12 multiplied by 11?")
+    assert known is not None
+    filler = "Multiplying is repeated adding. " * 40_000
+    assert known.holds(f"12 × 11 = 132.\n{filler}") and known.holds(f"{filler}\nSo the answer is 132.")
+    assert not known.holds(f"{filler}\nSo the answer is 131.")
