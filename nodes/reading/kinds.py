@@ -100,10 +100,8 @@ def _in_languages(kind: str, result: str, holds: Callable[[str], bool], **statem
     return Known(kind, statements, result, holds)
 
 
-def _count(kind: str, value: float, units: Sequence[str] = (), *, exact: bool = False, **statements: str) -> Known:
-    """A number the answer must state; `exact`: to the digit ("3.1416" is not 3.14 rounded), else within rounding."""
-    if exact:
-        return Known(kind, statements, f"{value:g}", lambda answer: stated_number(answer, units) == value)
+def _count(kind: str, value: float, units: Sequence[str] = (), **statements: str) -> Known:
+    """A number the answer must state, within rounding where it is a fraction (10/3 as 3.33)."""
     return Known(kind, statements, f"{value:g}", lambda answer: _is(stated_number(answer, units), value))
 
 
@@ -549,7 +547,8 @@ def _rounding(read: Request) -> Known | None:
     exact = decimal.Decimal(str(value)).quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
     rounded = float(exact)
     shown = f"{rounded:.{max(digits, 0)}f}"
-    return _count("rounding", rounded, exact=True, en=f"{value:g} ≈ {shown}.")
+    # judged to the digit: "3.1416" is not 3.14 rounded
+    return Known("rounding", {"en": f"{value:g} ≈ {shown}."}, f"{rounded:g}", lambda a: stated_number(a) == rounded)
 
 
 KINDS: tuple[Callable[[Request], Known | None], ...] = (
