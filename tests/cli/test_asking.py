@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import cli.app
+import cli.driver
 from tests.cli.conftest import Invoke
 from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
@@ -78,7 +78,7 @@ def test_on_a_terminal_the_user_is_asked_with_prompts(
     scripted_llm: ScriptedLLM, paor: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script_primes(scripted_llm)
-    monkeypatch.setattr(cli.app, "_interactive", lambda: True)
+    monkeypatch.setattr(cli.driver, "_interactive", lambda: True)
     answers = iter(["edit", "not json", json.dumps({"aiPrompt": DATA_PROMPT})])
     monkeypatch.setattr("rich.prompt.Prompt.ask", lambda *a, **k: next(answers))
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.persistence import thread_lock
+from core.thread_lock import thread_lock
 from tests.cli.conftest import Invoke
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM

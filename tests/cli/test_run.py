@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.app import Mode, _context, _options
+from cli.options import Mode, context_of, given_options
 from cli.view import export_deliverables
 from core.schemas import DocumentRef
 from tests.cli.conftest import Invoke
@@ -151,7 +151,7 @@ def test_exported_names_stay_inside_the_out_folder_and_do_not_overwrite_each_oth
 def test_options_set_only_the_context_fields_the_user_gave(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAOR_MODEL", "from-env")
 
-    context = _context(_options(None, "http://localhost:8080/v1", 3, Mode.Actionplan, False))
+    context = context_of(given_options(None, "http://localhost:8080/v1", 3, Mode.Actionplan, False))
 
     assert context.workflow_mode == "Actionplan"
     assert context.max_steps == 3

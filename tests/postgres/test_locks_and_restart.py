@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 from core.context import Context
-from core.persistence import DatabaseUnavailable, ThreadBusy, locked_persistence, thread_lock
+from core.database import DatabaseUnavailable, ThreadBusy
+from core.persistence import locked_persistence
+from core.thread_lock import thread_lock
 from graph.builder import build_graph
 from tests.postgres.conftest import REPO, OwnServer, RestartDuringStep2, results, start_worker, worker_command
 from tests.support import deadlines
@@ -71,7 +73,7 @@ def test_sqlite_file_lock_refuses_a_second_run(tmp_path: Path) -> None:
         assert lease.checkpointer is None
         with pytest.raises(ThreadBusy), thread_lock(db, "t1"):
             pass
-        code = "import sys; from core.persistence import thread_lock\nwith thread_lock(sys.argv[1], 't1'): pass"
+        code = "import sys; from core.thread_lock import thread_lock\nwith thread_lock(sys.argv[1], 't1'): pass"
         other = subprocess.run([sys.executable, "-c", code, str(db)], cwd=REPO, capture_output=True, text=True)
         assert other.returncode == 1 and "ThreadBusy" in other.stderr
         with thread_lock(db, "t2"):

@@ -16,16 +16,10 @@ from langgraph.store.postgres import PostgresStore
 
 from core import persistence
 from core.context import Context
-from core.persistence import (
-    DatabaseUnavailable,
-    checkpointer,
-    describe_database,
-    locked_persistence,
-    mask_url,
-    open_persistence,
-    store,
-)
+from core.database import DatabaseUnavailable, describe_database, mask_url
+from core.persistence import locked_persistence, open_persistence
 from core.schemas import DocumentRef, HistoryEntry, Strategy
+from core.server_persistence import checkpointer, store
 from graph.builder import build_graph, make_builder
 from nodes.strategies import KEY, NAMESPACE
 from tests.postgres.conftest import REPO

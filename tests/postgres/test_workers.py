@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from core.context import Context
-from core.persistence import open_persistence, thread_lock
+from core.persistence import open_persistence
 from core.schemas import HistoryEntry
+from core.thread_lock import thread_lock
 from graph.builder import build_graph
 from tests.postgres.conftest import REPO, results, start_together, start_worker, worker_command
 from tests.support import deadlines

@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from core.context import Context
-from core.persistence import DatabaseUnavailable, ThreadBusy, locked_persistence
+from core.database import DatabaseUnavailable, ThreadBusy
+from core.persistence import locked_persistence
 from graph.builder import build_graph
 from tests.support.scenarios import PRIMES_PROMPT
 
