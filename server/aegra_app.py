@@ -1,8 +1,9 @@
-"""paor's own routes and middleware for Aegra (`aegra.json` `http.app`), which takes only a FastAPI app.
+"""paor's app on `paor serve` (`aegra.json` `http.app`), which takes only a FastAPI app.
 
-The same routes, middleware and lifespan as server/app.py (langgraph.json's `http.app`), in a FastAPI app, on
-Aegra's engine (server/engine_aegra.py: questions in PostgreSQL, counters in Redis). Aegra adds its own routes to
-this app and its CORS, correlation and logging middleware outside these, so the key gate, the traffic limits,
+paor's routes (server/routes.py), middleware and lifespan (server/assembly.py), as on `langgraph dev`, in a FastAPI
+app assembled with Aegra's engine (server/engine_aegra.py: questions in PostgreSQL, counters in Redis). Aegra adds
+its own routes to this app and its CORS, correlation and logging middleware outside these, so the key gate, the
+traffic limits,
 attachments-as-uploads and the rest see every request of the process, Aegra's own included. paor's routes stay
 plain Starlette routes: Aegra's `enable_custom_route_auth` covers FastAPI routes only, and a clicked deliverable
 link carries no key (the key gate lets it through to its route, which checks it). `/mcp`, which langgraph-api serves
@@ -16,19 +17,16 @@ import time
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from server import engine, mcp_endpoint
-from server.app import app as _starlette_app
+from server import assembly, mcp_endpoint
 from server.engine_aegra import Aegra
-from server.route_classes import PAOR_SERVE, Classified
+from server.routes import ROUTES
 from server.supervised import follow_supervisor
 
-_ENGINE = Aegra()
-engine.use(_ENGINE)
+ENGINE = Aegra()
 follow_supervisor()  # a worker of `--workers N` ends with its supervisor
 
 
@@ -60,7 +58,7 @@ async def _latest_health() -> dict[str, str]:
     which are not counted, costs the services nothing more."""
     task, at = _PROBE.get("task"), _PROBE.get("at", 0.0)
     if task is None or (task.done() and time.monotonic() - at > 1.0):
-        task = _PROBE["task"] = asyncio.ensure_future(_ENGINE.health(HEALTH_S))
+        task = _PROBE["task"] = asyncio.ensure_future(ENGINE.health(HEALTH_S))
         _PROBE["at"] = time.monotonic()
     return dict(await asyncio.shield(task))
 
@@ -83,12 +81,9 @@ app = FastAPI(
         Route("/health", health, methods=["GET"]),  # before Aegra's own /health and /ready, which it replaces
         Route("/ready", health, methods=["GET"]),
         Route(mcp_endpoint.PATH, mcp_endpoint.endpoint, methods=["GET", "POST", "DELETE"]),  # langgraph-api's MCP
-        *_starlette_app.router.routes,
+        *ROUTES,
     ],
-    middleware=[  # langgraph dev's, with Aegra's routes classified instead of langgraph-api's
-        Middleware(Classified, table=PAOR_SERVE) if middleware.cls is Classified else middleware
-        for middleware in _starlette_app.user_middleware
-    ],
-    lifespan=_starlette_app.router.lifespan_context,  # inside Aegra's own (aegra_api.core.route_merger)
+    middleware=assembly.middleware(ENGINE),
+    lifespan=assembly.lifespan(ENGINE),  # inside Aegra's own (aegra_api.core.route_merger)
     exception_handlers={HTTPException: refused},
 )

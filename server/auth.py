@@ -25,7 +25,7 @@ from typing import Any, cast
 from langgraph_sdk import Auth
 
 from server import engine, quotas, run_door
-from server.keys import ANONYMOUS, HEADER, REFUSAL, client_of
+from server.keys import ANONYMOUS, REFUSAL, client_of
 from server.settings import api_keys
 from server.urls import signed_link
 
@@ -40,11 +40,11 @@ auth = Auth()
 async def authenticate(
     headers: Mapping[Any, Any], method: str = "", path: str = "", query_params: Mapping[str, str] | None = None
 ) -> Auth.types.MinimalUserDict:
-    """langgraph-api passes all four by name (headers with bytes keys); Aegra calls `authenticate(headers)` with one
-    dict of lower-case str headers, so a signed link is checked by the key gate and its route there."""
+    """langgraph-api passes all four by name; Aegra calls `authenticate(headers)` alone, so a signed link is checked
+    by the key gate and its route there. The engine reads the key from the headers as its server gives them."""
     if not api_keys():
         return {"identity": ANONYMOUS, "is_authenticated": False}
-    identity = client_of(headers.get(HEADER.encode()) or headers.get(HEADER))
+    identity = client_of(engine.current().client_key(headers))
     if identity is not None:
         return {"identity": identity}
     if method in ("GET", "HEAD") and signed_link(path, query_params or {}) is not None:  # a clicked link
@@ -86,10 +86,10 @@ async def create_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
 @auth.on.threads.update
 async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
     """Metadata patches and run cancellations are owner-only like the rest; a direct write of a thread's state is
-    refused. LangGraph reports `POST /threads/{id}/state` as an update carrying the thread id alone (a patch carries
-    `metadata`, a cancellation its `action`), and a paor thread's state is written by its runs only: a client-written
-    state could name any stored document by its hash (server/records.py keeps the graph from reading those)."""
-    if api_keys() and isinstance(value, dict) and (not value.keys() - {"thread_id"} or _aegra_state_write(value)):
+    refused (the engine knows how its server reports one): a paor thread's state is written by its runs only, and a
+    client-written state could name any stored document by its hash (server/records.py keeps the graph from reading
+    those)."""
+    if api_keys() and isinstance(value, dict) and engine.current().writes_state(value):
         raise Auth.exceptions.HTTPException(status_code=403, detail=run_door.STATE_WRITE)
     if api_keys() and isinstance(value, dict) and isinstance(value.get("metadata"), dict) and value["metadata"]:
         thread = value.get("thread_id")  # none when LangGraph itself updates threads (an assistant's deletion)
@@ -98,24 +98,12 @@ async def update_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.
     return _owner_only(ctx, value)
 
 
-def _aegra_state_write(value: Mapping[str, Any]) -> bool:
-    """Aegra reports `POST /threads/{id}/state` as an update carrying the request's body (`values`, `as_node`)."""
-    return "values" in value or "as_node" in value
-
-
-def _run_kwargs(value: Any) -> Mapping[str, Any]:
-    """What a run request asks for: langgraph-api nests it under `kwargs`, Aegra passes the request's body itself."""
-    if not isinstance(value, dict):
-        return {}
-    return (value.get("kwargs") or {}) if "kwargs" in value else value
-
-
 @auth.on.threads.create_run
 async def create_runs(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
     """The door for runs where the server has no other (server/run_door.py); where it checks each run as it prepares
     it (`paor serve`), only the owner is stamped here."""
     if isinstance(value, dict) and not engine.current().checks_runs_where_prepared:
-        kwargs = _run_kwargs(value)
+        kwargs = engine.current().run_request(value)
         owner, thread = ctx.user.identity, value.get("thread_id")
         if thread is None:  # a stateless run: its thread stays unless it is temporary (`on_completion: keep`)
             creates = not kwargs.get("temporary")
@@ -139,7 +127,7 @@ async def create_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fi
     """A cron within the client's quota, its payload of bounded size and a run request the door would admit (its
     runs pass the door too, the first and every scheduled one), on one of the client's own threads."""
     if isinstance(value, dict):
-        run_door.check_request(_cron_run(value))
+        run_door.check_request(engine.current().cron_run(value))
     if api_keys() and isinstance(value, dict):
         quotas.check_size("the cron's payload", value.get("payload"))
         await quotas.check_count(ctx.user.identity, "crons")
@@ -149,16 +137,10 @@ async def create_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.Fi
     return _owner_only(ctx, value)
 
 
-def _cron_run(value: dict[str, Any]) -> dict[str, Any]:
-    """The run request a cron makes at each firing: its `payload` (langgraph-api), or its body itself (Aegra)."""
-    payload = value.get("payload")
-    return payload if isinstance(payload, dict) else value
-
-
 @auth.on.crons.update
 async def update_crons(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType | None:
     if isinstance(value, dict):
-        run_door.check_request(_cron_run(value))
+        run_door.check_request(engine.current().cron_run(value))
     if api_keys() and isinstance(value, dict):
         quotas.check_size("the cron's payload", value.get("payload"))
     return _owner_only(ctx, value)

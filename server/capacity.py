@@ -13,22 +13,22 @@ import asyncio
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from typing import Any
 
 from core.capacity import blocking_threads
 from graph.builder import warm
-from server import engine, forgetting
+from server import forgetting
+from server.engine import Engine
 
 
 @asynccontextmanager
-async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """Runs on the server's loop after LangGraph's own start-up, before the first request."""
+async def serving(engine: Engine) -> AsyncIterator[None]:
+    """Runs on the server's loop after LangGraph's own start-up, before the first request (server/assembly.py)."""
     pool = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_prefix="paor-node")
     asyncio.get_running_loop().set_default_executor(pool)
-    engine.current().start()
+    engine.start()
     warm()
     sweeper = asyncio.create_task(forgetting.sweeping())  # threads deleted without a request paor sees
-    upkeep = asyncio.create_task(engine.current().upkeep())
+    upkeep = asyncio.create_task(engine.upkeep())
     try:
         yield
     finally:

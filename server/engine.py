@@ -6,19 +6,26 @@ places a request holds). Where they are answered differs:
 
 - `langgraph dev` (langgraph.json → server/app.py): `LangGraphDev` (server/engine_langgraph.py) — one process; the
   questions asked of langgraph-api in-process; counters in memory; the in-memory runtime's fixes
-  (server/upstream.py) and its registry's journal (server/capacity.py) applied where that runtime serves.
+  (server/upstream.py) and its registry's journal (server/registry.py) where that runtime serves; langgraph-api's
+  CORS on paor's refusals.
 - `paor serve` (aegra.json → server/aegra_app.py): `Aegra` (server/engine_aegra.py) — several processes on one
   PostgreSQL and one Redis; the questions in SQL of Aegra's tables and store; counters in Redis, so a client's
   rates and runs in flight are the service's, not each instance's.
 
-The app a server loads chooses its engine (`use`); nothing is decided by whether a module happens to import.
+Each server's app is assembled with its engine (server/assembly.py), which also supplies what only its server needs:
+the classes of its routes, middleware of its own, and how its server hands the auth handler a request (the key's
+header, a run's request, a cron's, a write of a thread's state), so the auth handler reads one shape. Nothing is
+decided by whether a module happens to import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Any, Protocol
+
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp
 
 from server.run_sizes import size_of
 
@@ -76,6 +83,36 @@ class Engine(Protocol):
     #: door elsewhere).
     checks_runs_where_prepared: bool
 
+    @property
+    def route_table(self) -> Mapping[tuple[str, str], str]:
+        """The class of each of its server's routes, by (method, path template) (server/route_classes.py `Kind`)."""
+        ...
+
+    def middleware(self) -> list[Middleware]:
+        """Middleware only this server needs, inside paor's own (server/assembly.py)."""
+        ...
+
+    def answering(self, app: ASGIApp) -> ASGIApp:
+        """`app` (a refusal of paor's middleware) answering as the server's own routes do: behind its CORS where
+        the server puts that inside paor's middleware (server/refusals.py)."""
+        ...
+
+    def client_key(self, headers: Mapping[Any, Any]) -> str | bytes | None:
+        """The API key header of the headers the server gives the auth handler."""
+        ...
+
+    def run_request(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What a run asks for (input, config, metadata…), from what the server gives the auth handler for it."""
+        ...
+
+    def cron_run(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The run request a cron makes at each firing, from what the server gives the auth handler for it."""
+        ...
+
+    def writes_state(self, value: Mapping[str, Any]) -> bool:
+        """Whether a thread update the auth handler is given is a direct write of the thread's state."""
+        ...
+
     def start(self) -> None:
         """What the server needs before its first request (in the app's lifespan)."""
         ...
@@ -123,14 +160,14 @@ _CURRENT: Engine | None = None
 
 
 def use(engine: Engine | None) -> None:
-    """The engine of this process (the app the server loads says which; None: none)."""
+    """The engine of this process (the app the server loads is assembled with it; None: none)."""
     global _CURRENT
     _CURRENT = engine
 
 
 def current() -> Engine:
-    """The engine of this process, which the app the server loads installed (server/app.py: `langgraph dev`'s,
-    server/aegra_app.py: Aegra's)."""
+    """The engine of this process, which the app the server loads was assembled with (server/app.py: `langgraph
+    dev`'s, server/aegra_app.py: Aegra's)."""
     if _CURRENT is None:
-        raise RuntimeError("no server engine is installed: the server's app installs one (server/app.py)")
+        raise RuntimeError("no server engine is installed: the server's app installs one (server/assembly.py)")
     return _CURRENT

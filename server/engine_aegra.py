@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp
 
 from core import history_store
 from server.counters import MemoryCounters, RedisCounters
 from server.engine import Counters, StoreSizes, item_size
+from server.keys import HEADER
+from server.route_classes import PAOR_SERVE
 from server.settings import api_keys
 
 #: Runs that hold a place: queued or running.
@@ -39,10 +44,36 @@ class Aegra:
 
     one_process = False
     checks_runs_where_prepared = True  # server/aegra_runs.py
+    route_table = PAOR_SERVE
 
     def __init__(self) -> None:
         self._counters: Counters | None = None
         self._engine: Any = None
+
+    def middleware(self) -> list[Middleware]:
+        """None: Aegra keeps its records in PostgreSQL, written before it answers."""
+        return []
+
+    def answering(self, app: ASGIApp) -> ASGIApp:
+        """`app` as it is: Aegra's CORS middleware stands outside paor's and adds its headers to every answer."""
+        return app
+
+    def client_key(self, headers: Mapping[Any, Any]) -> str | bytes | None:
+        """Aegra calls the auth handler with one dict of lower-case str headers."""
+        value: str | bytes | None = headers.get(HEADER)
+        return value
+
+    def run_request(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Aegra gives the auth handler a run's request body itself."""
+        return value
+
+    def cron_run(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Aegra gives the auth handler a cron's request body, which is the run each firing makes."""
+        return value
+
+    def writes_state(self, value: Mapping[str, Any]) -> bool:
+        """Aegra reports `POST /threads/{id}/state` as an update carrying the request's body (`values`, `as_node`)."""
+        return "values" in value or "as_node" in value
 
     @property
     def counters(self) -> Counters:

@@ -1,5 +1,6 @@
 """`langgraph dev`'s engine (server/engine.py): the server layer's questions asked of langgraph-api in-process, its
-counters in this process's memory, and the in-memory runtime's fixes applied where that runtime serves.
+counters in this process's memory, the in-memory runtime's fixes and registry journal where that runtime serves, and
+langgraph-api's CORS on paor's refusals.
 
 The questions go through langgraph_sdk's in-process transport (`get_client(url=None)`, which LangGraph's auth lets
 through) in a fresh context: the caller's auth context would otherwise filter them (a signed link's request has no
@@ -10,17 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import httpx
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp
 
 from core import history_store
 from server import upstream
 from server.counters import MemoryCounters
 from server.engine import StoreSizes, item_size
-from server.registry import journal_creations
+from server.keys import HEADER
+from server.registry import DurableRegistry, journal_creations
+from server.route_classes import LANGGRAPH_DEV
 from server.run_sizes import size_of
 from server.settings import api_keys
 
@@ -50,20 +55,63 @@ def owned(owner: str) -> dict[str, str]:
 
 
 class LangGraphDev:
-    """One langgraph-api process (server/engine.py `Engine`)."""
+    """One langgraph-api process (server/engine.py `Engine`). `serving`: this process is langgraph-api's server
+    (server/app.py, the app langgraph.json loads, says so); a test's engine is not, and touches no runtime."""
 
     one_process = True
     checks_runs_where_prepared = False  # every run-starting route authorises as threads.create_run
+    route_table = LANGGRAPH_DEV
 
-    def __init__(self) -> None:
+    def __init__(self, *, serving: bool = False) -> None:
         self.counters = MemoryCounters()
+        self.serving = serving
+
+    def middleware(self) -> list[Middleware]:
+        """What a client is told exists is written to disk first (server/registry.py)."""
+        return [Middleware(DurableRegistry)]
+
+    def answering(self, app: ASGIApp) -> ASGIApp:
+        """`app` behind langgraph-api's own CORS middleware, which it puts outside paor's (same class, same options)."""
+        if not self.serving:
+            return app
+        from langgraph_api.server import global_middleware  # imported in full before the first request
+
+        for middleware in global_middleware:
+            if middleware.cls is CORSMiddleware:
+                return CORSMiddleware(app, *middleware.args, **middleware.kwargs)
+        return app
+
+    def client_key(self, headers: Mapping[Any, Any]) -> str | bytes | None:
+        """langgraph-api gives the auth handler the request's raw headers: bytes keys and values."""
+        value: str | bytes | None = headers.get(HEADER.encode())
+        return value
+
+    def run_request(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        """langgraph-api nests what a run asks for under `kwargs`."""
+        kwargs = value.get("kwargs")
+        return kwargs if isinstance(kwargs, Mapping) else {}
+
+    def cron_run(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        """langgraph-api gives a cron's run request as its `payload`."""
+        payload = value.get("payload")
+        return payload if isinstance(payload, Mapping) else {}
+
+    def writes_state(self, value: Mapping[str, Any]) -> bool:
+        """langgraph-api reports `POST /threads/{id}/state` as an update carrying the thread id alone (a patch carries
+        `metadata`, a cancellation its `action`)."""
+        return not value.keys() - {"thread_id"}
 
     def start(self) -> None:
         """The in-memory runtime's fixes and registry journal, where that runtime serves this process."""
-        if "langgraph_runtime_inmem.database" not in sys.modules:
+        if not self.serving:
+            return
+        from langgraph_api import config
+        from langgraph_runtime import RUNTIME_EDITION  # the runtime langgraph-api serves with (its setting)
+
+        if RUNTIME_EDITION != "inmem":
             return
         upstream.apply()  # it removed the wrong thread under concurrent deletions
-        upstream.wake_on_new_runs()  # and started each run up to a second late
+        upstream.wake_on_new_runs(isolated_loops=bool(config.BG_JOB_ISOLATED_LOOPS))  # and started runs up to 1 s late
         journal_creations()
 
     async def upkeep(self) -> None:

@@ -13,9 +13,9 @@ MCP client finds the same paor on either server:
   assistants share, is a JSON-RPC error (-32602), an unknown method -32601.
 - `GET` is 405 (no server-sent stream), `DELETE` 404 (no sessions to end).
 
-Everything is asked of Aegra's own API, in-process, with the caller's `x-api-key` (server/app.py reads thread state
-the same way): Aegra's auth and paor's auth handler (server/auth.py) decide what the caller sees and may run as for
-the client's own requests, so another client's assistant is neither listed nor callable, and a run is held to the
+Everything is asked of Aegra's own API, in-process, with the caller's `x-api-key` (server/routes.py reads thread
+state the same way): Aegra's auth and paor's auth handler (server/auth.py) decide what the caller sees and may run
+as for the client's own requests, so another client's assistant is neither listed nor callable, and a run is held to the
 client's quotas. Those requests carry the loopback root path, as langgraph-api's own in-process requests do, which
 no HTTP request can set: the key gate and the traffic limits, which the `/mcp` request itself passed, do not count
 them again, and the run a `tools/call` starts takes over the place its request held ahead (server/traffic.py

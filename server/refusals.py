@@ -4,31 +4,24 @@ paor's key gate and traffic limits (server/gate.py, server/traffic.py) sit outsi
 their 401/403/413/429 reached a browser without `access-control-allow-origin`: the page saw a network error and
 Agent Chat UI showed only "Failed to connect to LangGraph server". Each refusal now goes through the CORS middleware
 langgraph-api built for its own routes (same class, same options: `http.cors` in langgraph.json or
-CORS_ALLOW_ORIGINS), so it carries exactly the headers a 200 carries, and its JSON `detail` reaches the page.
+CORS_ALLOW_ORIGINS), so it carries exactly the headers a 200 carries, and its JSON `detail` reaches the page. The
+server's engine supplies that (server/engine.py `answering`): on `paor serve`, Aegra's CORS is outside paor's
+middleware already.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
-from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
-
-def _as_langgraph_answers(app: ASGIApp) -> ASGIApp:
-    """`app` behind LangGraph's CORS middleware; as it is where no LangGraph server runs (then 200s carry none)."""
-    server = sys.modules.get("langgraph_api.server")  # imported by the server before it imports paor's app
-    for middleware in getattr(server, "global_middleware", ()):
-        if middleware.cls is CORSMiddleware:
-            return CORSMiddleware(app, *middleware.args, **middleware.kwargs)
-    return app
+from server import engine
 
 
 async def refuse(
     scope: Scope, receive: Receive, send: Send, status: int, payload: dict[str, Any], headers: dict[str, str]
 ) -> None:
-    """Answer an HTTP request with `status` and `payload` as JSON, with LangGraph's CORS headers."""
+    """Answer an HTTP request with `status` and `payload` as JSON, with the headers the server's own answers carry."""
     response = JSONResponse(payload, status_code=status, headers=headers)
-    await _as_langgraph_answers(response)(scope, receive, send)
+    await engine.current().answering(response)(scope, receive, send)

@@ -15,7 +15,7 @@ half a second (issue 45). Now:
   the registry holds per run is its settings and status, not what a client sent it.
 - **At start**, journaled records the snapshot lacks are put back (`replay`).
 
-Applied only where the in-memory runtime runs (`langgraph_runtime_inmem` serves this process).
+Applied by `langgraph dev`'s engine where the in-memory runtime serves (server/engine_langgraph.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import logging
 import os
 import pickle
 import re
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -163,23 +162,16 @@ log = logging.getLogger("paor.server")
 _JOURNAL: Journal | None = None
 
 
-def _journal() -> Journal | None:
-    """The journal of the in-memory runtime's registry; None where that runtime does not serve this process (another
-    runtime keeps its own records) or keeps no files (LANGGRAPH_DISABLE_FILE_PERSISTENCE)."""
-    runtime = sys.modules.get("langgraph_runtime_inmem.database")
-    persistence = sys.modules.get("langgraph_runtime_inmem._persistence")
-    if runtime is None or getattr(persistence, "DISABLE_FILE_PERSISTENCE", False):
-        return None
-    return _JOURNAL
-
-
 def journal_creations() -> None:
-    """Put back what the journal holds, then let the periodic writer compact it (same method, under one lock)."""
+    """Put back what the journal holds, then let the periodic writer compact it (same method, under one lock). Run
+    by `langgraph dev`'s engine where the in-memory runtime serves (server/engine_langgraph.py); nothing where that
+    runtime keeps no files (LANGGRAPH_DISABLE_FILE_PERSISTENCE)."""
     global _JOURNAL
-    runtime = sys.modules.get("langgraph_runtime_inmem.database")
-    if runtime is None or _JOURNAL is not None:
+    from langgraph_runtime_inmem import _persistence, database
+
+    if _JOURNAL is not None or _persistence.DISABLE_FILE_PERSISTENCE:
         return
-    registry = runtime.GLOBAL_STORE
+    registry = database.GLOBAL_STORE
     journal = Journal(registry)
     if restored := journal.replay():
         log.info("restored %d records the registry's last full write had not reached", restored)
@@ -201,7 +193,7 @@ class DurableRegistry:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        journal = _journal()
+        journal = _JOURNAL
         creates = scope["type"] == "http" and scope.get("method") == "POST" and _CREATES.match(scope["path"])
         if journal is None or not creates:
             await self.app(scope, receive, send)

@@ -21,6 +21,7 @@ The key gate (server/gate.py) still decides who may ask; the classes decide whic
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 
 from starlette.routing import compile_path
@@ -191,7 +192,7 @@ LANGGRAPH_DEV: dict[tuple[str, str], Kind] = {
 }
 
 
-def kind_of(method: str, path: str, table: dict[tuple[str, str], Kind] = PAOR_SERVE) -> Kind | None:
+def kind_of(method: str, path: str, table: Mapping[tuple[str, str], str] = PAOR_SERVE) -> str | None:
     """The class of the route `path` (its template) answers `method` with; None if nobody classified it."""
     return table.get(("GET" if method == "HEAD" else method, path))
 
@@ -201,7 +202,7 @@ class Classified:
     matched against the table's own templates (Starlette's path syntax), so whatever the server's router adds is
     unknown here until it is classified."""
 
-    def __init__(self, app: ASGIApp, table: dict[tuple[str, str], Kind] = PAOR_SERVE) -> None:
+    def __init__(self, app: ASGIApp, table: Mapping[tuple[str, str], str] = PAOR_SERVE) -> None:
         self.app = app
         self.table = table
         by_specificity = sorted({path for _, path in table}, key=lambda path: (path.count("{"), -len(path)))
@@ -223,5 +224,5 @@ class Classified:
         path = scope["path"]
         for template, pattern in self.templates:
             if pattern.match(path) and (kind := kind_of(method, template, self.table)) is not None:
-                return OFF_BECAUSE[(method, template)] if kind is Kind.OFF else None
+                return OFF_BECAUSE[(method, template)] if kind == Kind.OFF else None
         return f"{method} {path} is not a route paor serves"

@@ -19,7 +19,6 @@ import contextlib
 import hashlib
 import inspect
 import logging
-import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -104,19 +103,18 @@ class _NewRuns:
             self.created.set()
 
 
-def wake_on_new_runs() -> bool:
+def wake_on_new_runs(*, isolated_loops: bool = False) -> bool:
     """`Runs.put` wakes `Runs.next`, which looks right after (its own wait skipped); False when the in-memory
-    runtime is not in use, or its scheduler runs on loops of its own (BG_JOB_ISOLATED_LOOPS: the event would belong
-    to another loop)."""
+    runtime is not in use, or its scheduler runs on loops of its own (`isolated_loops`, langgraph-api's
+    BG_JOB_ISOLATED_LOOPS: the event would belong to another loop)."""
     try:
         from langgraph_runtime_inmem import ops
     except ImportError:
         return False
-    config = sys.modules.get("langgraph_api.config")  # the server's, loaded before its app (none in a unit test)
     put, look = ops.Runs.__dict__["put"].__func__, ops.Runs.__dict__["next"].__func__
     if getattr(look, "__paor_fixed__", False):
         return True
-    if getattr(config, "BG_JOB_ISOLATED_LOOPS", False):
+    if isolated_loops:
         return False
     new_runs = _NewRuns()
 

@@ -66,13 +66,14 @@ warmup.warm_in_background(Models())
 SERVER_START = """
 import asyncio, sys
 from server import engine
-from server.capacity import lifespan
+from server.capacity import serving
 from server.engine_langgraph import LangGraphDev
 
-engine.use(LangGraphDev())  # as server/app.py installs it
+dev = LangGraphDev()  # langgraph dev's engine, as a test's: no runtime of its own
+engine.use(dev)
 
 async def start():
-    async with lifespan(None):
+    async with serving(dev):
         exec(LOADED)
 
 asyncio.run(start())
