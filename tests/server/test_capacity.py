@@ -4,9 +4,9 @@ Both through the real server (tests/support/langgraph_dev.py) and the scripted m
 
 - the scripted model counts the requests it is answering at once (bench/server_load.py `HeldLLM`): with more runs
   started than Python's default thread pool has threads (6 on 2 cores), more requests than that are in flight —
-  counted, never timed (server/capacity.py `lifespan`);
+  counted, never timed (server/capacity.py `serving`);
 - a thread and a run created just before the server is killed are there when it starts again on the same folder
-  (server/capacity.py `DurableRegistry`), and a run that had finished makes no second model call.
+  (server/registry.py `DurableRegistry`), and a run that had finished makes no second model call.
 """
 
 from __future__ import annotations
