@@ -42,17 +42,28 @@ def pytest_configure(config: pytest.Config) -> None:
 #: run), longest first: each goes to one worker in collection order (`--no-loadscope-reorder`), so they start first.
 #: xdist's default order, most tests first, started these few-test files last, and for minutes at the end one or
 #: two workers ran them while the others had nothing left.
-LONG_FIRST = (
+LONG_FIRST = (  # python -m pytest --durations=0, summed per file (docs/development.md "The suite's time")
+    "tests/engine/test_crash.py",
     "tests/postgres/",
-    "tests/mcp/test_cli.py",
-    "tests/reliability/test_process_faults.py",
     "tests/local/test_real_models.py",
     "tests/local/test_local_smoke.py",
-    "tests/reliability/test_soak.py",
-    "tests/reliability/test_budgets.py",
-    "tests/server/test_capacity.py",
+    "tests/mcp/test_cli.py",
+    "tests/reliability/test_process_faults.py",
+    "tests/engine/test_redis_outage.py",
     "tests/browser/test_chat_page.py",
+    "tests/engine/test_paor_serve.py",
+    "tests/cli/test_console_script.py",
+    "tests/engine/test_one_door.py",
+    "tests/server/test_tenancy.py",
+    "tests/engine/test_workers.py",
+    "tests/reliability/test_soak.py",
+    "tests/engine/test_database_restart.py",
+    "tests/server/test_capacity.py",
+    "tests/reliability/test_budgets.py",
+    "tests/engine/test_mcp_serve.py",
+    "tests/server/test_chat_http.py",
     "tests/mcp/test_langgraph_dev.py",
+    "tests/mcp/test_servers.py",
     "tests/reliability/test_parse_bombs.py",
 )
 
