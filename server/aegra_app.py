@@ -3,11 +3,10 @@
 paor's routes (server/routes.py), middleware and lifespan (server/assembly.py), as on `langgraph dev`, in a FastAPI
 app assembled with Aegra's engine (server/engine_aegra.py: questions in PostgreSQL, counters in Redis). Aegra adds
 its own routes to this app and its CORS, correlation and logging middleware outside these, so the key gate, the
-traffic limits,
-attachments-as-uploads and the rest see every request of the process, Aegra's own included. paor's routes stay
-plain Starlette routes: Aegra's `enable_custom_route_auth` covers FastAPI routes only, and a clicked deliverable
-link carries no key (the key gate lets it through to its route, which checks it). `/mcp`, which langgraph-api serves
-and Aegra does not, is paor's too (server/mcp_endpoint.py): it asks Aegra's API as the caller.
+traffic limits, attachments-as-uploads and the rest see every request of the process, Aegra's own included. paor's
+routes stay plain Starlette routes: Aegra's `enable_custom_route_auth` covers FastAPI routes only, and a clicked
+deliverable link carries no key (the key gate lets it through to its route, which checks it). `/mcp`, which
+langgraph-api serves and Aegra does not, is paor's too (server/mcp_endpoint.py): it asks Aegra's API as the caller.
 """
 
 from __future__ import annotations
@@ -21,12 +20,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from server import assembly, mcp_endpoint
+from server import assembly, engine, mcp_endpoint
 from server.engine_aegra import Aegra
 from server.routes import ROUTES
 from server.supervised import follow_supervisor
 
 ENGINE = Aegra()
+engine.use(ENGINE)
 follow_supervisor()  # a worker of `--workers N` ends with its supervisor
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from starlette.applications import Starlette
 
-from server import assembly
+from server import assembly, engine
 from server.engine_langgraph import LangGraphDev
 from server.routes import ROUTES
 
 ENGINE = LangGraphDev(serving=True)  # only langgraph-api loads this app
+engine.use(ENGINE)
 app = Starlette(
     routes=ROUTES,
     middleware=assembly.middleware(ENGINE),

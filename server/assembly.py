@@ -15,7 +15,6 @@ from typing import Any
 
 from starlette.middleware import Middleware
 
-from server import engine as engines
 from server.attachments import AttachmentsAsUploads
 from server.capacity import serving
 from server.engine import Engine
@@ -26,8 +25,7 @@ from server.traffic import Traffic
 
 
 def middleware(engine: Engine) -> list[Middleware]:
-    """paor's middleware for `engine`'s server, which becomes this process's engine."""
-    engines.use(engine)
+    """paor's middleware for `engine`'s server."""
     return [
         Middleware(KeyGate),
         Middleware(Classified, table=engine.route_table),

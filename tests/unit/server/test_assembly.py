@@ -37,7 +37,6 @@ def test_each_server_gets_paors_middleware_with_its_own_routes_and_only_its_own_
         for name, served in (("dev", dev), ("aegra", aegra))
     }
     assert tables == {"dev": LANGGRAPH_DEV, "aegra": PAOR_SERVE}
-    assert engine.current() is aegra  # the app assembled last is this process's
 
 
 def _authenticate(headers: dict[Any, Any]) -> str | None:
