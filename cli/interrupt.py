@@ -24,7 +24,8 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import FrameType
 
-EXIT_INTERRUPTED = 130
+from cli.exits import EXIT_INTERRUPTED
+
 FIRST_PRESS_NOTE = "stopping after the running step; press Ctrl-C again to stop now (the step then runs again)"
 
 
