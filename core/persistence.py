@@ -1,9 +1,9 @@
 """Persistence: checkpoints and the learning store, in SQLite (one machine) or PostgreSQL (many workers), their
 schemas set up once, and opened for a run with its thread's lock held (core/thread_lock.py).
 
-core/database.py says which database a setting names; the server loads its own factories (core/server_persistence.py)
-from langgraph.json and aegra.json; Python callers use `open_persistence` (or `open_sqlite`), so every interface
-sees the same threads and strategies.
+core/database.py says which database a setting names; `langgraph dev` loads its own factories
+(core/server_persistence.py, named in langgraph.json); Python callers use `open_persistence` (or `open_sqlite`), so
+every interface sees the same threads and strategies.
 """
 
 from __future__ import annotations

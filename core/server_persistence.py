@@ -1,5 +1,5 @@
-"""The persistence factories the servers load (langgraph.json and aegra.json `checkpointer` and `store`): async
-PostgreSQL on PAOR_DATABASE_URL, else the SQLite file."""
+"""The persistence factories `langgraph dev` loads (langgraph.json `checkpointer` and `store`): async PostgreSQL on
+PAOR_DATABASE_URL, else the SQLite file. (`paor serve` runs on Aegra's own, on the same PostgreSQL.)"""
 
 from __future__ import annotations
 
