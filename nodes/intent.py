@@ -185,12 +185,11 @@ def read_by_code(
 
     "What's 12 times 11?" or "Is 17 a prime number?" hold nothing a model's analysis adds: no documents, no web,
     no file format, no long list. Its first attempt is the bare call, which carries nothing of the intent, so the
-    analysis would only delay the answer (on a CPU model it takes longer than the answer itself). The language is
-    the one given or detected with certainty, else English, which then decides no check (`language_sure`). A
-    report, an analysis or a table, a request of several lines and any request where the user wants to be asked
-    about a vague one (`ask_user`) still get the model's analysis. The language is the one given or detected with
-    certainty, else the one whose everyday words the request uses (English where none): it only says in which
-    language code states a result, and decides no check (`language_sure`)."""
+    analysis would only delay the answer (on a CPU model it takes longer than the answer itself). A report, an
+    analysis or a table, a request of several lines and any request where the user wants to be asked about a vague
+    one (`ask_user`) still get the model's analysis. The language is the one given or detected with certainty, else
+    the one whose everyday words the request uses (English where none): it only says in which language code states
+    a result, and decides no check (`language_sure`)."""
     if "\n" in request or len(request) > ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
         return None
     if context.ask_user:  # the user wants to be asked about a vague request: only the analysis can ask

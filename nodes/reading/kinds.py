@@ -27,9 +27,30 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from nodes.reading import ONE_LINE_CHARS
-from nodes.reading.lexicon import FAMILIES, FILLER, day_name, fold, languages_of, month_name, months, weekdays
+from nodes.reading.lexicon import (
+    ANSWER_FORM,
+    COUNTING,
+    FAMILIES,
+    FILLER,
+    QUESTION_WORDS,
+    day_name,
+    fold,
+    languages_of,
+    month_name,
+    months,
+    weekdays,
+    words_in,
+)
 from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in
-from nodes.reading.stated import in_order, same_number, says_yes, stated_letter, stated_number, stated_weekday
+from nodes.reading.stated import (
+    denied,
+    in_order,
+    same_number,
+    says_yes,
+    stated_letter,
+    stated_number,
+    stated_weekday,
+)
 
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
 _VOWELS = frozenset("aeiou")
@@ -80,7 +101,7 @@ def read_request(text: str) -> Request:
     languages = languages_of(words)
     rest = in_digits(rest, languages)
     numbers = numbers_in(rest)
-    return Request(text, quoted, numbers, re.findall(r"[^\W\d_]+", fold(rest)), rest, languages)
+    return Request(text, quoted, numbers, re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(rest))), rest, languages)
 
 
 @lru_cache(maxsize=256)
@@ -90,6 +111,8 @@ def known_answer(request: str) -> Known | None:
     if not text or len(text) > ONE_LINE_CHARS:
         return None
     read = read_request(text)
+    if text.count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
+        return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")
     found = [known for kind in KINDS if (known := kind(read)) is not None]
     if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
         return None  # none, or two kinds that disagree ("366 days" and "366" agree)
@@ -102,7 +125,7 @@ def _in_languages(kind: str, result: str, holds: Callable[[str], bool], **statem
 
 def _count(kind: str, value: float, units: Sequence[str] = (), **statements: str) -> Known:
     """A number the answer must state, within rounding where it is a fraction (10/3 as 3.33)."""
-    return Known(kind, statements, f"{value:g}", lambda answer: _is(stated_number(answer, units), value))
+    return Known(kind, statements, plain(value), lambda answer: _is(stated_number(answer, units), value))
 
 
 #: "'banana' has 6 letters.", in each language, and the nouns counted.
@@ -127,6 +150,11 @@ def _has(kind: str, what: str, n: int, noun: str) -> Known:
     )
 
 
+def plain(value: float) -> str:
+    """A number as a person writes it: 1000000, not 1e+06; 3.5."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
+
+
 def _is(found: float | None, value: float) -> bool:
     return found is not None and same_number(value, found)
 
@@ -147,8 +175,8 @@ def _word(read: Request) -> str | None:
 
 def _calculation(read: Request) -> Known | None:
     expected = expected_number(read.text)
-    if expected is None:
-        return None
+    if expected is None or not read.only("calculation", extra=words_in(expected.how)):
+        return None  # a word the calculation does not account for: "in binary", "rounded", "the difference"
     how = expected.how.replace("**", "^").replace("*", "×")
     units = _unit_names(expected.target)
     value = expected.value
@@ -179,7 +207,7 @@ def _letter_named(read: Request) -> str | None:
     if single:
         return single[0].casefold()
     named = re.findall(r"\b(?:letter|buchstaben?|lettre|letra|lettera)\s+([^\W\d_])\b", read.rest, re.I)
-    named += re.findall(r"(?<![\w'’])([^\W\d_])['’]?s\b", read.rest)
+    named += re.findall(r"(?<![\w'’])([^\W\d_])['’]s\b", read.rest)
     return named[0].casefold() if len(set(n.casefold() for n in named)) == 1 else None
 
 
@@ -234,7 +262,7 @@ def _first_or_last_letter(read: Request) -> Known | None:
 def _word_count(read: Request) -> Known | None:
     if len(read.quoted) != 1 or not read.has("words") or read.has("letters") or read.has("vowels"):
         return None
-    if not read.only("words", "count", "count_more"):
+    if not read.only("words", "count", "count_more") or "long" in read.words:  # "how many long words"
         return None
     n = len(re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", read.quoted[0]))
     if n < 2:
@@ -243,13 +271,15 @@ def _word_count(read: Request) -> Known | None:
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
-    if len(read.quoted) != 1 or read.numbers:
-        return None
+    if len(read.quoted) != 1 or read.numbers or any(word in COUNTING for word in read.words):
+        return None  # "How many capital letters in 'HeLLo'?" counts
     text = read.quoted[0]
+    if read.has("reverse") and len(text.split()) > 1 and read.has("words"):
+        return None  # "Reverse the words in 'one two three'": their order, or each word's letters
     if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
         kind, result = "reversed", text[::-1]
         holds = _names_whole(result, case=False)
-    elif read.has("capitals") and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
+    elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
         kind, result = "capitals", text.upper()
         holds = _names_whole(result, case=True)
     else:
@@ -257,15 +287,22 @@ def _reversed_or_capitals(read: Request) -> Known | None:
     return _in_languages(kind, result, holds, en=f"{result}")
 
 
+def _capitals(read: Request) -> bool:
+    return read.has("capitals") or ("capital" in read.words and read.has("letters"))
+
+
 def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
     pattern = re.compile(rf"(?<![\w]){re.escape(result)}(?![\w])", 0 if case else re.I)
-    return lambda answer: bool(pattern.search(answer))
+    return lambda answer: any(not denied(answer, m.start()) for m in pattern.finditer(answer))
 
 
 def _letter_shift(read: Request) -> Known | None:
     after, before = read.has("after"), read.has("before")
     letter = _letter_named(read) or _lone_letter(read)
     if letter is None or after == before or not read.has("letters") or (read.quoted and len(read.quoted) > 1):
+        return None
+    shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)
+    if read.numbers or shifts > 1:  # "two after C", "the letter after the letter after B": not one step
         return None
     if (
         not read.only("after", "before", "comes", "letters", "alphabet", extra=[letter])
@@ -289,10 +326,27 @@ def _lone_letter(read: Request) -> str | None:
     return lone[0].casefold() if len(lone) == 1 else None
 
 
+#: Two numbers joined as a range: "1 to 100", "1-100", "between 1 and 100", "von 1 bis 100", "del 1 al 100".
+_RANGE = re.compile(
+    r"\d\s*(?:-|–|\.\.|to|through|thru|bis|a|au|al|hasta|fino\s+a)\s*\d"
+    r"|(?:between|zwischen|entre|tra|fra)\s+\d+\s+(?:and|und|et|y|e)\s+\d"
+)
+_ADD = re.compile(r"\b(?:add|addiere\w*|additionne\w*|sumar?|sommare|addiziona\w*)\b")
+_OPENS_RANGE = re.compile(
+    r"\b(?:from|between|through|thru|integers|numbers|all|inclusive|von|zwischen|zahlen|alle|de|du|entre|nombres|"
+    r"tous|del|desde|numeros|todos|da|dal|tra|fra|numeri|tutti)\b"
+)
+
+
 def _range_sum(read: Request) -> Known | None:
     if not read.has("sum") or len(read.numbers) != 2 or read.quoted:
         return None
     if not read.only("sum", "sum_more", "range"):
+        return None
+    rest = fold(read.rest)
+    if not _RANGE.search(rest):  # "3 numbers that add up to 10" states no range
+        return None
+    if _ADD.search(rest) and not _OPENS_RANGE.search(rest):  # "Add 5 to 10" is 5 + 10
         return None
     low, high = read.numbers
     if not (low.is_integer() and high.is_integer()) or high <= low or high - low > 10**7:
@@ -305,8 +359,10 @@ def _range_sum(read: Request) -> Known | None:
 def _items(read: Request) -> list[str]:
     """The items a request lists: after its colon, or the whole comma list."""
     listed = read.text.split(":", 1)[1] if ":" in read.text else ""
-    items = [i.strip(" .?!") for i in re.split(r",|;|\band\b|\bund\b|\bet\b|\by\b|\be\b|\bor\b", listed)]
-    return [i for i in items if i]
+    parts = [p.strip(" .?!") for p in re.split(r"[,;]", listed)]
+    if parts:  # "apple, pear and fig": only the last part joins two items ("salt and pepper, bread" is one)
+        parts[-1:] = re.split(r"\s+(?:and|und|et|y|e|or|oder|ou|o)\s+", parts[-1])
+    return [i.strip(" .?!") for i in parts if i.strip(" .?!")]
 
 
 def _ordering(read: Request) -> Known | None:
@@ -323,10 +379,13 @@ def _ordering(read: Request) -> Known | None:
             return None
         ordered = sorted(items, key=fold)
     else:
-        values = [numbers_in(in_digits(item, read.languages)) for item in items]
+        digits = [in_digits(item, read.languages) for item in items]
+        values = [numbers_in(item) for item in digits]
         if (
             descending is None
-            or any(len(v) != 1 for v in values)
+            or any(len(v) != 1 or re.search(r"[^\W\d_]", item) for v, item in zip(values, digits, strict=True))
+            or len(numbers_in(" ; ".join(digits)))
+            != len(numbers_in(in_digits(read.text.split(":", 1)[1], read.languages)))
             or not head.only("order", "order_more", "ascending", "descending")
         ):
             return None
@@ -354,14 +413,16 @@ def _extreme(read: Request) -> Known | None:
     largest, smallest = read.has("largest"), read.has("smallest")
     if largest == smallest or len(read.numbers) < 2 or read.quoted or read.has("order"):
         return None
+    if re.search(r"\d\s*[/^*×÷]\s*\d", read.rest):  # "2/3 or 3/5", "10^2 or 99": values, not the numbers stated
+        return None
     if not read.only(
         "largest",
         "smallest",
-        extra=("of", "von", "entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas", "bigger", "than"),
+        extra=("of", "von", "entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas"),
     ):
         return None
     value = max(read.numbers) if largest else min(read.numbers)
-    shown = f"{value:g}"
+    shown = plain(value)
     return _count(
         "largest or smallest",
         value,
@@ -460,6 +521,8 @@ def _weekday_shift(read: Request) -> Known | None:
         return None
     if not read.only("after", "before", "comes", "weekday", "weekday_more", "days", extra=list(weekdays())):
         return None
+    if read.has("weekday") and ("next" in read.words or "nachste" in read.words):
+        return None  # "the next weekday after Friday": a working day (Monday) or the day after (Saturday)?
     shift = int(read.numbers[0]) if read.numbers else 1
     day = (named[0] + (shift if after else -shift)) % 7
     statements = {code: f"{day_name(day, code)}." for code in _YES_NO}
@@ -491,6 +554,11 @@ def dates_in(text: str) -> list[datetime.date]:
     return [date for _, date in sorted(found)]
 
 
+#: The first day of the Gregorian calendar: a weekday or a count of days before it depends on which calendar a
+#: place kept ("12 October 1492" was a Friday in the Julian one).
+GREGORIAN = datetime.date(1582, 10, 15)
+
+
 def _without_dates(read: Request) -> Request:
     return read_request(_DMY.sub(" ", _MDY.sub(" ", _ISO.sub(" ", read.text))))
 
@@ -498,7 +566,9 @@ def _without_dates(read: Request) -> Request:
 def _weekday_of_date(read: Request) -> Known | None:
     dates = dates_in(read.text)
     rest = _without_dates(read)
-    if len(dates) != 1 or rest.numbers or rest.quoted or not (rest.has("weekday") or rest.has("days")):
+    if len(dates) != 1 or dates[0] < GREGORIAN or rest.numbers or rest.quoted:
+        return None
+    if not (rest.has("weekday") or rest.has("days")):
         return None
     if any(w in weekdays() for w in rest.words) or not rest.only("weekday", "weekday_more", "date"):
         return None
@@ -510,7 +580,7 @@ def _weekday_of_date(read: Request) -> Known | None:
 def _days_between(read: Request) -> Known | None:
     dates = dates_in(read.text)
     rest = _without_dates(read)
-    if len(dates) != 2 or rest.numbers or rest.quoted or not rest.has("days"):
+    if len(dates) != 2 or min(dates) < GREGORIAN or rest.numbers or rest.quoted or not rest.has("days"):
         return None
     if not rest.only("days", "between"):
         return None

@@ -26,36 +26,46 @@ def _words(text: str) -> frozenset[str]:
 FILLER_BY_LANGUAGE = {
     "en": _words(
         "what whats what's which how many much is are was were be being the a an of in on there does do did please "
-        "tell me us give calculate compute work out find answer with yes or no just only number numbers value "
+        "tell me us give calculate compute work out find answer with or number numbers value "
         "result exactly it this that for to say can you could would i need know want quick question show kindly "
         "get determine figure whole given following these those here word words my our now briefly short one "
         "simply reply respond single and its has have s"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
-        "bitte berechne rechne sag sage mir uns antworte antwort mit ja oder nein nur zahl zahlen wort worter "
+        "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
         "dieses genau ergebnis nenne gib an und kurz einfach von am"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a il ce c qu que "
-        "est-ce elle oui ou non seulement nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
+        "est-ce elle ou nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
         "repondez par font fait stp svp ces suivants suivantes peux pouvez tu vous resultat exactement dis "
-        "dites et juste"
+        "dites et"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
-        "calcule dime diga responde responda con si o no solo numero numeros palabra palabras tiene estos "
+        "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
         "estas siguientes puedes resultado exactamente y da dame"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del "
         "della dello in nella nel "
-        "c ci per favore calcola dimmi rispondi con si o no solo numero numeri parola parole ha fa questi "
+        "c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
         "queste seguenti puoi risultato esattamente dai dammi"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
+#: How a request may ask for its answer's form ("Answer yes or no.", "Just the number, please."), taken out before
+#: its words are read: "no", "only" and "just" are filler here and nowhere else ("a non leap year", "counting only
+#: a" restrict what is asked).
+ANSWER_FORM = re.compile(
+    r"\b(?:(?:just|only|nur|seulement|juste|solo|solamente|soltanto)\s+)?(?:(?:a|mit|par|con|with)\s+)?"
+    r"(?:yes\s+or\s+no|ja\s+oder\s+nein|oui\s+ou\s+non|si\s+o\s+no)\b"
+    r"|\b(?:just|only|nur|seulement|juste|solo|solamente|soltanto)\s+(?:(?:the|die|das|den|le|la|el|il)\s+)?"
+    r"(?:number|result|answer|zahl|ergebnis|antwort|nombre|resultat|reponse|numero|resultado|respuesta|risultato|"
+    r"risposta)\b"
+)
 #: Words that say nothing of a request's subject either, though a kind may not take them as filler ("why", "about",
 #: "describe" ask for more than a result).
 NOT_SUBJECT = FILLER | _words(
@@ -147,13 +157,30 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "reverse_more": _words("spell write schreibe buchstabiere ecris escribe scrivi l a al order reihenfolge"),
     "capitals": _words(
-        "capitals capital uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
+        "capitals uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
     ),
-    "capitals_more": _words("upper case write letters in all schreibe ecris escribe scrivi lettres letras lettere"),
+    #: "capital" alone names a city as often ("the capital of 'France'"); with "letters" it is "capitals".
+    "capitals_more": _words(
+        "capital upper case write letters in all schreibe ecris escribe scrivi lettres letras lettere"
+    ),
     "first": _words("first erste ersten premiere primera primer prima primo"),
     "last": _words("last final letzte letzten derniere dernier ultima ultimo"),
     "words": _words("words word worter wort mots mot palabras palabra parole parola sentence satz phrase frase"),
+    "calculation": _words(
+        "plus minus times multiplied divided by x add sum total of and the square root squared cubed power to "
+        "percent half double twice convert converted into in equals make makes "
+        "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "
+        "um fois divise par moins et somme racine carree carre puissance pour cent moitie convertis convertir "
+        "mas menos multiplicado dividido entre por y suma raiz cuadrada cuadrado potencia ciento mitad doble "
+        "piu meno moltiplicato diviso per e somma radice quadrata quadrato potenza cento meta doppio di converti"
+    ),
 }
+#: Words that ask a second question or count something a transformation does not ("how many capital letters").
+QUESTION_WORDS = _words(
+    "how what which wie welche welcher welches combien quel quelle quels quelles cuantos cuantas cuanto cual cuales "
+    "quanti quante quanto quale quali"
+)
+COUNTING = _words("many much viele viel combien cuantos cuantas quanti quante")
 
 
 def fold(text: str) -> str:

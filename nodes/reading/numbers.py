@@ -27,12 +27,21 @@ _OPERATOR_WORDS = [
         "*",
     ),
     (r"\bdivided\s+by\b|\bgeteilt\s+durch\b|\bdivis[ée]\s+par\b|\bdividido\s+(?:por|entre)\b|\bdiviso\s+per\b|÷", "/"),
-    (r"\bplus\b|\bm[aá]s\b|\bpi[uù]\b|\band\b(?=\s*\d)", "+"),
+    (r"\bplus\b|\bm[aá]s\b|\bpi[uù]\b", "+"),
     (r"\bminus\b|\bmoins\b|\bmenos\b|\bmeno\b|−", "-"),
     (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^", "**"),
     (r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b", "**2"),
     (r"\bcubed\b", "**3"),
 ]
+#: "and" joins two addends only in a request to add ("Add 7 and 8", "the sum of 7 and 8"); elsewhere it joins two
+#: questions ("1 plus 1 and 2 plus 2") or two things ("the difference between 10 and 3").
+_AND = re.compile(r"\band\b(?=\s*\d)", re.I)
+_ADDING = re.compile(r"\b(?:add|sum|total)\b", re.I)
+_PERCENT = re.compile(
+    r"%|\bper\s*cent\b|\bpercent\b|\bprozent\b|\bpour\s*cent\b|\bpor\s*ciento\b|\bper\s*cento\b", re.I
+)
+#: German, French, Spanish and Italian write 1.234 for 1234 and English 1.234 for a decimal: nothing is decided.
+_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.,])")
 _PERCENT_OF = re.compile(rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+({_NUMBER})", re.I)
 _HALF_OR_DOUBLE = re.compile(
     rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh(?:ä|a)lfte\s+von\s+|\bmoiti(?:é|e)\s+de\s+|\bmitad\s+de\s+|\bmet(?:à|a)\s+di\s+)"
@@ -88,7 +97,10 @@ class ExpectedNumber:
 def expected_number(request: str) -> ExpectedNumber | None:
     """The result of the one calculation or unit conversion the request asks for, if it asks for one: in digits or
     in words, as "how many X in Y", "Y in X", "Y is how many X" or "convert Y to X"."""
-    text = in_digits(request, languages_of(words_in(request)))
+    languages = languages_of(words_in(request))
+    text = in_digits(request, languages)
+    if languages != ["en"] and _DOTTED_THOUSANDS.search(text):
+        return None
     return _converted(text) or _calculated(text)
 
 
@@ -159,7 +171,11 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if percent:
         share, whole = (_number(g) for g in percent.groups())
         return _only(stated, percent.group(0), share * whole / 100)
+    if _PERCENT.search(text):  # "50 minus 10%", "1/4 in percent": a share of what is not said
+        return None
     part = _HALF_OR_DOUBLE.search(text)
+    if part and len(_HALF_OR_DOUBLE.findall(text)) + len(re.findall(r"\ba\s+half\b", text)) > 1:
+        return None  # "half of 7 and a half": a share of a number the digits do not state
     if part:
         value = _number(part.group("number")) * (0.5 if part.group("half") else 2.0)
         return _only(stated, part.group(0).strip(), value)
@@ -167,6 +183,8 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if root:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
+    if _ADDING.search(text):
+        text = _AND.sub(" + ", text)
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text)
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
@@ -235,10 +253,24 @@ def convert(amount: float, source: str, target: str) -> float | None:
 
     registry = _registry()
     try:
-        quantity = registry.Quantity(amount, _unit_name(source))
-        return float(quantity.to(_unit_name(target)).magnitude)
+        units = [registry.Unit(_unit_name(name)) for name in (source, target)]
+        if any(_ambiguous(str(unit)) for unit in units):
+            return None
+        return float(registry.Quantity(amount, units[0]).to(units[1]).magnitude)
     except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
         return None
+
+
+#: Units whose everyday meaning is not pint's one: a year of 365.25 days, a month of 30.44, a US short ton, US
+#: gallons and pints, a kilobyte of 1000 bytes where many mean 1024; a decade's or century's days depend on leap years.
+_AMBIGUOUS_UNITS = frozenset(
+    {"year", "month", "decade", "century", "millennium", "ton", "hundredweight", "barrel", "gallon", "pint", "quart"}
+    | {"cup", "fluid_ounce", "gill"}
+)
+
+
+def _ambiguous(unit: str) -> bool:
+    return unit in _AMBIGUOUS_UNITS or bool(re.fullmatch(r"(?:kilo|mega|giga|tera|peta)byte", unit))
 
 
 @cache

@@ -34,8 +34,13 @@ _IS = re.compile(
 )
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
-_YES = re.compile(r"^\W*(?:yes|ja|oui|si|sí|sì)\b", re.I)
-_NO = re.compile(r"^\W*(?:no|nein|non)\b", re.I)
+#: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none).
+_YES = re.compile(r"^\W*(?:yes|ja|oui|si|sí|sì)\s*(?:[,.!;:—–-]|$)", re.I)
+_NO = re.compile(r"^\W*(?:no|nein|non)\s*(?:[,.!;:—–-]|$)", re.I)
+#: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
+_ASIDE = re.compile(r"\([^()]{0,400}\)")
+#: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
+_DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*)\s+(?:\w+\s+)?$", re.I)
 
 
 def same_number(expected: float, found: float) -> bool:
@@ -49,6 +54,7 @@ def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
     """The number `answer` states as its result; `units` are the asked unit's names ("hours", "h")."""
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
+    answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
     text = in_digits(answer, languages_of(words_in(answer), default=LANGUAGES))  # "Sechs." is German
     tied = _tied_to(text, units)
     if tied is not None:
@@ -66,8 +72,8 @@ def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
         )
         if after:
             return numbers_in(after.group(1))[0]
-    found = numbers_in(folded)
-    return found[0] if found else None
+    found = [m for m in re.finditer(_NUMBER, folded) if not denied(folded, m.start())]
+    return numbers_in(found[0].group(0))[0] if found else None
 
 
 def _tied_to(text: str, units: Sequence[str]) -> float | None:
@@ -75,7 +81,7 @@ def _tied_to(text: str, units: Sequence[str]) -> float | None:
     if not units:
         return None
     names = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
-    tied = list(re.finditer(rf"({_NUMBER})\s*(?:{names})\b", text, re.I))
+    tied = [m for m in re.finditer(rf"({_NUMBER})\s*(?:{names})\b", text, re.I) if not denied(text, m.start())]
     return numbers_in(tied[-1].group(1))[0] if tied else None
 
 
@@ -92,6 +98,11 @@ def _concluding(text: str) -> str | None:
     return plain[-1] if plain else sentences[0]
 
 
+def denied(text: str, at: int) -> bool:
+    """Whether the answer denies what stands at `at` in `text` ("not 15", "Not Wednesday", "nicht 15")."""
+    return bool(_DENIED.search(text[max(0, at - 40) : at]))
+
+
 def says_yes(answer: str) -> bool | None:
     """The yes or no an answer leads with, in any of paor's languages; None when it leads with neither."""
     if _YES.match(answer):
@@ -105,7 +116,12 @@ def named_beyond(answer: str, request: str, names: dict[str, int]) -> list[int]:
     """The values of the `names` (weekdays, folded → number) the answer names, one naming of each the request
     names taken away: "The day after Tuesday is Wednesday" names Wednesday."""
     asked = [names[w] for w in words_in(request) if w in names]
-    found = [names[w] for w in words_in(answer) if w in names]
+    folded = fold(answer)
+    found = [
+        names[m.group(0)]
+        for m in re.finditer(r"[^\W\d_]+", folded)
+        if m.group(0) in names and not denied(folded, m.start())  # "Not Wednesday but Thursday"
+    ]
     for value in asked:
         if value in found:
             found.remove(value)
@@ -132,11 +148,13 @@ def stated_letter(answer: str, request: str) -> str | None:
 
 
 def in_order(answer: str, ordered: Sequence[str]) -> bool:
-    """Every item is named, and the first naming of each comes after the one before it."""
+    """Every item is named, and the last naming of each comes after the one before it: an answer that echoes the
+    list first ("Sorted, kiwi, banana, cherry are: banana, cherry, kiwi") gives its own last."""
+    answer = _ASIDE.sub(" ", answer)  # "2, 4, 7, 9 (from 9, 2, 7, 4)"
     places = []
     for item in ordered:
-        found = re.search(rf"(?<![\w.]){re.escape(item)}(?![\w.])", answer, re.I)
-        if found is None:
+        found = list(re.finditer(rf"(?<!\w)(?<!\d\.){re.escape(item)}(?!\w|\.\d)", answer, re.I))  # not in 1.5
+        if not found:
             return False
-        places.append(found.start())
+        places.append(found[-1].start())
     return places == sorted(places)

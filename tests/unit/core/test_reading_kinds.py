@@ -58,6 +58,40 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "Is 97 a prime number or a composite one, and why?",  # more than the property is asked
         "What is the sum of the numbers from 10 to 1?",  # an empty range
         "Write a poem about the number 7.",
+        # found in review, on wordings no one tuned on: a word the kind does not account for decides nothing
+        "What is the difference between 10 and 3?",
+        "What is the average of 4 and 8?",
+        "Are 3 and 5 prime?",
+        "What is 7 plus 8 in hexadecimal?",
+        "What is 7 times 8? Answer in Roman numerals.",
+        "What is 10 divided by 3 rounded to the nearest whole number?",
+        "What is 15% of 80 kg in grams?",
+        "What is 1 plus 1 and 2 plus 2?",
+        "What is 50 minus 10%?",
+        "What is 1/4 in percent?",
+        "Was ist 1.234 mal 2?",  # 1234 in German
+        "How many days are in a year?",  # pint's year has 365.25 days, a calendar year 365 or 366
+        "How many kg are in a ton?",
+        "How many bytes are in a kilobyte?",
+        "Add 5 to 10",  # 5 + 10, not the range
+        "Give me 3 numbers that add up to 10",
+        "How many days are in a non leap year?",
+        "Is 9 a non-prime number?",
+        "How many letters are in 'banana' with no a?",
+        "What letter is two after C?",
+        "What letter comes 3 letters after A?",
+        "What letter comes after the letter after B?",
+        "Reverse the words in 'hello big world'",
+        "What is the capital of 'France'?",
+        "How many capital letters are in 'HeLLo'?",
+        "Which is larger: 2/3 or 3/5?",
+        "Which is bigger than 10: 3 or 7?",
+        "Sort from biggest to smallest: 1,000, 200, 30",
+        "Sort ascending: 3, 2, 5, 4 but only odd ones",
+        "Sort ascending: 1 km, 500 m, 2 km",
+        "How many long words are in 'a b ccc'?",
+        "How many vowels does 'Mississippi' have, and how many s's?",
+        "What day of the week was 4 October 1582?",  # before the Gregorian calendar: which calendar?
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -154,7 +188,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Quanti giorni ci sono tra il 2024-01-01 e il 2024-03-01?", "60"),
         ("Welcher Wochentag ist der 15. März 2024?", "Friday"),
         ("Quel jour de la semaine était le 14 juillet 1789 ?", "Tuesday"),
-        ("¿Qué día de la semana fue el 12 de octubre de 1492?", "Wednesday"),
+        ("¿Qué día de la semana fue el 12 de octubre de 1992?", "Monday"),
         ("Che giorno della settimana era il 25 aprile 1945?", "Wednesday"),
         ("Runde 3,14159 auf 2 Nachkommastellen.", "3.14"),
         ("Arrondis 3,14159 à 2 décimales.", "3.14"),
@@ -238,11 +272,30 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What day comes after Tuesday?", "Tuesday is followed by Thursday."),
         ("What letter comes after G?", "The letter after G is I."),
         ("Round 3.14159 to 2 decimal places.", "3.1416"),  # a rounded number is stated to the digit
+        # found in review: a number the answer denies, a "No" that is no answer, a list echoed before the answer
+        ("What is 3 times 5?", "It's not 15."),
+        ("How many seconds are in 3 minutes?", "3 minutes is 200 seconds, not 180 seconds."),
+        ("Is 91 a prime number?", "No doubt, 91 is prime."),
+        ("Sort alphabetically: kiwi, banana, cherry", "Alphabetical order of banana, cherry, kiwi is: kiwi, banana."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
     known = known_answer(request_text)
     assert known is not None and not known.holds(wrong)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer"),
+    [
+        ("What is 5 minus 12?", "5 − 12 = −7"),  # the minus sign
+        ("Sort alphabetically: kiwi, banana, cherry", "Sorting kiwi, banana, cherry gives banana, cherry, kiwi."),
+        ("Sort alphabetically: salt and pepper, bread, cheese", "bread, cheese, salt and pepper"),
+        ("Is 23 a prime number? Answer yes or no.", "Yes."),
+    ],
+)
+def test_a_right_answer_passes(request_text: str, answer: str) -> None:
+    known = known_answer(request_text)
+    assert known is not None and known.holds(answer)
 
 
 @pytest.mark.parametrize(
