@@ -1,7 +1,8 @@
 """A run taken over after the server running it stopped tells its client so, once, as it goes on.
 
-The server names the attempt it executes in the run's metadata (`run_attempt`: server/aegra_attempts.py on `paor
-serve`); attempt 2 or later resumes from the last checkpoint another server wrote. Its first node says so on the
+The server names the attempt it executes in the run's metadata (`run_attempt`, which it sets whatever a client sent:
+server/aegra_attempts.py on `paor serve`, langgraph-api's own count on `langgraph dev`); attempt 2 or later resumes
+from the last checkpoint, on another instance or after the server's own retry. Its first node says so on the
 stream at once (a `custom` event, before the node's own work, which may be the model call that was in flight) and in
 the chat, as a line below what paor understood and the step it is on — the next step's line replaces both, as each
 step's replaces the last (nodes/chat.py `progress_message`).
@@ -25,14 +26,12 @@ NodeFn = Callable[[State, Runtime[Context], Services], dict[str, Any]]
 
 #: The notice, in the user's language where paor has it (English otherwise).
 TAKEN_OVER = {
-    "en": "The server running this stopped; another took it over and goes on from the last finished step.",
-    "de": "Der Server, der dies ausführte, hat angehalten; ein anderer hat übernommen und macht beim letzten "
-    "fertigen Schritt weiter.",
-    "fr": "Le serveur qui traitait cette demande s'est arrêté ; un autre a pris le relais et reprend à la dernière "
-    "étape terminée.",
-    "es": "El servidor que ejecutaba esto se detuvo; otro lo ha tomado y sigue desde el último paso terminado.",
-    "it": "Il server che lo eseguiva si è fermato; un altro l'ha preso in carico e riprende dall'ultimo passo "
-    "completato.",
+    "en": "This run was interrupted (its server stopped); it goes on from the last finished step.",
+    "de": "Diese Ausführung wurde unterbrochen (ihr Server hat angehalten); sie macht beim letzten fertigen Schritt "
+    "weiter.",
+    "fr": "Cette exécution a été interrompue (son serveur s'est arrêté) ; elle reprend à la dernière étape terminée.",
+    "es": "Esta ejecución se interrumpió (su servidor se detuvo); sigue desde el último paso terminado.",
+    "it": "Questa esecuzione è stata interrotta (il suo server si è fermato); riprende dall'ultimo passo completato.",
 }
 #: The (run, attempt) pairs this process has announced: only the first node of an attempt says it.
 _ANNOUNCED: set[tuple[str, int]] = set()

@@ -66,10 +66,15 @@ def with_attempt(build: Callable[[Any], dict[str, Any]]) -> Callable[[Any], dict
 
 
 async def _retries(run_id: str) -> int:
-    """How often the reaper gave the run back: 0 for a first execution."""
+    """How often the reaper gave the run back: 0 for a first execution, and 0 where the count cannot be read (the
+    run has its lease already: a failure here must not leave it unexecuted until the lease expires)."""
     from aegra_api.core.orm import Run, _get_session_maker
     from sqlalchemy import select
 
-    async with _get_session_maker()() as session:
-        params = await session.scalar(select(Run.execution_params).where(Run.run_id == run_id))
-    return int((params or {}).get("_retry_count") or 0)
+    try:
+        async with _get_session_maker()() as session:
+            params = await session.scalar(select(Run.execution_params).where(Run.run_id == run_id))
+        return int((params or {}).get("_retry_count") or 0)
+    except Exception:  # the notice is lost, never the run
+        log.warning("could not read how often run %s was taken over; it runs as a first attempt", run_id)
+        return 0

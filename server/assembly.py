@@ -9,8 +9,8 @@ interrupt it answers (server/pinned_resume.py), then the engine's own (`langgrap
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from starlette.middleware import Middleware
@@ -39,9 +39,4 @@ def middleware(engine: Engine) -> list[Middleware]:
 def lifespan(engine: Engine) -> Callable[[Any], AbstractAsyncContextManager[None]]:
     """The app's lifespan, after the server's own: `engine` started and kept up while the server serves."""
 
-    @asynccontextmanager
-    async def lifespan_of(_app: Any) -> AsyncIterator[None]:
-        async with serving(engine):
-            yield
-
-    return lifespan_of
+    return lambda _app: serving(engine)

@@ -72,8 +72,9 @@ class Aegra:
         return value
 
     def writes_state(self, value: Mapping[str, Any]) -> bool:
-        """Aegra reports `POST /threads/{id}/state` as an update carrying the request's body (`values`, `as_node`)."""
-        return "values" in value or "as_node" in value
+        """Aegra reports `POST /threads/{id}/state` as an update carrying the request's body: `values` or `as_node`
+        write, and so does a `checkpoint` or `checkpoint_id` (a state written again from an earlier checkpoint)."""
+        return any(value.get(key) is not None for key in ("values", "as_node", "checkpoint", "checkpoint_id"))
 
     @property
     def counters(self) -> Counters:

@@ -87,14 +87,14 @@ class LangGraphDev:
         return value
 
     def run_request(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
-        """langgraph-api nests what a run asks for under `kwargs`."""
+        """langgraph-api nests what a run asks for under `kwargs` (where it does not, the value itself is checked)."""
         kwargs = value.get("kwargs")
-        return kwargs if isinstance(kwargs, Mapping) else {}
+        return kwargs if isinstance(kwargs, Mapping) else value
 
     def cron_run(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
-        """langgraph-api gives a cron's run request as its `payload`."""
+        """langgraph-api gives a cron's run request as its `payload` (without one, the value itself is checked)."""
         payload = value.get("payload")
-        return payload if isinstance(payload, Mapping) else {}
+        return payload if isinstance(payload, Mapping) else value
 
     def writes_state(self, value: Mapping[str, Any]) -> bool:
         """langgraph-api reports `POST /threads/{id}/state` as an update carrying the thread id alone (a patch carries

@@ -156,7 +156,6 @@ _CREATES = re.compile(
     r"^/(threads(/[^/]+/(copy|runs(/(stream|wait|crons))?))?|runs(/(stream|wait|batch|crons))?|assistants)/?$"
 )
 _WRITE_LOCK = threading.Lock()
-log = logging.getLogger("paor.server")
 
 
 _JOURNAL: Journal | None = None

@@ -44,11 +44,6 @@ async def admit(owner: str, request: Mapping[str, Any], *, creates_thread: bool,
     await quotas.check_runs(owner, run_id)  # last: it reserves a place
 
 
-#: The attempt a server executes a run as (server/aegra_attempts.py, nodes/takeover.py): a client naming it would
-#: make its run announce a takeover that never happened.
-ATTEMPT = "run_attempt"
-
-
 def check_request(request: Mapping[str, Any]) -> None:
     """What a run request may ask, whoever sends it and whenever it runs (a cron's payload is checked when it is
     made, and again at each firing)."""
@@ -57,10 +52,6 @@ def check_request(request: Mapping[str, Any]) -> None:
         raise Auth.exceptions.HTTPException(status_code=403, detail=STATE_WRITE)
     quotas.check_run_request(dict(request))
     check_settings("the run's context", request)
-    config = request.get("config")
-    for metadata in (request.get("metadata"), config.get("metadata") if isinstance(config, Mapping) else None):
-        if isinstance(metadata, Mapping) and ATTEMPT in metadata:
-            raise Auth.exceptions.HTTPException(status_code=422, detail=f"{ATTEMPT} is the server's, not a client's")
 
 
 def check_settings(where: str, holder: Mapping[str, Any]) -> None:

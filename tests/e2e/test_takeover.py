@@ -8,6 +8,7 @@ the chat's interim message carries it under the step it is on; later nodes, and 
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from core.context import Context
@@ -17,8 +18,6 @@ from tests.e2e.test_loop_images import script
 from tests.support.chat import ui_file_block, ui_message
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.documents.builders import pdf_bytes
-
-RUN_ID = "1f0c0d6e-0000-4000-8000-000000000001"
 
 
 def interim_texts(values: dict[str, Any]) -> list[str]:
@@ -30,7 +29,7 @@ def test_the_first_node_of_a_later_attempt_announces_it_once_on_the_stream_and_i
 ) -> None:
     script(scripted_llm, ["docList:input"], language="de")
     graph = build_graph(checkpointer=checkpointer, store=store)
-    config: dict[str, Any] = {"configurable": {"thread_id": "taken-over"}, "run_id": RUN_ID}
+    config: dict[str, Any] = {"configurable": {"thread_id": "taken-over"}, "run_id": str(uuid.uuid4())}
     message = ui_message("Fasse den Bericht zusammen", ui_file_block(pdf_bytes("Umsatz 4,2 Mio."), "bericht.pdf"))
     first = list(graph.stream(message, config, context=context, stream_mode="custom", interrupt_before=["act"]))
     assert not [e for e in first if "notice" in e], "a first attempt announces nothing"

@@ -12,8 +12,8 @@ from server.engine_langgraph import LangGraphDev
 
 @pytest.fixture(autouse=True)
 def dev_engine() -> Iterator[None]:
-    """`langgraph dev`'s engine, as a test's (server/app.py's serves langgraph-api; a test may install
-    another); none after the test."""
+    """`langgraph dev`'s engine as a test's, which touches no runtime (server/app.py builds the one
+    langgraph-api serves with); a test may install another; none after the test."""
     engine.use(LangGraphDev())
     yield
     engine.use(None)

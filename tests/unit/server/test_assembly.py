@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -61,15 +62,54 @@ def test_the_auth_handler_reads_the_key_as_its_server_hands_it_over(
     assert _authenticate({}) is None
 
 
-def test_a_run_request_and_a_state_write_are_read_in_the_shape_of_each_server() -> None:
-    """langgraph-api nests a run's request under `kwargs` and reports a state write as an update naming the thread
-    alone; Aegra hands over the request's body."""
-    dev, aegra = LangGraphDev(), Aegra()
-    body = {"input": {"prompt": "hi"}, "config": {}}
-    assert dev.run_request({"thread_id": "t", "kwargs": body}) == body == aegra.run_request(body)
-    assert dev.cron_run({"schedule": "* * * * *", "payload": body}) == body == aegra.cron_run(body)
-    assert dev.writes_state({"thread_id": "t"}) and not dev.writes_state({"thread_id": "t", "metadata": {"a": 1}})
-    assert aegra.writes_state({"values": {}}) and not aegra.writes_state({"metadata": {"a": 1}})
+def _refused(handler: Any, value: dict[str, Any], action: str) -> int | None:
+    """The status `handler` (an auth handler of server/auth.py) refuses `value` with, for a keyed client; None if it
+    lets it through."""
+    ctx = SimpleNamespace(user=SimpleNamespace(identity=client_of(KEY)), action=action, resource="threads")
+    try:
+        asyncio.run(handler(ctx, value))
+    except Auth.exceptions.HTTPException as exc:
+        return int(exc.status_code)
+    return None
+
+
+#: A run command that writes the thread's working state (a selection the client chose), which the door refuses.
+STEERING = {"command": {"update": {"selection": {"action": "code.execute"}}}}
+
+
+@pytest.mark.parametrize(
+    ("served", "state_write", "steering_run", "steering_cron"),
+    [
+        (
+            LangGraphDev(),
+            {"thread_id": "t"},  # langgraph-api reports POST /threads/{id}/state by the thread id alone
+            {"thread_id": None, "kwargs": STEERING, "temporary": True},
+            {"schedule": "* * * * *", "payload": STEERING},
+        ),
+        (
+            Aegra(),
+            {"thread_id": "t", "checkpoint_id": "c1"},  # Aegra hands over the body: a state written again
+            None,  # Aegra checks each run where it prepares it (server/aegra_runs.py)
+            {"schedule": "* * * * *", **STEERING},
+        ),
+    ],
+    ids=["langgraph dev", "paor serve"],
+)
+def test_the_auth_handler_refuses_state_writes_in_the_shape_of_each_server(
+    monkeypatch: pytest.MonkeyPatch,
+    no_document_quota: None,
+    served: Any,
+    state_write: dict[str, Any],
+    steering_run: dict[str, Any] | None,
+    steering_cron: dict[str, Any],
+) -> None:
+    monkeypatch.setenv("PAOR_SERVER_API_KEY", KEY)
+    engine.use(served)
+    assert _refused(auth.update_threads, state_write, "update") == 403
+    assert _refused(auth.update_threads, {"thread_id": "t", "metadata": {}}, "update") is None  # a patch: allowed
+    if steering_run is not None:
+        assert _refused(auth.create_runs, steering_run, "create_run") == 403
+    assert _refused(auth.update_crons, steering_cron, "update") == 403
 
 
 def test_a_tests_engine_leaves_the_in_memory_runtime_as_it_is() -> None:

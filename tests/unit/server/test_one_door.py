@@ -86,20 +86,6 @@ def test_a_run_that_steers_the_graph_is_refused_before_aegra_prepares_it(keyed: 
     assert refused.value.status_code == 403 and "written by its runs only" in str(refused.value.detail)
 
 
-@pytest.mark.parametrize("where", ["metadata", "config"])
-def test_a_run_naming_its_own_attempt_is_refused(keyed: Any, where: str) -> None:
-    """A client's `run_attempt` would make its run announce a takeover that never happened (nodes/takeover.py)."""
-    attempt = {"run_attempt": 2}
-    run = (
-        _Run(input={"prompt": "hi"}, metadata=attempt)
-        if where == "metadata"
-        else _Run(input={"prompt": "hi"}, config={"metadata": attempt})
-    )
-    with pytest.raises(HTTPException) as refused:
-        _prepare_behind_door(run)
-    assert refused.value.status_code == 422 and "run_attempt is the server's" in str(refused.value.detail)
-
-
 def test_a_run_over_the_quota_is_refused_with_when_to_retry(keyed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAOR_SERVER_MAX_RUNS", "1")
 
