@@ -11,10 +11,11 @@ duplicate migration row, a deadlock). So each instance is started through this l
 2. apply Aegra's migrations (`aegra db upgrade`), LangGraph's checkpointer and store set-up, and Aegra's
    registration of the configuration's graphs as the operator's assistants (each start inserts those it does not
    find: two instances on a new database both inserted `paor`'s, and one failed on the duplicate key);
-3. release the lock and become uvicorn serving Aegra's app with `RUN_MIGRATIONS_ON_STARTUP=false` (its own set-up
-   then finds everything done) — uvicorn itself, not `aegra serve`, which runs uvicorn as a child: a `kill -9` of
+3. release the lock and run uvicorn serving Aegra's app with `RUN_MIGRATIONS_ON_STARTUP=false` (its own set-up
+   then finds everything done) in this process — not `aegra serve`, which runs uvicorn as a child: a `kill -9` of
    an instance must end its server, and `--workers N` runs N instances on one port (which end with it:
-   server/supervised.py).
+   server/supervised.py). In this process, not exec'd anew: the modules step 2 imported (Aegra's, LangGraph's,
+   paor's graph) are not imported a second time, which made each start cost ~2 CPU-seconds more.
 
     python -m server.aegra_launch --host 127.0.0.1 --port 2026 --workers 1
 """
@@ -66,10 +67,12 @@ def migrate() -> None:
 
 
 def main(argv: list[str]) -> None:
+    # Set before Aegra reads its settings: migrate() sets the schema up, once; uvicorn's workers end with this process.
+    os.environ.update({"RUN_MIGRATIONS_ON_STARTUP": "false", SUPERVISOR_PID: str(os.getpid())})
     migrate()
-    server = [sys.executable, "-m", "uvicorn", "aegra_api.main:app", *argv]
-    supervisor = {SUPERVISOR_PID: str(os.getpid())}  # uvicorn keeps this pid: its workers end with it
-    os.execve(sys.executable, server, {**os.environ, "RUN_MIGRATIONS_ON_STARTUP": "false", **supervisor})
+    from uvicorn.main import main as uvicorn
+
+    uvicorn(["aegra_api.main:app", *argv])
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 
-#: Set by server/aegra_launch.py to the pid uvicorn's supervisor will have (it is exec'd in place).
+#: Set by server/aegra_launch.py to its own pid: uvicorn's supervisor runs in that process.
 SUPERVISOR_PID = "PAOR_SUPERVISOR_PID"
 _PR_SET_PDEATHSIG = 1
 

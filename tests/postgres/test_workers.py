@@ -23,7 +23,7 @@ from tests.support.scenarios import CODE_PROMPT, DATA_PROMPT, ai_process, script
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 WORKERS = 4
-THREADS_PER_WORKER = 25
+THREADS_PER_WORKER = 12
 
 
 def _checkpoints(saver: Any, thread: str) -> list[Any]:
@@ -33,7 +33,7 @@ def _checkpoints(saver: Any, thread: str) -> list[Any]:
 def test_four_workers_share_one_database_and_never_run_a_thread_twice(
     scripted_llm: ScriptedLLM, context: Context, pg_url: str
 ) -> None:
-    """All four workers walk the same 100 threads (each starting one further on) and claim them under the lock,
+    """All four workers walk the same 48 threads (each starting one further on) and claim them under the lock,
     so they collide on nearly every thread: each is still run exactly once, by one worker, and ends with a
     complete, consistent history. (Without the lock, get-state-then-run lets several workers start a thread.)"""
     script_primes(scripted_llm)
