@@ -46,10 +46,10 @@ from nodes.reading.stated import (
     denied,
     in_order,
     same_number,
-    says_yes,
     stated_letter,
     stated_number,
     stated_weekday,
+    states_property,
 )
 
 _QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
@@ -452,6 +452,20 @@ _PROPERTY_NAMES = {
     "leap": {"en": ("a leap year",) * 2, "de": ("ein Schaltjahr", "kein Schaltjahr"),
              "fr": ("une année bissextile",) * 2, "es": ("un año bisiesto",) * 2, "it": ("un anno bisestile",) * 2},
 }  # fmt: skip
+#: The words (folded) an answer names each property by, and its opposite by ("15 is odd." says no to "even").
+_EVEN, _ODD = (
+    frozenset(["even", "gerade", "pair", "pari"]),
+    frozenset(["odd", "ungerade", "impair", "impar", "dispari"]),
+)
+_PROPERTY_WORDS = {
+    "prime": (
+        frozenset(["prime", "primzahl", "premier", "primo"]),
+        frozenset(["composite", "zusammengesetzt", "compose", "compuesto", "composto"]),
+    ),
+    "even": (_EVEN, _ODD),
+    "odd": (_ODD, _EVEN),
+    "leap": (frozenset(["leap", "schaltjahr", "bissextile", "bisiesto", "bisestile"]), frozenset()),
+}
 _TESTS: dict[str, Callable[[int], bool]] = {
     "prime": is_prime,
     "even": lambda n: n % 2 == 0,
@@ -475,7 +489,13 @@ def _property(read: Request) -> Known | None:
         statements[language] = f"{yes if holds else no}, " + template.format(
             n=number, p=positive if holds else negative
         )
-    return Known("property", statements, "yes" if holds else "no", lambda answer: says_yes(answer) is holds)
+    words = _PROPERTY_WORDS[prop]
+    return Known(
+        "property",
+        statements,
+        "yes" if holds else "no",
+        lambda answer: states_property(answer, number, *words) is holds,
+    )
 
 
 def _month_days(read: Request) -> Known | None:

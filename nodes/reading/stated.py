@@ -112,6 +112,27 @@ def says_yes(answer: str) -> bool | None:
     return None
 
 
+#: Words that deny what follows them ("isn't" reads as "isn", "t").
+_NEGATORS = frozenset(["not", "t", "nicht", "kein", "keine", "keinen", "pas", "non", "no", "never", "nie"])
+
+
+def states_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
+    """Whether an answer says `number` has a property: the yes or no it leads with, else how it names the property
+    (`says`, folded words) or its opposite after the number — "97 is a prime number." says yes, "91 is not
+    prime." and "15 is odd." say no; "Unlike 91, which is not prime, 97 is prime." says yes of 97. None when it
+    names neither."""
+    leads = says_yes(answer)
+    if leads is not None:
+        return leads
+    text = _ASIDE.sub(" ", answer)
+    named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
+    words = words_in(text[named.end() :] if named else text)
+    for at, word in enumerate(words):
+        if word in says or word in opposite:
+            return (word in says) is not any(before in _NEGATORS for before in words[max(0, at - 4) : at])
+    return None
+
+
 def named_beyond(answer: str, request: str, names: dict[str, int]) -> list[int]:
     """The values of the `names` (weekdays, folded → number) the answer names, one naming of each the request
     names taken away: "The day after Tuesday is Wednesday" names Wednesday."""

@@ -276,6 +276,13 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What is 3 times 5?", "It's not 15."),
         ("How many seconds are in 3 minutes?", "3 minutes is 200 seconds, not 180 seconds."),
         ("Is 91 a prime number?", "No doubt, 91 is prime."),
+        # a property stated without a leading yes or no, denied or named by its opposite
+        ("Is 97 a prime number?", "97 isn't prime."),
+        ("Is 97 a prime number?", "97 ist keine Primzahl."),
+        ("Is 91 prime?", "Unlike 97, which is not prime, 91 is prime."),
+        ("Is 15 an even number?", "15 is even."),
+        ("Is 14 an even number?", "14 est impair."),
+        ("Is 2023 a leap year?", "2023 is a leap year."),
         ("Sort alphabetically: kiwi, banana, cherry", "Alphabetical order of banana, cherry, kiwi is: kiwi, banana."),
     ],
 )
@@ -291,6 +298,13 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Sort alphabetically: kiwi, banana, cherry", "Sorting kiwi, banana, cherry gives banana, cherry, kiwi."),
         ("Sort alphabetically: salt and pepper, bread, cheese", "bread, cheese, salt and pepper"),
         ("Is 23 a prime number? Answer yes or no.", "Yes."),
+        # found in review: a property stated without a leading yes or no failed the judge
+        ("Is 97 a prime number?", "97 is a prime number."),
+        ("Is 97 a prime number?", "97 es un número primo."),
+        ("Is 91 prime?", "91 = 7 × 13, so it is not prime."),
+        ("Is 91 prime?", "Unlike 97, 91 is not a prime: 91 = 7 × 13."),
+        ("Is 15 an even number?", "15 ist ungerade."),
+        ("Is 2024 a leap year?", "2024 is a leap year: it is divisible by 4."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
