@@ -38,7 +38,7 @@ FILLER_BY_LANGUAGE = {
         "dieses genau ergebnis nenne gib an und kurz einfach von am"
     ),
     "fr": _words(
-        "quel quelle quels quelles combien est sont le la les l un une des de du d en y a il ce c qu que "
+        "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que "
         "est-ce elle ou nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
         "repondez par font fait stp svp ces suivants suivantes peux pouvez tu vous resultat exactement dis "
         "dites et"

@@ -140,6 +140,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Was ist sieben mal acht?", "56"),
         # French
         ("Combien de lettres dans le mot « maison » ?", "6"),
+        ("Combien de lettres y a-t-il dans le mot « maison » ?", "6"),  # the euphonic t of "a-t-il"
         ("Est-ce que 23 est un nombre premier ?", "yes"),
         ("Quelle est la somme des nombres de 1 à 10 ?", "55"),
         ("Quel est le plus grand nombre : 4, 18, 9 ?", "18"),
