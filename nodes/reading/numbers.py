@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from nodes.reading.lexicon import languages_of, words_in
+from nodes.reading.lexicon import fold, languages_of, words_in
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _OPERATOR_WORDS = [
@@ -41,7 +41,7 @@ _PERCENT = re.compile(
     r"%|\bper\s*cent\b|\bpercent\b|\bprozent\b|\bpour\s*cent\b|\bpor\s*ciento\b|\bper\s*cento\b", re.I
 )
 #: German, French, Spanish and Italian write 1.234 for 1234 and English 1.234 for a decimal: nothing is decided.
-_DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.,])")
+DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
 _PERCENT_OF = re.compile(rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+({_NUMBER})", re.I)
 _HALF_OR_DOUBLE = re.compile(
     rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh(?:ä|a)lfte\s+von\s+|\bmoiti(?:é|e)\s+de\s+|\bmitad\s+de\s+|\bmet(?:à|a)\s+di\s+)"
@@ -68,9 +68,14 @@ _CONVERSION = re.compile(
     r"(?P<target>[^\W\d][\w°/]{0,24})",
     re.I,
 )
+#: "a", "ein", "une", "una", "un'" as the amount: one of the unit.
+_ONE_OF = ("a", "an", "ein", "eine", "einem", "einer", "einen", "un", "une", "una", "uno")
 _HOW_MANY = re.compile(
-    rf"how\s+many\s+(?P<target>[^\W\d][\w°/]{{0,24}})\s+(?:(?:are|is|make|makes)\s+)?(?:there\s+)?"
-    rf"(?:(?:in|to|per)\s+)?(?P<amount>{_NUMBER}|an?\b)\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
+    r"(?:how\s+many|wie\s+viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
+    r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
+    r"(?:(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|tiene|ci\s+sono|ha|fanno)\s+)?"
+    r"(?:there\s+)?(?:(?:in|to|per|im|dans|en|pour)\s+)?"
+    rf"(?P<amount>{_NUMBER}|(?:{'|'.join(_ONE_OF)})\b['’]?)\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
     re.I,
 )
 _IS_HOW_MANY = re.compile(
@@ -99,7 +104,7 @@ def expected_number(request: str) -> ExpectedNumber | None:
     in words, as "how many X in Y", "Y in X", "Y is how many X" or "convert Y to X"."""
     languages = languages_of(words_in(request))
     text = in_digits(request, languages)
-    if languages != ["en"] and _DOTTED_THOUSANDS.search(text):
+    if languages != ["en"] and DOTTED_THOUSANDS.search(text):
         return None
     return _converted(text) or _calculated(text)
 
@@ -239,7 +244,7 @@ def _converted(request: str) -> ExpectedNumber | None:
         match = pattern.search(request)
         if not match:
             continue
-        amount = 1.0 if match.group("amount").lower() in ("a", "an") else _number(match.group("amount"))
+        amount = 1.0 if match.group("amount").lower().rstrip("'’") in _ONE_OF else _number(match.group("amount"))
         source, target = match.group("source").strip(), match.group("target").strip()
         value = convert(amount, source, target)
         if value is not None and sorted(numbers_in(request)) == sorted(numbers_in(match.group(0))):
@@ -297,11 +302,30 @@ _UNIT_ALIASES = {
     "°f": "degF",
     "kelvin": "kelvin",
 }
+#: The units of time, length, mass and volume by their German, French, Spanish and Italian names (folded, singular
+#: and plural), as pint names them.
+_UNITS_BY_NAME = {
+    name: unit
+    for unit, names in {
+        "second": "sekunde sekunden seconde secondes segundo segundos secondo secondi",
+        "minute": "minute minuten minutes minuto minutos minuti",
+        "hour": "stunde stunden heure heures hora horas ora ore",
+        "day": "tag tage tagen jour jours journee journees dia dias giorno giorni",
+        "week": "woche wochen semaine semaines semana semanas settimana settimane",
+        "meter": "meter metre metres metro metros metri",
+        "kilometer": "kilometer kilometre kilometres kilometro kilometros chilometro chilometri",
+        "centimeter": "zentimeter centimetre centimetres centimetro centimetros centimetri",
+        "gram": "gramm gramme grammes gramo gramos grammo grammi",
+        "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi",
+        "liter": "liter litre litres litro litros litri",
+    }.items()
+    for name in names.split()
+}
 
 
 def _unit_name(text: str) -> str:
     name = text.strip().casefold()
-    return _UNIT_ALIASES.get(name, name.replace(" ", "_"))
+    return _UNIT_ALIASES.get(name) or _UNITS_BY_NAME.get(fold(name)) or name.replace(" ", "_")
 
 
 def _number(text: str) -> float:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from nodes.reading.lexicon import LANGUAGES, fold, languages_of, weekdays, words_in
-from nodes.reading.numbers import in_digits, numbers_in
+from nodes.reading.numbers import DOTTED_THOUSANDS, in_digits, numbers_in
 
 _NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -55,7 +55,8 @@ def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
-    text = in_digits(answer, languages_of(words_in(answer), default=LANGUAGES))  # "Sechs." is German
+    languages = languages_of(words_in(answer), default=LANGUAGES)
+    text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
     tied = _tied_to(text, units)
     if tied is not None:
         return tied
@@ -74,6 +75,17 @@ def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
             return numbers_in(after.group(1))[0]
     found = [m for m in re.finditer(_NUMBER, folded) if not denied(folded, m.start())]
     return numbers_in(found[0].group(0))[0] if found else None
+
+
+def _thousands_read(text: str, language: str) -> str:
+    """Dots between groups of three digits read as thousands separators where they must be ("1.234.000") or where
+    the answer is not English ("Ein Tag hat 1.440 Minuten."); "A day has 1.440 minutes" states 1.44."""
+
+    def read(match: re.Match[str]) -> str:
+        written = match.group(0)
+        return written.replace(".", "") if written.count(".") > 1 or language != "en" else written
+
+    return DOTTED_THOUSANDS.sub(read, text)
 
 
 def _tied_to(text: str, units: Sequence[str]) -> float | None:

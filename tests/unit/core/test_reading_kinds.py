@@ -138,9 +138,13 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Welcher Wochentag war der 1. Januar 2000?", "Saturday"),
         ("Was ist die Hälfte von 64?", "32"),
         ("Was ist sieben mal acht?", "56"),
+        ("Wie viele Minuten hat ein Tag?", "1440"),
+        ("Wie viele Meter sind 5 km?", "5000"),
         # French
         ("Combien de lettres dans le mot « maison » ?", "6"),
         ("Combien de lettres y a-t-il dans le mot « maison » ?", "6"),  # the euphonic t of "a-t-il"
+        ("Combien de minutes y a-t-il dans 3 heures ?", "180"),
+        ("Convertis 5 km en mètres", "5000"),
         ("Est-ce que 23 est un nombre premier ?", "yes"),
         ("Quelle est la somme des nombres de 1 à 10 ?", "55"),
         ("Quel est le plus grand nombre : 4, 18, 9 ?", "18"),
@@ -153,6 +157,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Ordena alfabéticamente: pera, manzana, higo", "higo, manzana, pera"),
         ("¿Cuántos días tiene marzo?", "31"),
         ("¿Cuánto es siete por ocho?", "56"),
+        ("¿Cuántos minutos hay en 3 horas?", "180"),
+        ("¿Cuántos días tiene una semana?", "7"),
         # Italian
         ("Quante lettere ha la parola 'casa'?", "4"),
         ("23 è un numero primo?", "yes"),
@@ -160,6 +166,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Qual è la somma dei numeri da 1 a 10?", "55"),
         ("Che giorno viene dopo martedì?", "Wednesday"),
         ("Arrotonda 8,6 all'intero più vicino.", "9"),
+        ("Quanti secondi ci sono in un'ora?", "3600"),
+        ("Quanti grammi ci sono in 2 chilogrammi?", "2000"),
         # each of the other kinds in German, French, Spanish and Italian
         ("Wie viele Vokale hat das Wort 'Banane'?", "3"),
         ("Combien de voyelles dans le mot 'banane' ?", "3"),
@@ -241,6 +249,9 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Convert 5 km to miles for my 2 trips",
         "Is it so?",  # "so" is Sunday's abbreviation in German, "di" Tuesday's: no weekday is read from them
         "How many days in a set?",  # "set" abbreviates September in Italian: a month only in a date
+        "Wie viele Tage hat ein Jahr?",  # 365 or 366, in any language
+        "Wie viele Buchstaben hat ein Wort?",
+        "¿Cuántos minutos tiene un partido?",
     ],
 )
 def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: str) -> None:
@@ -284,6 +295,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Is 15 an even number?", "15 is even."),
         ("Is 14 an even number?", "14 est impair."),
         ("Is 2023 a leap year?", "2023 is a leap year."),
+        ("How many minutes are in a day?", "A day has 1.440 minutes."),  # in English, 1.44
         ("Sort alphabetically: kiwi, banana, cherry", "Alphabetical order of banana, cherry, kiwi is: kiwi, banana."),
     ],
 )
@@ -306,6 +318,9 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Is 91 prime?", "Unlike 97, 91 is not a prime: 91 = 7 × 13."),
         ("Is 15 an even number?", "15 ist ungerade."),
         ("Is 2024 a leap year?", "2024 is a leap year: it is divisible by 4."),
+        # German writes thousands with dots: "1.440" is 1440 where the answer is not English
+        ("Wie viele Minuten hat ein Tag?", "Ein Tag hat 1.440 Minuten."),
+        ("Was ist 1000 mal 1234?", "Das Ergebnis ist 1.234.000."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
