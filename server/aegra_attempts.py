@@ -7,6 +7,10 @@ second attempt: the chat showed "Working on it" with no hint, and an SDK stream 
 as if nothing had happened. Here the worker's load of a run reads that count, and the run's configuration carries it
 as `metadata.run_attempt` (1 for a first execution, set by the server whatever a client sent), which Aegra's own
 `metadata` stream event already reports and paor's graph announces (nodes/takeover.py).
+
+A graceful stop hands a run still going at its drain deadline back to the queue without counting it (Aegra's
+`_requeue_drained_runs`): the next instance resumed it from its last checkpoint and said nothing. Here that hand-back
+is counted too, under a key of paor's own: Aegra's `_retry_count` bounds the reaper's retries, which a stop is not.
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ log = logging.getLogger(__name__)
 _WORKER = "aegra_api.services.worker_executor"
 _LOAD = "_acquire_and_load"
 _CONFIG = "_build_run_config"
+_REQUEUE = "_requeue_drained_runs"
+#: How often a graceful stop handed the run back, in its `execution_params`.
+HANDED_BACK = "paor_handed_back"
 #: Marks a function already wrapped here.
 _WRAPPED = "__paor_attempts__"
 #: Attempts read at a run's load, until its configuration is built (the same worker, a moment later).
@@ -34,6 +41,7 @@ def install() -> None:
     if getattr(load, _WRAPPED, False):
         return
     setattr(worker, _LOAD, counting(load))
+    setattr(worker, _REQUEUE, noting_hand_backs(getattr(worker, _REQUEUE)))
     setattr(executor, _CONFIG, with_attempt(getattr(executor, _CONFIG)))
 
 
@@ -53,6 +61,36 @@ def counting(load: Callable[[str, str], Awaitable[Any]]) -> Callable[[str, str],
     return acquire_and_load
 
 
+def noting_hand_backs(requeue: Callable[[list[str]], Awaitable[None]]) -> Callable[[list[str]], Awaitable[None]]:
+    """`requeue` (Aegra's `_requeue_drained_runs(run_ids)`) that first counts the hand-back of each run that was
+    executing; one only dequeued was never started. A failure to count loses the notice, never the hand-back."""
+
+    async def requeue_drained_runs(run_ids: list[str]) -> None:
+        try:
+            await _count_hand_backs(run_ids)
+        except Exception:
+            log.warning("could not count the hand-back of runs %s; they resume without a notice", run_ids)
+        await requeue(run_ids)
+
+    return requeue_drained_runs
+
+
+async def _count_hand_backs(run_ids: list[str]) -> None:
+    from aegra_api.core.orm import Run, _get_session_maker
+    from sqlalchemy import select, update
+
+    async with _get_session_maker()() as session:
+        executing = await session.execute(
+            select(Run.run_id, Run.execution_params)
+            .where(Run.run_id.in_(run_ids), Run.status == "running")
+            .with_for_update()
+        )
+        for run_id, params in executing.fetchall():
+            counted = {**(params or {}), HANDED_BACK: int((params or {}).get(HANDED_BACK) or 0) + 1}
+            await session.execute(update(Run).where(Run.run_id == run_id).values(execution_params=counted))
+        await session.commit()
+
+
 def with_attempt(build: Callable[[Any], dict[str, Any]]) -> Callable[[Any], dict[str, Any]]:
     """`build` (Aegra's `_build_run_config(job)`) whose configuration names the attempt in its metadata."""
 
@@ -66,15 +104,16 @@ def with_attempt(build: Callable[[Any], dict[str, Any]]) -> Callable[[Any], dict
 
 
 async def _retries(run_id: str) -> int:
-    """How often the reaper gave the run back: 0 for a first execution, and 0 where the count cannot be read (the
-    run has its lease already: a failure here must not leave it unexecuted until the lease expires)."""
+    """How often the run was given back, by the reaper or a graceful stop: 0 for a first execution, and 0 where the
+    count cannot be read (the run has its lease already: a failure here must not leave it unexecuted until the lease
+    expires)."""
     from aegra_api.core.orm import Run, _get_session_maker
     from sqlalchemy import select
 
     try:
         async with _get_session_maker()() as session:
             params = await session.scalar(select(Run.execution_params).where(Run.run_id == run_id))
-        return int((params or {}).get("_retry_count") or 0)
+        return sum(int((params or {}).get(key) or 0) for key in ("_retry_count", HANDED_BACK))
     except Exception:  # the notice is lost, never the run
         log.warning("could not read how often run %s was taken over; it runs as a first attempt", run_id)
         return 0

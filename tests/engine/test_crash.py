@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ import httpx
 import pytest
 
 from nodes.takeover import TAKEN_OVER
+from server.aegra_attempts import HANDED_BACK
 from tests.support import deadlines
 from tests.support.paor_serve import MISSING, Instance, Service, client, service, tail
 from tests.support.scenarios import (
@@ -156,8 +158,8 @@ def step_two_selection(request: RecordedRequest) -> bool:
 
 
 @contextlib.contextmanager
-def two_instances(tmp_path: Path, llm: ScriptedLLM) -> Iterator[Service]:
-    with service(tmp_path, llm.base_url, KEY, PAOR_MAX_STEPS="3", WORKER_COUNT="1", **LEASES) as running:
+def two_instances(tmp_path: Path, llm: ScriptedLLM, **extra: str) -> Iterator[Service]:
+    with service(tmp_path, llm.base_url, KEY, PAOR_MAX_STEPS="3", WORKER_COUNT="1", **LEASES, **extra) as running:
         running.start(2)
         yield running
 
@@ -170,6 +172,15 @@ def run_row(running: Service, run_id: str) -> tuple[str, str | None, int]:
         row = conn.execute("SELECT status, claimed_by, execution_params FROM runs WHERE run_id = %s", (run_id,))
         status, claimed_by, params = row.fetchone() or ("missing", None, {})
     return str(status), claimed_by, int((params or {}).get("_retry_count", 0))
+
+
+def handed_back(running: Service, run_id: str) -> int:
+    """How often a graceful stop handed the run back (server/aegra_attempts.py counts it)."""
+    import psycopg
+
+    with psycopg.connect(running.database) as conn:
+        row = conn.execute("SELECT execution_params FROM runs WHERE run_id = %s", (run_id,)).fetchone()
+    return int(((row or [None])[0] or {}).get(HANDED_BACK, 0))
 
 
 def holder_and_survivor(running: Service, run_id: str) -> tuple[Instance, Instance]:
@@ -295,6 +306,48 @@ def test_a_run_whose_instance_is_killed_mid_step_completes_on_the_other_and_its_
                 told = [m for data in after for m in data.get("messages") or [] if TAKEN_OVER["en"] in str(m)]
                 assert told, "the stream never said the run was taken over"
                 assert TAKEN_OVER["en"] not in out["answer"]
+        finally:
+            held.release()
+
+
+def test_a_run_handed_back_at_a_graceful_stops_deadline_resumes_on_the_other_and_says_so(tmp_path: Path) -> None:
+    """SIGTERM (a deploy, a scale-down) stops an instance gracefully: a run still going at its drain deadline (1 s
+    here) is handed back to the queue, and the other instance resumes it from its last checkpoint and says it was
+    taken over, as after a kill (Aegra's hand-back counted no attempt, so the run went on without a word)."""
+    held = Held(lambda request: request.route == "text" and DATA_PROMPT in request.text)
+    with ScriptedLLM() as llm:
+        held_primes(llm, held)
+        try:
+            with (
+                two_instances(tmp_path, llm, WORKER_DRAIN_TIMEOUT="1") as running,
+                client(running.instances[0], KEY) as http,
+            ):
+                thread_id = http.post("/threads", json={}).json()["thread_id"]
+                made = http.post(
+                    f"/threads/{thread_id}/runs", json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}}
+                )
+                assert made.status_code == 200, made.text
+                run_id = made.json()["run_id"]
+                assert held.arrived.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
+                holder, survivor = holder_and_survivor(running, run_id)
+                stream = Stream()
+                stream.read(survivor, thread_id, run_id)
+                assert deadlines.wait_until(lambda: "values" in stream.names()), (stream.events, stream.error)
+                before_stop = len(stream.events)
+
+                holder.process.send_signal(signal.SIGTERM)
+                assert holder.process.wait(deadlines.PROCESS_S) is not None
+                held.release()  # answered to a closed connection
+                out = join(survivor, thread_id, run_id)
+
+                assert out["status"] == "completed", out
+                assert [h["step"] for h in out["history"]] == [1, 2]
+                assert handed_back(running, run_id) == 1 and run_row(running, run_id)[2] == 0, "not the reaper's"
+                assert asked_for(llm, "text", CODE_PROMPT) == 1, "step 1's action ran again"
+                assert stream.ended() and not stream.error, (stream.names(), stream.error)
+                after = [data for event, data in stream.events[before_stop:] if event == "values"]
+                told = [m for data in after for m in data.get("messages") or [] if TAKEN_OVER["en"] in str(m)]
+                assert told, "the stream never said the run was taken over"
         finally:
             held.release()
 

@@ -35,3 +35,19 @@ def test_a_run_the_reaper_gave_back_is_executed_as_its_next_attempt(monkeypatch:
     assert build(job("taken"))["metadata"]["run_attempt"] == 2
     assert build(job("fresh"))["metadata"]["run_attempt"] == 1
     assert build(job("taken"))["metadata"]["run_attempt"] == 1, "noted once, for the execution that loaded it"
+
+
+def test_a_run_handed_back_at_a_drain_deadline_is_requeued_even_where_counting_it_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    requeued: list[list[str]] = []
+
+    async def count(run_ids: list[str]) -> None:
+        raise ConnectionError("database away")
+
+    async def requeue(run_ids: list[str]) -> None:
+        requeued.append(run_ids)
+
+    monkeypatch.setattr(aegra_attempts, "_count_hand_backs", count)
+    asyncio.run(aegra_attempts.noting_hand_backs(requeue)(["r1", "r2"]))
+    assert requeued == [["r1", "r2"]]
