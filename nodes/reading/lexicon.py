@@ -171,7 +171,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "percent half double twice convert converted into in equals make makes "
         "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "
         "um fois divise par moins et somme racine carree carre puissance pour cent moitie convertis convertir "
-        "mas menos multiplicado dividido entre por y suma raiz cuadrada cuadrado potencia ciento mitad doble "
+        "mas menos multiplicado dividido entre por y suma raiz cuadrada cuadrado potencia ciento mitad doble convierte "
         "piu meno moltiplicato diviso per e somma radice quadrata quadrato potenza cento meta doppio di converti"
     ),
 }

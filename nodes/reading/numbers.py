@@ -64,22 +64,23 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 }
 _MAX_MAGNITUDE = 1e15
 _CONVERSION = re.compile(
-    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?:in|to|into|in\s+die|en)\s+"
+    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?:in|to|into|in\s+die|en|a)\s+"
     r"(?P<target>[^\W\d][\w°/]{0,24})",
     re.I,
 )
 #: "a", "ein", "une", "una", "un'" as the amount: one of the unit.
 _ONE_OF = ("a", "an", "ein", "eine", "einem", "einer", "einen", "un", "une", "una", "uno")
+_HOW_MANY_WORDS = r"(?:how\s+many|wie\s+viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
 _HOW_MANY = re.compile(
-    r"(?:how\s+many|wie\s+viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
-    r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
-    r"(?:(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|tiene|ci\s+sono|ha|fanno)\s+)?"
+    _HOW_MANY_WORDS + r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
+    r"(?:(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|son|tiene|ci\s+sono|sono|ha|fanno)\s+)?"
     r"(?:there\s+)?(?:(?:in|to|per|im|dans|en|pour)\s+)?"
     rf"(?P<amount>{_NUMBER}|(?:{'|'.join(_ONE_OF)})\b['’]?)\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
     re.I,
 )
 _IS_HOW_MANY = re.compile(
-    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?:is|are|equals?|make|makes)\s+how\s+many\s+"
+    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+"
+    rf"(?:is|are|equals?|make|makes|ist|sind|sont|font|son|sono|fanno)\s+{_HOW_MANY_WORDS}"
     r"(?P<target>[^\W\d][\w°/]{0,24})",
     re.I,
 )

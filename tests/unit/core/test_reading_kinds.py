@@ -140,11 +140,13 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Was ist sieben mal acht?", "56"),
         ("Wie viele Minuten hat ein Tag?", "1440"),
         ("Wie viele Meter sind 5 km?", "5000"),
+        ("3 Stunden sind wie viele Minuten?", "180"),
         # French
         ("Combien de lettres dans le mot « maison » ?", "6"),
         ("Combien de lettres y a-t-il dans le mot « maison » ?", "6"),  # the euphonic t of "a-t-il"
         ("Combien de minutes y a-t-il dans 3 heures ?", "180"),
         ("Convertis 5 km en mètres", "5000"),
+        ("3 heures font combien de minutes ?", "180"),
         ("Est-ce que 23 est un nombre premier ?", "yes"),
         ("Quelle est la somme des nombres de 1 à 10 ?", "55"),
         ("Quel est le plus grand nombre : 4, 18, 9 ?", "18"),
@@ -159,6 +161,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuánto es siete por ocho?", "56"),
         ("¿Cuántos minutos hay en 3 horas?", "180"),
         ("¿Cuántos días tiene una semana?", "7"),
+        ("Convierte 2 horas a minutos", "120"),
+        ("¿Cuántos minutos son 2 horas?", "120"),
         # Italian
         ("Quante lettere ha la parola 'casa'?", "4"),
         ("23 è un numero primo?", "yes"),
@@ -168,6 +172,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Arrotonda 8,6 all'intero più vicino.", "9"),
         ("Quanti secondi ci sono in un'ora?", "3600"),
         ("Quanti grammi ci sono in 2 chilogrammi?", "2000"),
+        ("2 ore sono quanti minuti?", "120"),
         # each of the other kinds in German, French, Spanish and Italian
         ("Wie viele Vokale hat das Wort 'Banane'?", "3"),
         ("Combien de voyelles dans le mot 'banane' ?", "3"),
@@ -252,6 +257,7 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Wie viele Tage hat ein Jahr?",  # 365 or 366, in any language
         "Wie viele Buchstaben hat ein Wort?",
         "¿Cuántos minutos tiene un partido?",
+        "Run 5 km a day",  # "a" joins two units only where one converts to the other
     ],
 )
 def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: str) -> None:
