@@ -231,6 +231,24 @@ class Stream:
         return not self.thread.is_alive()
 
 
+def held_run_streamed(running: Service, held: Held) -> tuple[str, str, Instance, Instance, Stream]:
+    """A primes run made on the first instance, once the model call `held` holds is in flight: its thread and run,
+    the instance running it and the other, and a client's stream of the run from the other, past its first state."""
+    with client(running.instances[0], KEY) as http:
+        thread_id = http.post("/threads", json={}).json()["thread_id"]
+        made = http.post(
+            f"/threads/{thread_id}/runs", json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}}
+        )
+    assert made.status_code == 200, made.text
+    run_id = made.json()["run_id"]
+    assert held.arrived.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
+    holder, survivor = holder_and_survivor(running, run_id)
+    stream = Stream()
+    stream.read(survivor, thread_id, run_id)
+    assert deadlines.wait_until(lambda: "values" in stream.names()), (stream.events, stream.error)
+    return thread_id, run_id, holder, survivor, stream
+
+
 def kill_the_holder(running: Service, run_id: str, held: Held) -> Instance:
     """Once `held` is in flight, `kill -9` the instance making that call and let the call go; the survivor."""
     assert held.arrived.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
@@ -265,18 +283,8 @@ def test_a_run_whose_instance_is_killed_mid_step_completes_on_the_other_and_its_
     with ScriptedLLM() as llm:
         held_primes(llm, held)
         try:
-            with two_instances(tmp_path, llm) as running, client(running.instances[0], KEY) as http:
-                thread_id = http.post("/threads", json={}).json()["thread_id"]
-                made = http.post(
-                    f"/threads/{thread_id}/runs", json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}}
-                )
-                assert made.status_code == 200, made.text
-                run_id = made.json()["run_id"]
-                assert held.arrived.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
-                _, survivor = holder_and_survivor(running, run_id)
-                stream = Stream()
-                stream.read(survivor, thread_id, run_id)
-                assert deadlines.wait_until(lambda: "values" in stream.names()), (stream.events, stream.error)
+            with two_instances(tmp_path, llm) as running:
+                thread_id, run_id, _, survivor, stream = held_run_streamed(running, held)
                 before_kill = len(stream.events)
 
                 assert kill_the_holder(running, run_id, held) is survivor
@@ -318,21 +326,8 @@ def test_a_run_handed_back_at_a_graceful_stops_deadline_resumes_on_the_other_and
     with ScriptedLLM() as llm:
         held_primes(llm, held)
         try:
-            with (
-                two_instances(tmp_path, llm, WORKER_DRAIN_TIMEOUT="1") as running,
-                client(running.instances[0], KEY) as http,
-            ):
-                thread_id = http.post("/threads", json={}).json()["thread_id"]
-                made = http.post(
-                    f"/threads/{thread_id}/runs", json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}}
-                )
-                assert made.status_code == 200, made.text
-                run_id = made.json()["run_id"]
-                assert held.arrived.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
-                holder, survivor = holder_and_survivor(running, run_id)
-                stream = Stream()
-                stream.read(survivor, thread_id, run_id)
-                assert deadlines.wait_until(lambda: "values" in stream.names()), (stream.events, stream.error)
+            with two_instances(tmp_path, llm, WORKER_DRAIN_TIMEOUT="1") as running:
+                thread_id, run_id, holder, survivor, stream = held_run_streamed(running, held)
                 before_stop = len(stream.events)
 
                 holder.process.send_signal(signal.SIGTERM)
