@@ -231,16 +231,21 @@ class Stream:
         return not self.thread.is_alive()
 
 
-def held_run_streamed(running: Service, held: Held) -> tuple[str, str, Instance, Instance, Stream]:
-    """A primes run made on the first instance, once the model call `held` holds is in flight: its thread and run,
-    the instance running it and the other, and a client's stream of the run from the other, past its first state."""
-    with client(running.instances[0], KEY) as http:
+def primes_run(instance: Instance) -> tuple[str, str]:
+    """A primes run made on `instance`, on a new thread: (thread id, run id)."""
+    with client(instance, KEY) as http:
         thread_id = http.post("/threads", json={}).json()["thread_id"]
         made = http.post(
             f"/threads/{thread_id}/runs", json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}}
         )
     assert made.status_code == 200, made.text
-    run_id = made.json()["run_id"]
+    return thread_id, str(made.json()["run_id"])
+
+
+def held_run_streamed(running: Service, held: Held) -> tuple[str, str, Instance, Instance, Stream]:
+    """A primes run made on the first instance, once the model call `held` holds is in flight: its thread and run,
+    the instance running it and the other, and a client's stream of the run from the other, past its first state."""
+    thread_id, run_id = primes_run(running.instances[0])
     assert held.arrived.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
     holder, survivor = holder_and_survivor(running, run_id)
     stream = Stream()
@@ -438,14 +443,9 @@ def test_a_finished_action_is_not_run_again_when_its_checkpoints_were_slow_to_wr
     with ScriptedLLM() as llm:
         held_primes(llm, lock, held)
         try:
-            with two_instances(tmp_path, llm) as running, client(running.instances[0], KEY) as http:
+            with two_instances(tmp_path, llm) as running:
                 lock.database = running.database
-                thread_id = http.post("/threads", json={}).json()["thread_id"]
-                made = http.post(
-                    f"/threads/{thread_id}/runs", json={"assistant_id": "paor", "input": {"prompt": PRIMES_PROMPT}}
-                )
-                assert made.status_code == 200, made.text
-                run_id = made.json()["run_id"]
+                thread_id, run_id = primes_run(running.instances[0])
                 assert lock.taken.wait(deadlines.PROCESS_S), [tail(i) for i in running.instances]
                 if not held.arrived.wait(LAG_S):
                     lock.release()  # the run waited for its checkpoints: let them through
