@@ -64,7 +64,7 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 }
 _MAX_MAGNITUDE = 1e15
 _CONVERSION = re.compile(
-    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?:in|to|into|in\s+die|en|a)\s+"
+    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?P<to>in|to|into|in\s+die|en|a)\s+"
     r"(?P<target>[^\W\d][\w°/]{0,24})",
     re.I,
 )
@@ -247,6 +247,8 @@ def _converted(request: str) -> ExpectedNumber | None:
             continue
         amount = 1.0 if match.group("amount").lower().rstrip("'’") in _ONE_OF else _number(match.group("amount"))
         source, target = match.group("source").strip(), match.group("target").strip()
+        if (match.groupdict().get("to") or "").lower() == "a" and fold(target.casefold()) not in _UNITS_BY_NAME:
+            continue  # Spanish "a" ("2 horas a minutos"); in English it is a rate ("30 minutes a day")
         value = convert(amount, source, target)
         if value is not None and sorted(numbers_in(request)) == sorted(numbers_in(match.group(0))):
             return ExpectedNumber(value, f"{_show(amount)} {source} = {_show(value)} {target}", target)

@@ -258,6 +258,7 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Wie viele Buchstaben hat ein Wort?",
         "¿Cuántos minutos tiene un partido?",
         "Run 5 km a day",  # "a" joins two units only where one converts to the other
+        "What is 30 minutes a day?",  # and in English it is a rate, not a conversion
     ],
 )
 def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: str) -> None:
