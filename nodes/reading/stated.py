@@ -126,22 +126,34 @@ def says_yes(answer: str) -> bool | None:
 
 #: Words that deny what follows them ("isn't" reads as "isn", "t").
 _NEGATORS = frozenset(["not", "t", "nicht", "kein", "keine", "keinen", "pas", "non", "no", "never", "nie"])
+#: Words after which a sentence takes back what it said before ("51 looks prime but is not prime").
+_CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero", "sino", "ma", "tuttavia"])
 
 
 def states_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
     """Whether an answer says `number` has a property: the yes or no it leads with, else how it names the property
     (`says`, folded words) or its opposite after the number — "97 is a prime number." says yes, "91 is not
-    prime." and "15 is odd." say no; "Unlike 91, which is not prime, 97 is prime." says yes of 97. None when it
-    names neither."""
+    prime." and "15 is odd." say no; "Unlike 91, which is not prime, 97 is prime." says yes of 97; what follows a
+    "but" in the sentence stands ("51 looks prime but is not prime" says no). None when it names neither."""
     leads = says_yes(answer)
     if leads is not None:
         return leads
     text = _ASIDE.sub(" ", answer)
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
-    words = words_in(text[named.end() :] if named else text)
-    for at, word in enumerate(words):
-        if word in says or word in opposite:
-            return (word in says) is not any(before in _NEGATORS for before in words[max(0, at - 4) : at])
+    for sentence in _SENTENCE_END.split(text[named.end() :] if named else text):
+        words = words_in(sentence)
+        mentions = [at for at, word in enumerate(words) if word in says or word in opposite]
+        if not mentions:
+            continue
+        turn = max((at for at, word in enumerate(words) if word in _CONTRAST), default=-1)
+        after = [at for at in mentions if at > turn]  # "14 is not odd but even": the mention after the turn
+        at = after[0] if after else mentions[0]
+        said = (words[at] in says) is not any(w in _NEGATORS for w in words[max(turn + 1 if after else 0, at - 4) : at])
+        if after or turn < 0:
+            return said
+        # "51 looks prime, but it is not": what follows the turn, up to another number ("but 91 is not"), denies it
+        taken_back = words_in(re.split(r"\d", re.split(rf"\b{words[turn]}\b", fold(sentence))[-1])[0])
+        return said is not any(w in _NEGATORS for w in taken_back)
     return None
 
 

@@ -304,6 +304,11 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Is 2023 a leap year?", "2023 is a leap year."),
         ("How many minutes are in a day?", "A day has 1.440 minutes."),  # in English, 1.44
         ("Sort alphabetically: kiwi, banana, cherry", "Alphabetical order of banana, cherry, kiwi is: kiwi, banana."),
+        # what follows a "but" stands, and a "but" about another number takes nothing back
+        ("Is 51 prime?", "51 might look composite, but it is prime."),
+        ("Is 14 an even number?", "14 seems even but is odd."),
+        ("Is 97 prime?", "97 looks prime, but it is not."),
+        ("Is 97 prime?", "97 is odd, but it is not prime."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -325,6 +330,11 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Is 91 prime?", "Unlike 97, 91 is not a prime: 91 = 7 × 13."),
         ("Is 15 an even number?", "15 ist ungerade."),
         ("Is 2024 a leap year?", "2024 is a leap year: it is divisible by 4."),
+        # a sentence that takes back what it said ("but") says what follows the turn
+        ("Is 51 prime?", "51 looks prime but is not prime: 51 = 3 × 17."),
+        ("Ist 51 eine Primzahl?", "51 sieht wie eine Primzahl aus, ist es aber nicht."),
+        ("Is 14 an even number?", "14 is not odd but even."),
+        ("Is 97 prime?", "97 is prime, but 91 is not."),
         # German writes thousands with dots: "1.440" is 1440 where the answer is not English
         ("Wie viele Minuten hat ein Tag?", "Ein Tag hat 1.440 Minuten."),
         ("Was ist 1000 mal 1234?", "Das Ergebnis ist 1.234.000."),
