@@ -319,7 +319,10 @@ _UNITS_BY_NAME = {
         "kilometer": "kilometer kilometre kilometres kilometro kilometros chilometro chilometri",
         "centimeter": "zentimeter centimetre centimetres centimetro centimetros centimetri",
         "gram": "gramm gramme grammes gramo gramos grammo grammi",
-        "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi",
+        "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi kilo kilos",
+        "mile": "meile meilen milla millas miglio miglia",
+        "inch": "zoll pouce pouces pulgada pulgadas pollice pollici",
+        "pound": "pfund libra libras libbra libbre",
         "liter": "liter litre litres litro litros litri",
     }.items()
     for name in names.split()

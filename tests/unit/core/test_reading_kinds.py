@@ -141,6 +141,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Wie viele Minuten hat ein Tag?", "1440"),
         ("Wie viele Meter sind 5 km?", "5000"),
         ("3 Stunden sind wie viele Minuten?", "180"),
+        ("Wie viele Kilometer sind 5 Meilen?", "8.04672"),
         # French
         ("Combien de lettres dans le mot « maison » ?", "6"),
         ("Combien de lettres y a-t-il dans le mot « maison » ?", "6"),  # the euphonic t of "a-t-il"
@@ -163,6 +164,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuántos días tiene una semana?", "7"),
         ("Convierte 2 horas a minutos", "120"),
         ("¿Cuántos minutos son 2 horas?", "120"),
+        ("¿Cuántos gramos hay en 2 kilos?", "2000"),
+        ("Convierte 10 millas a kilómetros", "16.0934"),
         # Italian
         ("Quante lettere ha la parola 'casa'?", "4"),
         ("23 è un numero primo?", "yes"),
@@ -173,6 +176,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Quanti secondi ci sono in un'ora?", "3600"),
         ("Quanti grammi ci sono in 2 chilogrammi?", "2000"),
         ("2 ore sono quanti minuti?", "120"),
+        ("Quanti centimetri sono 10 pollici?", "25.4"),
         # each of the other kinds in German, French, Spanish and Italian
         ("Wie viele Vokale hat das Wort 'Banane'?", "3"),
         ("Combien de voyelles dans le mot 'banane' ?", "3"),
