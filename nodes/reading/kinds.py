@@ -238,6 +238,8 @@ def _vowels(read: Request) -> Known | None:
     word = _word(read)
     if word is None or not read.has("vowels") or not read.only("vowels", "count", "count_more", "letters", "words"):
         return None
+    if "y" in fold(word):  # a vowel in "rhythm" and in French, not in "yes": which one the user counts is a doubt
+        return None
     return _has("vowels", word, sum(c in _VOWELS for c in fold(word)), "vowels")
 
 
