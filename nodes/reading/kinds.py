@@ -41,7 +41,7 @@ from nodes.reading.lexicon import (
     weekdays,
     words_in,
 )
-from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in
+from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in, other_names
 from nodes.reading.stated import (
     denied,
     in_order,
@@ -189,7 +189,7 @@ def _unit_names(target: str) -> tuple[str, ...]:
     if not target:
         return ()
     name = target.casefold()
-    return tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s"})
+    return tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s", *other_names(target)})
 
 
 def _letters(read: Request) -> Known | None:

@@ -64,8 +64,8 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 }
 _MAX_MAGNITUDE = 1e15
 _CONVERSION = re.compile(
-    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+(?P<to>in|to|into|in\s+die|en|a)\s+"
-    r"(?P<target>[^\W\d][\w°/]{0,24})",
+    rf"(?P<amount>{_NUMBER})\s*(?P<source>(?:[^\W\d]|°)[\w°/ ]{{0,24}}?)\s+(?P<to>in|to|into|in\s+die|en|a)\s+"
+    r"(?P<target>(?:[^\W\d]|°)[\w°/]{0,24})",
     re.I,
 )
 #: "a", "ein", "une", "una", "un'" as the amount: one of the unit.
@@ -247,7 +247,8 @@ def _converted(request: str) -> ExpectedNumber | None:
             continue
         amount = 1.0 if match.group("amount").lower().rstrip("'’") in _ONE_OF else _number(match.group("amount"))
         source, target = match.group("source").strip(), match.group("target").strip()
-        if (match.groupdict().get("to") or "").lower() == "a" and fold(target.casefold()) not in _UNITS_BY_NAME:
+        named_elsewhere = fold(target.casefold()) in _UNITS_BY_NAME or target.casefold() in _UNIT_ALIASES
+        if (match.groupdict().get("to") or "").lower() == "a" and not named_elsewhere:
             continue  # Spanish "a" ("2 horas a minutos"); in English it is a rate ("30 minutes a day")
         value = convert(amount, source, target)
         if value is not None and sorted(numbers_in(request)) == sorted(numbers_in(match.group(0))):
@@ -264,7 +265,8 @@ def convert(amount: float, source: str, target: str) -> float | None:
         units = [registry.Unit(_unit_name(name)) for name in (source, target)]
         if any(_ambiguous(str(unit)) for unit in units):
             return None
-        return float(registry.Quantity(amount, units[0]).to(units[1]).magnitude)
+        value = float(registry.Quantity(amount, units[0]).to(units[1]).magnitude)
+        return float(f"{value:.12g}")  # 212, not 211.99999999999997 (judged within rounding, 213 would pass)
     except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
         return None
 
@@ -288,6 +290,7 @@ def _registry() -> Any:
     return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
 
 
+_DEGREES = re.compile(r"^(?:grad|grados?|degr[eé]s?|gradi)\s+(?=celsius|fahrenheit|kelvin)")
 _UNIT_ALIASES = {
     "metres": "meter",
     "metre": "meter",
@@ -330,8 +333,14 @@ _UNITS_BY_NAME = {
 
 
 def _unit_name(text: str) -> str:
-    name = text.strip().casefold()
+    name = _DEGREES.sub("", text.strip().casefold())  # "grados celsius" is Celsius
     return _UNIT_ALIASES.get(name) or _UNITS_BY_NAME.get(fold(name)) or name.replace(" ", "_")
+
+
+def other_names(unit: str) -> list[str]:
+    """The other names paor reads as the same unit: "°F" for "Fahrenheit", "Minuten" for "minutes"."""
+    same = _unit_name(unit)
+    return [name for name in (*_UNIT_ALIASES, *_UNITS_BY_NAME) if _unit_name(name) == same]
 
 
 def _number(text: str) -> float:

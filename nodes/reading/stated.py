@@ -9,6 +9,7 @@ first "is" states; the yes or no it leads with; the weekday, letter or list it n
 
 from __future__ import annotations
 
+import decimal
 import math
 import re
 from collections.abc import Sequence
@@ -44,10 +45,13 @@ _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*)\s+(?:\w+\s+)
 
 
 def same_number(expected: float, found: float) -> bool:
-    """Exact for whole numbers; within rounding for fractions (a model writes 10/3 as 3.33 or 3.3333)."""
+    """Exact for whole numbers; for fractions, `expected` rounded to the digits `found` writes, and close (10/3 as
+    3.33 or 3.3333, not 3; 37 °C as 98.6 °F, not 98.7)."""
     if float(expected).is_integer():
         return found == expected
-    return math.isclose(found, expected, rel_tol=5e-3)
+    digits = 0 if float(found).is_integer() else -decimal.Decimal(repr(found)).as_tuple().exponent
+    rounded = abs(found - expected) <= 0.5 * 10.0 ** -int(digits) * (1 + 1e-9)
+    return rounded and math.isclose(found, expected, rel_tol=5e-3)
 
 
 def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:

@@ -144,11 +144,13 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Wie viele Meter sind 5 km?", "5000"),
         ("3 Stunden sind wie viele Minuten?", "180"),
         ("Wie viele Kilometer sind 5 Meilen?", "8.04672"),
+        ("Rechne 100 Grad Celsius in Fahrenheit um", "212"),
         # French
         ("Combien de lettres dans le mot « maison » ?", "6"),
         ("Combien de lettres y a-t-il dans le mot « maison » ?", "6"),  # the euphonic t of "a-t-il"
         ("Combien de minutes y a-t-il dans 3 heures ?", "180"),
         ("Convertis 5 km en mètres", "5000"),
+        ("Convertis 100 degrés Celsius en Fahrenheit", "212"),
         ("3 heures font combien de minutes ?", "180"),
         ("Est-ce que 23 est un nombre premier ?", "yes"),
         ("Quelle est la somme des nombres de 1 à 10 ?", "55"),
@@ -168,6 +170,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuántos minutos son 2 horas?", "120"),
         ("¿Cuántos gramos hay en 2 kilos?", "2000"),
         ("Convierte 10 millas a kilómetros", "16.0934"),
+        ("Convierte 100 grados Celsius a Fahrenheit", "212"),
         # Italian
         ("Quante lettere ha la parola 'casa'?", "4"),
         ("23 è un numero primo?", "yes"),
@@ -179,6 +182,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Quanti grammi ci sono in 2 chilogrammi?", "2000"),
         ("2 ore sono quanti minuti?", "120"),
         ("Quanti centimetri sono 10 pollici?", "25.4"),
+        ("Converti 37 gradi Celsius in Fahrenheit", "98.6"),
+        ("What is 100 °C in °F?", "212"),
         # each of the other kinds in German, French, Spanish and Italian
         ("Wie viele Vokale hat das Wort 'Banane'?", "3"),
         ("Combien de voyelles dans le mot 'banane' ?", "3"),
@@ -315,6 +320,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Is 14 an even number?", "14 seems even but is odd."),
         ("Is 97 prime?", "97 looks prime, but it is not."),
         ("Is 97 prime?", "97 is odd, but it is not prime."),
+        # a fraction is judged to the digits the answer writes
+        ("Convert 37 °C to °F", "37 °C is 98.7 °F."),
+        ("What is 100 °C in °F?", "100 °C is 213 °F."),  # pint's 211.99999999999997 made 213 close enough
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -341,6 +349,9 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Ist 51 eine Primzahl?", "51 sieht wie eine Primzahl aus, ist es aber nicht."),
         ("Is 14 an even number?", "14 is not odd but even."),
         ("Is 97 prime?", "97 is prime, but 91 is not."),
+        # a unit named by another of its names: "°F" for Fahrenheit
+        ("Rechne 100 Grad Celsius in Fahrenheit um", "100 °C entsprechen 212 °F."),
+        ("Convert 37 °C to °F", "37 °C is 98.60 °F."),
         # German writes thousands with dots: "1.440" is 1440 where the answer is not English
         ("Wie viele Minuten hat ein Tag?", "Ein Tag hat 1.440 Minuten."),
         ("Was ist 1000 mal 1234?", "Das Ergebnis ist 1.234.000."),
