@@ -7,6 +7,8 @@ loading with `use_extra_bufts=False` avoids that at a small cost in speed. llama
 llama.cpp's model parameters but neither `Llama()` nor the server settings expose it, so this launcher sets it in
 the default model parameters every `Llama` starts from. Where the installed server has the setting itself, the flag
 is handed to it instead. Every other argument is the server's own.
+
+Its greedy schema-constrained answers check the grammar last (cli/grammar_sampling.py): the same tokens, sooner.
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ def server_argv(argv: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     rest = server_argv(sys.argv[1:] if argv is None else argv)
     from llama_cpp.server.__main__ import main as serve
+
+    from cli.grammar_sampling import install
+
+    install()
 
     sys.argv = [SERVER_MODULE, *rest]
     serve()

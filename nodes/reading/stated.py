@@ -49,8 +49,9 @@ def same_number(expected: float, found: float) -> bool:
     3.33 or 3.3333, not 3; 37 °C as 98.6 °F, not 98.7)."""
     if float(expected).is_integer():
         return found == expected
-    digits = 0 if float(found).is_integer() else -decimal.Decimal(repr(found)).as_tuple().exponent
-    rounded = abs(found - expected) <= 0.5 * 10.0 ** -int(digits) * (1 + 1e-9)
+    exponent = decimal.Decimal(repr(float(found))).as_tuple().exponent
+    digits = 0 if float(found).is_integer() or not isinstance(exponent, int) else -exponent
+    rounded = abs(found - expected) <= 0.5 * 10.0**-digits * (1 + 1e-9)
     return rounded and math.isclose(found, expected, rel_tol=5e-3)
 
 
