@@ -19,15 +19,18 @@ pytestmark = NEEDS_SMOLLM2
 
 @pytest.fixture(scope="module")
 def llama() -> Iterator[Any]:
+    import llama_cpp.llama_cpp as lib
     from llama_cpp import Llama
 
     from cli.llama_server import disable_extra_bufts
     from cli.local_model import local_model_path
 
-    disable_extra_bufts()
-    model = Llama(
-        model_path=str(local_model_path()), n_ctx=2048, n_threads=LLAMA_THREADS, n_threads_batch=1, verbose=False
-    )
+    with pytest.MonkeyPatch.context() as patch:  # the launcher's change, for this model only
+        patch.setattr(lib, "llama_model_default_params", lib.llama_model_default_params)
+        disable_extra_bufts()
+        model = Llama(
+            model_path=str(local_model_path()), n_ctx=2048, n_threads=LLAMA_THREADS, n_threads_batch=1, verbose=False
+        )
     yield model
     model.close()
 
