@@ -100,7 +100,8 @@ local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tostring(now))
 if ARGV[1] then
   redis.call('ZADD', KEYS[1], tostring(now + tonumber(ARGV[2])), ARGV[1])
-  redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 60)
+  local keep = math.ceil(tonumber(ARGV[2])) + 60
+  if redis.call('TTL', KEYS[1]) < keep then redis.call('EXPIRE', KEYS[1], keep) end
 end
 return redis.call('ZRANGE', KEYS[1], 0, -1)
 """

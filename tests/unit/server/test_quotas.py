@@ -180,6 +180,24 @@ def test_a_place_released_while_another_check_waits_stays_released(instances: Ca
     assert asyncio.run(scenario()) == set()
 
 
+def test_a_place_held_by_a_request_outlives_a_shorter_place_taken_after_it(redis_url: str) -> None:
+    """Each reservation set the client's set to expire a minute after its own end: a cron's 3-second place taken
+    while a request held its place for the request's length dropped that place 63 seconds later, so the request's
+    run no longer counted against the client's quota."""
+    import redis
+    import redis.asyncio as aioredis
+
+    redis.Redis.from_url(redis_url).flushall()
+
+    async def scenario() -> None:
+        counters = RedisCounters(aioredis.Redis.from_url(redis_url))
+        await counters.reserve(OWNER, "held-by-a-request", quotas.HELD_S)
+        await counters.reserve(OWNER, "a-crons-run", quotas.RESERVE_S)
+
+    asyncio.run(scenario())
+    assert redis.Redis.from_url(redis_url).ttl(f"paor:reserved:{OWNER}") > quotas.HELD_S
+
+
 def test_the_run_of_a_request_that_checked_ahead_takes_the_place_it_held(instances: Callable[[], Instance]) -> None:
     """An MCP tools/call passed its look ahead, runs sent beside it filled the quota, and its own run was refused
     (LangGraph answered a bare 500): the place it checked for is held until its run takes it."""
