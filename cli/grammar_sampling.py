@@ -87,12 +87,25 @@ def grammar_last(init_sampler: Callable[..., Any]) -> Callable[..., Any]:
     return init
 
 
-def install() -> None:
-    """Every `Llama` in this process samples greedy grammar-constrained answers with `GrammarLast`."""
+#: What `GrammarLast` calls of llama.cpp's C API and of `Llama`: a release without them keeps the library's sampling.
+_NEEDS = ("llama_sampler_init_grammar", "llama_sampler_apply", "llama_sampler_accept", "llama_get_logits_ith")
+
+
+def install() -> bool:
+    """Every `Llama` in this process samples greedy grammar-constrained answers with `GrammarLast`; False (and the
+    library's own sampling) where the installed llama-cpp-python lacks what it relies on."""
+    import inspect
+
+    import llama_cpp.llama_cpp as lib
     from llama_cpp import Llama
 
-    if not hasattr(Llama._init_sampler, "library_sampler"):
-        Llama._init_sampler = grammar_last(Llama._init_sampler)  # type: ignore[method-assign]
+    if hasattr(Llama._init_sampler, "library_sampler"):
+        return True
+    takes = inspect.signature(Llama._init_sampler).parameters
+    if not all(hasattr(lib, name) for name in _NEEDS) or not {"temp", "grammar", "logits_processor"} <= set(takes):
+        return False
+    Llama._init_sampler = grammar_last(Llama._init_sampler)  # type: ignore[method-assign]
+    return True
 
 
 def uninstall() -> None:

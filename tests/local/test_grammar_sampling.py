@@ -97,3 +97,15 @@ def test_sampling_with_a_temperature_keeps_the_librarys_chain(llama: Any) -> Non
     assert isinstance(cold, grammar_sampling.GrammarLast)
     assert not isinstance(hot, grammar_sampling.GrammarLast)
     assert not isinstance(plain, grammar_sampling.GrammarLast)
+
+
+def test_a_llama_cpp_without_what_it_relies_on_keeps_the_librarys_sampling(monkeypatch: pytest.MonkeyPatch) -> None:
+    import llama_cpp.llama_cpp as lib
+    from llama_cpp import Llama
+
+    from cli import grammar_sampling
+
+    library = Llama._init_sampler
+    monkeypatch.delattr(lib, "llama_sampler_apply")
+    assert grammar_sampling.install() is False
+    assert Llama._init_sampler is library
