@@ -168,6 +168,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "words": _words("words word worter wort mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
         "plus minus times multiplied divided by x add sum total of and the square root squared cubed power to "
+        "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi "
         "percent half double twice convert converted into in equals make makes "
         "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "
         "um fois divise par moins et somme racine carree carre puissance pour cent moitie convertis convertir "

@@ -33,6 +33,23 @@ _OPERATOR_WORDS = [
     (r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b", "**2"),
     (r"\bcubed\b", "**3"),
 ]
+#: An operation named before its numbers: "Multiply 6 by 7", "Divide 100 by 4", "Teile 100 durch 4".
+_NAMED_FIRST = [
+    (
+        rf"\b(?:multiply|multipliziere|multiplie|multiplica|moltiplica)\s+({_NUMBER})\s+(?:by|mit|par|por|per)\s+"
+        rf"({_NUMBER})\b",
+        r"\1 * \2",
+    ),
+    (
+        rf"\b(?:divide|dividiere|teile|divise|dividi)\s+({_NUMBER})\s+(?:by|durch|par|por|entre|per)\s+({_NUMBER})\b",
+        r"\1 / \2",
+    ),
+]
+_FRACTION_OF = re.compile(rf"\b({_NUMBER})\s*/\s*({_NUMBER})\s+(?:of|von|de|di)\s+({_NUMBER})\b")
+#: The exponent a word names: "7 squared" states 7 and 2.
+_EXPONENT_WORDS = re.compile(
+    r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b|\bcubed\b"
+)
 #: "and" joins two addends only in a request to add ("Add 7 and 8", "the sum of 7 and 8"); elsewhere it joins two
 #: questions ("1 plus 1 and 2 plus 2") or two things ("the difference between 10 and 3").
 _AND = re.compile(r"\band\b(?=\s*\d)", re.I)
@@ -168,7 +185,7 @@ def numbers_in(text: str) -> list[float]:
 
 def _calculated(request: str) -> ExpectedNumber | None:
     """The one calculation the request states: a share, a root or an expression that uses every number the request
-    states ("What is 1/3 of 90?" or "half of 64 plus 2" is not "1/3" or "half of 64": nothing is decided)."""
+    states ("half of 64 plus 2" or "1/3 of 90 plus 5" is not "half of 64" or "1/3 of 90": nothing is decided)."""
     text = _DATE.sub(" ", request.casefold())
     text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,000 is one thousand, not two numbers
@@ -177,6 +194,10 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if percent:
         share, whole = (_number(g) for g in percent.groups())
         return _only(stated, percent.group(0), share * whole / 100)
+    fraction = _FRACTION_OF.search(text)
+    if fraction:  # "1/3 of 90"; "1/3 of 90 plus 5" leaves a number over: nothing is decided
+        top, bottom, whole = (_number(g) for g in fraction.groups())
+        return _only(stated, fraction.group(0), top / bottom * whole) if bottom else None
     if _PERCENT.search(text):  # "50 minus 10%", "1/4 in percent": a share of what is not said
         return None
     part = _HALF_OR_DOUBLE.search(text)
@@ -189,8 +210,11 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if root:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
-    if _ADDING.search(text):
-        text = _AND.sub(" + ", text)
+    stated = sorted(stated + [3.0 if w.group(0) == "cubed" else 2.0 for w in _EXPONENT_WORDS.finditer(text)])
+    if _ADDING.search(text):  # "Add 2, 3 and 4"
+        text = re.sub(r"(?<=\d)\s*,\s*(?=\d)", " + ", _AND.sub(" + ", text))
+    for pattern, replacement in _NAMED_FIRST:
+        text = re.sub(pattern, replacement, text)
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text)
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]

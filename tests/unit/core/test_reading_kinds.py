@@ -131,6 +131,15 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("What's half of 64?", "32"),
         ("Double 17", "34"),
         ("How many days in February 2024?", "29"),
+        # an operation named before its numbers, an exponent named by a word, a share of a number, a list to add
+        ("Multiply 6 by 7", "42"),
+        ("Divide 100 by 4", "25"),
+        ("Teile 100 durch 4", "25"),
+        ("Moltiplica 6 per 7", "42"),
+        ("What is 7 squared?", "49"),
+        ("What is 3 cubed?", "27"),
+        ("What is 1/3 of 90?", "30"),
+        ("Add 2, 3 and 4", "9"),
         # German
         ("Wie viele Buchstaben hat das Wort 'Banane'?", "6"),
         ("Wie oft kommt 'r' in 'Erdbeere' vor?", "2"),
@@ -261,7 +270,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "What is 10% of 50 plus 5?",
         "What is the square root of 16 times 3?",
         "Double 17 and add 3",
-        "What is 1/3 of 90?",
+        "What is 1/3 of 90 plus 5?",
+        "Multiply 6 by 7 and add 2",
         "Convert 5 km to miles for my 2 trips",
         "Is it so?",  # "so" is Sunday's abbreviation in German, "di" Tuesday's: no weekday is read from them
         "How many days in a set?",  # "set" abbreviates September in Italian: a month only in a date
