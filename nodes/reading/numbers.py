@@ -211,12 +211,14 @@ def _calculated(request: str) -> ExpectedNumber | None:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
     stated = sorted(stated + [3.0 if w.group(0) == "cubed" else 2.0 for w in _EXPONENT_WORDS.finditer(text)])
-    if _ADDING.search(text):  # "Add 2, 3 and 4"
-        text = re.sub(r"(?<=\d)\s*,\s*(?=\d)", " + ", _AND.sub(" + ", text))
+    if _ADDING.search(text):  # "Add 2, 3 and 4", "Add 2, 3, and 4"
+        text = _AND.sub(" + ", re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)", " + ", text))
     for pattern, replacement in _NAMED_FIRST:
         text = re.sub(pattern, replacement, text)
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text)
+    if _EXPONENT_WORDS.search(request) and re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
+        return None  # "2 cubed squared" is (2³)², where Python reads 2 ** 3 ** 2 as 2 ** 9
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
     for candidate in sorted(candidates, key=len, reverse=True):
         if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*[\d(]", candidate):

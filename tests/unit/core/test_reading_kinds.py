@@ -140,6 +140,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("What is 3 cubed?", "27"),
         ("What is 1/3 of 90?", "30"),
         ("Add 2, 3 and 4", "9"),
+        ("Add 2, 3, and 4.", "9"),
+        ("What is 2 squared plus 3 squared?", "13"),
         # German
         ("Wie viele Buchstaben hat das Wort 'Banane'?", "6"),
         ("Wie oft kommt 'r' in 'Erdbeere' vor?", "2"),
@@ -272,6 +274,7 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Double 17 and add 3",
         "What is 1/3 of 90 plus 5?",
         "Multiply 6 by 7 and add 2",
+        "What is 2 cubed squared?",  # (2³)² = 64, not 2 ** 3 ** 2
         "Convert 5 km to miles for my 2 trips",
         "Is it so?",  # "so" is Sunday's abbreviation in German, "di" Tuesday's: no weekday is read from them
         "How many days in a set?",  # "set" abbreviates September in Italian: a month only in a date
