@@ -41,7 +41,7 @@ from nodes.reading.lexicon import (
     weekdays,
     words_in,
 )
-from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in, other_names
+from nodes.reading.numbers import ONE_COMMA_GROUP, expected_number, in_digits, is_prime, numbers_in, other_names
 from nodes.reading.stated import (
     denied,
     in_order,
@@ -113,6 +113,8 @@ def known_answer(request: str) -> Known | None:
     read = read_request(text)
     if text.count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
         return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")
+    if ONE_COMMA_GROUP.search(read.rest) and not languages_of(read.words, default=()):
+        return None  # "Runde 3,256": 3256 in English, 3.256 in German, and no word says which language it is
     found = [known for kind in KINDS if (known := kind(read)) is not None]
     if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
         return None  # none, or two kinds that disagree ("366 days" and "366" agree)
@@ -619,12 +621,24 @@ _PLACES = re.compile(
 _TO_TENS = {"ten": 10, "tens": 10, "zehn": 10, "hundred": 100, "hundert": 100, "thousand": 1000}
 
 
+#: A place named as a fraction: "the nearest tenth" (text2num would read it as 10th), "au centième", "auf Zehntel".
+_PLACE_NAMES = re.compile(
+    r"\b(?:(?P<one>tenths?|dixiemes?|zehntel|decim[ao]s?)|(?P<two>hundredths?|centiemes?|hundertstel|centesim[ao]s?))\b"
+)
+
+
 def _rounding(read: Request) -> Known | None:
-    if not read.has("round") or read.quoted or not read.only("round", "round_to"):
+    named = [1 if m.group("one") else 2 for m in _PLACE_NAMES.finditer(fold(read.text))]
+    extra = [*words_in(" ".join(_PLACE_NAMES.findall(fold(read.text))[0])), "th"] if named else []
+    if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra) or len(named) > 1:
         return None
     places = _PLACES.search(fold(read.rest))
     numbers = list(read.numbers)
-    if places:
+    if named:
+        digits = named[0]
+        if numbers.count(10.0**digits) > numbers_in(read.text).count(10.0**digits):
+            numbers.remove(10.0**digits)  # "tenth" read as 10th
+    elif places:
         digits = int(places.group(1)) if places.group(1).isdigit() else 1  # "one decimal place"
         if places.group(1).isdigit():
             numbers.remove(float(digits))

@@ -134,7 +134,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
         "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "
-        "was fallt fiel sera etait fue sara era cae cade"
+        "was fallt fiel sera etait fue sara era cae cade auf al"
     ),
     "date": _words("date datum"),
     "between": _words(
@@ -148,7 +148,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
         "nachkommastellen nachkommastelle stellen stelle a l entier pres decimales decimale al entero mas cercano "
-        "lugares all intero piu vicino cifre decimali posti tenth hundredth ten hundred thousand zehn hundert"
+        "lugares all intero piu vicino cifre decimali posti tenth hundredth ten hundred thousand zehn hundert unite"
     ),
     "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel"),
     "reverse": _words(

@@ -59,6 +59,8 @@ _PERCENT = re.compile(
 )
 #: German, French, Spanish and Italian write 1.234 for 1234 and English 1.234 for a decimal: nothing is decided.
 DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
+#: And 3,256 for 3.256, where English writes 3256.
+ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+({_NUMBER})", re.I)
 _HALF_OR_DOUBLE = re.compile(
     rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh(?:ä|a)lfte\s+von\s+|\bmoiti(?:é|e)\s+de\s+|\bmitad\s+de\s+|\bmet(?:à|a)\s+di\s+)"
@@ -122,8 +124,11 @@ def expected_number(request: str) -> ExpectedNumber | None:
     in words, as "how many X in Y", "Y in X", "Y is how many X" or "convert Y to X"."""
     languages = languages_of(words_in(request))
     text = in_digits(request, languages)
-    if languages != ["en"] and DOTTED_THOUSANDS.search(text):
+    if (languages != ["en"] and DOTTED_THOUSANDS.search(text)) or (
+        languages[0] != "en" and ONE_COMMA_GROUP.search(text)
+    ):
         return None
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # English: 1,500 km is fifteen hundred
     return _converted(text) or _calculated(text)
 
 

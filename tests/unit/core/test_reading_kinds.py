@@ -142,6 +142,13 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Add 2, 3 and 4", "9"),
         ("Add 2, 3, and 4.", "9"),
         ("What is 2 squared plus 3 squared?", "13"),
+        ("How many meters are in 1,500 km?", "1500000"),  # was read as 1.5 km
+        ("Round 3.25 to the nearest tenth", "3.3"),
+        ("Round 3.256 to the nearest hundredth", "3.26"),
+        ("Redondea 3,25 a la décima", "3.3"),
+        ("Welcher Wochentag folgt auf Freitag?", "Saturday"),
+        ("¿Qué día sigue al viernes?", "Saturday"),
+        ("Arrondis 3,7 à l'unité", "4"),
         # German
         ("Wie viele Buchstaben hat das Wort 'Banane'?", "6"),
         ("Wie oft kommt 'r' in 'Erdbeere' vor?", "2"),
@@ -275,6 +282,11 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "What is 1/3 of 90 plus 5?",
         "Multiply 6 by 7 and add 2",
         "What is 2 cubed squared?",  # (2³)² = 64, not 2 ** 3 ** 2
+        # 3,256 is 3256 in English and 3.256 in German, French, Spanish and Italian
+        "Was ist 3,256 mal 2?",
+        "Quanto fa 1,234 più 1?",
+        "Multipliziere 3,256 mit 2",  # no word says the language
+        "Runde 3,256 auf Hundertstel",
         "Convert 5 km to miles for my 2 trips",
         "Is it so?",  # "so" is Sunday's abbreviation in German, "di" Tuesday's: no weekday is read from them
         "How many days in a set?",  # "set" abbreviates September in Italian: a month only in a date
