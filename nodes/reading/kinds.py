@@ -198,7 +198,7 @@ def _letters(read: Request) -> Known | None:
     word = _word(read)
     if word is None or not read.has("letters") or read.has("vowels") or read.has("first") or read.has("last"):
         return None
-    if not read.only("letters", "count", "count_more", "words") or _letter_named(read) is not None:
+    if not read.only("letters", "count", "count_more", "words", extra=[fold(word)]) or _letter_named(read) is not None:
         return None
     return _has("letters", word, len(word), "letters")
 
@@ -213,15 +213,21 @@ def _letter_named(read: Request) -> str | None:
     return named[0].casefold() if len(set(n.casefold() for n in named)) == 1 else None
 
 
+#: The word a letter is counted in, unquoted, ending the request: "How many r's in strawberry?"
+_LAST_WORD = re.compile(r"\b(?:in|im|dans|en|nel|nella)\s+([^\W\d_]{2,})\s*[?.!]?\s*$", re.I)
+
+
 def _occurrences(read: Request) -> Known | None:
     letter = _letter_named(read)
     words = [q for q in read.quoted if len(q) > 1 and re.fullmatch(r"[^\W\d_]+", q)]
+    if not read.quoted and (unquoted := _word(read) or next(iter(_LAST_WORD.findall(read.rest)), None)):
+        words = [unquoted]
     plural = re.search(r"(?<![\w'’])[^\W\d_]['’]s\b", read.rest)  # "How many r's are in 'strawberry'?"
     counted = plural or read.has("occur") or read.has("letters") or read.has("count")
     if letter is None or len(words) != 1 or not counted:
         return None
     word = words[0]
-    if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s"]):
+    if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s", fold(words[0])]):
         return None
     n = fold(word).count(fold(letter))
     times = "time" if n == 1 else "times"
@@ -238,7 +244,9 @@ def _occurrences(read: Request) -> Known | None:
 
 def _vowels(read: Request) -> Known | None:
     word = _word(read)
-    if word is None or not read.has("vowels") or not read.only("vowels", "count", "count_more", "letters", "words"):
+    if word is None or not read.has("vowels"):
+        return None
+    if not read.only("vowels", "count", "count_more", "letters", "words", extra=[fold(word)]):
         return None
     if "y" in fold(word):  # a vowel in "rhythm" and in French, not in "yes": which one the user counts is a doubt
         return None
@@ -248,7 +256,9 @@ def _vowels(read: Request) -> Known | None:
 def _first_or_last_letter(read: Request) -> Known | None:
     word = _word(read)
     first, last = read.has("first"), read.has("last")
-    if word is None or first == last or not read.has("letters") or not read.only("first", "last", "letters", "words"):
+    if word is None or first == last or not read.has("letters"):
+        return None
+    if not read.only("first", "last", "letters", "words", extra=[fold(word)]):
         return None
     letter = word[0] if first else word[-1]
     return _in_languages(

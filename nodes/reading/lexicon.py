@@ -97,12 +97,14 @@ FAMILIES: dict[str, frozenset[str]] = {
         "naturales da a al fino tra fra interi numeri naturali inclusi"
     ),
     "order": _words(
-        "sort order arrange rank ordne sortiere ordnen sortieren reihenfolge trie trier classe classer ordre ordena "
+        "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
+        "classer ordre ordena "
         "ordenar orden ordina ordinare ordine"
     ),
     "order_more": _words("put list in into bringe range ranger metti metter pon"),
     "alphabetical": _words(
-        "alphabetical alphabetically alphabetisch alphabetischer alphabetique alphabetiquement alfabetico "
+        "alphabetical alphabetically alphabetize alphabetise alphabetisch alphabetischer alphabetique alphabetiquement "
+        "alfabetico "
         "alfabeticamente alfabetica"
     ),
     "ascending": _words(
@@ -168,7 +170,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "words": _words("words word worter wort mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
         "plus minus times multiplied divided by x add sum total of and the square root squared cubed power to "
-        "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi "
+        "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product "
+        "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes "
         "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "
         "um fois divise par moins et somme racine carree carre puissance pour cent moitie convertis convertir "

@@ -44,6 +44,11 @@ _NAMED_FIRST = [
         rf"\b(?:divide|dividiere|teile|divise|dividi)\s+({_NUMBER})\s+(?:by|durch|par|por|entre|per)\s+({_NUMBER})\b",
         r"\1 / \2",
     ),
+    (
+        rf"\b(?:product|produkt|produit|producto|prodotto)\s+(?:of|von|aus|de|di)\s+({_NUMBER})\s+(?:and|und|et|y|e)\s+"
+        rf"({_NUMBER})\b(?!\s*(?:and|und|et|y|e|,)\s*\d)",
+        r"\1 * \2",
+    ),
 ]
 _FRACTION_OF = re.compile(rf"\b({_NUMBER})\s*/\s*({_NUMBER})\s+(?:of|von|de|di)\s+({_NUMBER})\b")
 #: The exponent a word names: "7 squared" states 7 and 2.
@@ -61,7 +66,9 @@ _PERCENT = re.compile(
 DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
 #: And 3,256 for 3.256, where English writes 3256.
 ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
-_PERCENT_OF = re.compile(rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+({_NUMBER})", re.I)
+_PERCENT_OF = re.compile(
+    rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+[$€£]?\s*({_NUMBER})", re.I
+)
 _HALF_OR_DOUBLE = re.compile(
     rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh(?:ä|a)lfte\s+von\s+|\bmoiti(?:é|e)\s+de\s+|\bmitad\s+de\s+|\bmet(?:à|a)\s+di\s+)"
     rf"|\b(?:double|twice|doppelte\s+von|double\s+de|doble\s+de|doppio\s+di)\s+)(?P<number>{_NUMBER})\b",

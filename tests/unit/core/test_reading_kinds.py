@@ -149,6 +149,14 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Welcher Wochentag folgt auf Freitag?", "Saturday"),
         ("¿Qué día sigue al viernes?", "Saturday"),
         ("Arrondis 3,7 à l'unité", "4"),
+        # a word named without quotes, a product, a share of an amount of money, "alphabetize"
+        ("How many r's in strawberry?", "3"),
+        ("How many r's in the word strawberry?", "3"),
+        ("How many letters in the word banana?", "6"),
+        ("How many vowels in the word education?", "5"),
+        ("What is the product of 6 and 7?", "42"),
+        ("What is 15% of $80?", "12"),
+        ("Alphabetize: pear, apple, fig", "apple, fig, pear"),
         # German
         ("Wie viele Buchstaben hat das Wort 'Banane'?", "6"),
         ("Wie oft kommt 'r' in 'Erdbeere' vor?", "2"),
@@ -287,6 +295,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Quanto fa 1,234 più 1?",
         "Multipliziere 3,256 mit 2",  # no word says the language
         "Runde 3,256 auf Hundertstel",
+        "How many letters in alphabet?",  # a word the letters of which are not counted: the alphabet's
+        "How many r's in strawberry and raspberry?",
         "Convert 5 km to miles for my 2 trips",
         "Is it so?",  # "so" is Sunday's abbreviation in German, "di" Tuesday's: no weekday is read from them
         "How many days in a set?",  # "set" abbreviates September in Italian: a month only in a date
