@@ -638,14 +638,14 @@ _PLACE_NAMES = re.compile(
 
 
 def _rounding(read: Request) -> Known | None:
-    named = [1 if m.group("one") else 2 for m in _PLACE_NAMES.finditer(fold(read.text))]
-    extra = [*words_in(" ".join(_PLACE_NAMES.findall(fold(read.text))[0])), "th"] if named else []
+    named = list(_PLACE_NAMES.finditer(fold(read.text)))
+    extra = [named[0].group(0), "th"] if named else []
     if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra) or len(named) > 1:
         return None
     places = _PLACES.search(fold(read.rest))
     numbers = list(read.numbers)
     if named:
-        digits = named[0]
+        digits = 1 if named[0].group("one") else 2
         if numbers.count(10.0**digits) > numbers_in(read.text).count(10.0**digits):
             numbers.remove(10.0**digits)  # "tenth" read as 10th
     elif places:

@@ -98,14 +98,12 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "order": _words(
         "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
-        "classer ordre ordena "
-        "ordenar orden ordina ordinare ordine"
+        "classer ordre ordena ordenar orden ordina ordinare ordine"
     ),
     "order_more": _words("put list in into bringe range ranger metti metter pon"),
     "alphabetical": _words(
         "alphabetical alphabetically alphabetize alphabetise alphabetisch alphabetischer alphabetique alphabetiquement "
-        "alfabetico "
-        "alfabeticamente alfabetica"
+        "alfabetico alfabeticamente alfabetica"
     ),
     "ascending": _words(
         "ascending increasing smallest lowest least largest biggest highest greatest aufsteigend aufsteigender "

@@ -20,6 +20,8 @@ from typing import Any
 from nodes.reading.lexicon import fold, languages_of, words_in
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
+_SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b"
+_CUBED = r"\bcubed\b"
 _OPERATOR_WORDS = [
     (
         r"\bmultiplied\s+by\b|\bmultiplicado\s+por\b|\bmoltiplicato\s+per\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]"
@@ -30,8 +32,8 @@ _OPERATOR_WORDS = [
     (r"\bplus\b|\bm[aá]s\b|\bpi[uù]\b", "+"),
     (r"\bminus\b|\bmoins\b|\bmenos\b|\bmeno\b|−", "-"),
     (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^", "**"),
-    (r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b", "**2"),
-    (r"\bcubed\b", "**3"),
+    (_SQUARED, "**2"),
+    (_CUBED, "**3"),
 ]
 #: An operation named before its numbers: "Multiply 6 by 7", "Divide 100 by 4", "Teile 100 durch 4".
 _NAMED_FIRST = [
@@ -52,9 +54,7 @@ _NAMED_FIRST = [
 ]
 _FRACTION_OF = re.compile(rf"\b({_NUMBER})\s*/\s*({_NUMBER})\s+(?:of|von|de|di)\s+({_NUMBER})\b")
 #: The exponent a word names: "7 squared" states 7 and 2.
-_EXPONENT_WORDS = re.compile(
-    r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b|\bcubed\b"
-)
+_EXPONENT_WORDS = re.compile(f"(?P<square>{_SQUARED})|{_CUBED}")
 #: "and" joins two addends only in a request to add ("Add 7 and 8", "the sum of 7 and 8"); elsewhere it joins two
 #: questions ("1 plus 1 and 2 plus 2") or two things ("the difference between 10 and 3").
 _AND = re.compile(r"\band\b(?=\s*\d)", re.I)
@@ -222,7 +222,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if root:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
-    stated = sorted(stated + [3.0 if w.group(0) == "cubed" else 2.0 for w in _EXPONENT_WORDS.finditer(text)])
+    stated = sorted(stated + [2.0 if w.group("square") else 3.0 for w in _EXPONENT_WORDS.finditer(text)])
     if _ADDING.search(text):  # "Add 2, 3 and 4", "Add 2, 3, and 4"
         text = _AND.sub(" + ", re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)", " + ", text))
     for pattern, replacement in _NAMED_FIRST:
