@@ -41,7 +41,7 @@ from nodes.reading.lexicon import (
     weekdays,
     words_in,
 )
-from nodes.reading.numbers import ONE_COMMA_GROUP, expected_number, in_digits, is_prime, numbers_in, other_names
+from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in, other_names, unclear_commas
 from nodes.reading.stated import (
     denied,
     in_order,
@@ -113,8 +113,8 @@ def known_answer(request: str) -> Known | None:
     read = read_request(text)
     if text.count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
         return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")
-    if ONE_COMMA_GROUP.search(read.rest) and not languages_of(read.words, default=()):
-        return None  # "Runde 3,256": 3256 in English, 3.256 in German, and no word says which language it is
+    if unclear_commas(read.rest, read.words):
+        return None  # "Quel est le plus grand : 3,256 ou 4 ?", "Runde 3,256": 3.256, or 3256 as English reads it
     found = [known for kind in KINDS if (known := kind(read)) is not None]
     if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
         return None  # none, or two kinds that disagree ("366 days" and "366" agree)

@@ -65,7 +65,7 @@ _PERCENT = re.compile(
 #: German, French, Spanish and Italian write 1.234 for 1234 and English 1.234 for a decimal: nothing is decided.
 DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
 #: And 3,256 for 3.256, where English writes 3256.
-ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
+_ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(
     rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+[$€£]?\s*({_NUMBER})", re.I
 )
@@ -129,14 +129,22 @@ class ExpectedNumber:
 def expected_number(request: str) -> ExpectedNumber | None:
     """The result of the one calculation or unit conversion the request asks for, if it asks for one: in digits or
     in words, as "how many X in Y", "Y in X", "Y is how many X" or "convert Y to X"."""
-    languages = languages_of(words_in(request))
+    words = words_in(request)
+    languages = languages_of(words)
     text = in_digits(request, languages)
-    if (languages != ["en"] and DOTTED_THOUSANDS.search(text)) or (
-        languages[0] != "en" and ONE_COMMA_GROUP.search(text)
-    ):
+    if (languages != ["en"] and DOTTED_THOUSANDS.search(text)) or unclear_commas(text, words):
         return None
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # English: 1,500 km is fifteen hundred
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # English: 1,500 km is fifteen hundred, 1,000 one thousand
     return _converted(text) or _calculated(text)
+
+
+def unclear_commas(text: str, words: Sequence[str]) -> bool:
+    """Whether `text` writes a number as 3,256 (3256 in English, 3.256 in German, French, Spanish and Italian) and
+    does not say English: its `words` are not English first, or it writes a letter English does not ("Arrondis
+    3,256 à deux décimales", whose "a" is English filler once folded)."""
+    if not _ONE_COMMA_GROUP.search(text):
+        return False
+    return languages_of(list(words), default=("",))[0] != "en" or bool(re.search(r"[^\W\da-zA-Z_]", text))
 
 
 def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
@@ -200,7 +208,6 @@ def _calculated(request: str) -> ExpectedNumber | None:
     states ("half of 64 plus 2" or "1/3 of 90 plus 5" is not "half of 64" or "1/3 of 90": nothing is decided)."""
     text = _DATE.sub(" ", request.casefold())
     text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,000 is one thousand, not two numbers
     stated = sorted(numbers_in(text))
     percent = _PERCENT_OF.search(text)
     if percent:
@@ -222,14 +229,15 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if root:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
-    stated = sorted(stated + [2.0 if w.group("square") else 3.0 for w in _EXPONENT_WORDS.finditer(text)])
+    exponents = [2.0 if w.group("square") else 3.0 for w in _EXPONENT_WORDS.finditer(text)]
+    stated = sorted(stated + exponents)
     if _ADDING.search(text):  # "Add 2, 3 and 4", "Add 2, 3, and 4"
         text = _AND.sub(" + ", re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)", " + ", text))
     for pattern, replacement in _NAMED_FIRST:
         text = re.sub(pattern, replacement, text)
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text)
-    if _EXPONENT_WORDS.search(request) and re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
+    if exponents and re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
         return None  # "2 cubed squared" is (2³)², where Python reads 2 ** 3 ** 2 as 2 ** 9
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
     for candidate in sorted(candidates, key=len, reverse=True):

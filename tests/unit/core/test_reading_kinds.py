@@ -143,6 +143,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Add 2, 3, and 4.", "9"),
         ("What is 2 squared plus 3 squared?", "13"),
         ("How many meters are in 1,500 km?", "1500000"),  # was read as 1.5 km
+        ("Which is larger: 3,256 or 4?", "3256"),  # English: a comma groups thousands
         ("Round 3.25 to the nearest tenth", "3.3"),
         ("Round 3.256 to the nearest hundredth", "3.26"),
         ("Redondea 3,25 a la décima", "3.3"),
@@ -295,6 +296,9 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Quanto fa 1,234 più 1?",
         "Multipliziere 3,256 mit 2",  # no word says the language
         "Runde 3,256 auf Hundertstel",
+        "Quel est le plus grand : 3,256 ou 4 ?",  # every kind reads the numbers, not only calculations
+        "Arrondis 3,256 à deux décimales",  # "à" folds to English "a": the accent says French
+        "Ist 1,001 eine Primzahl?",
         "How many letters in alphabet?",  # a word the letters of which are not counted: the alphabet's
         "How many r's in strawberry and raspberry?",
         "Convert 5 km to miles for my 2 trips",
