@@ -210,6 +210,15 @@ def languages_of(words: list[str], default: Sequence[str] = ("en",)) -> list[str
     return found or list(default)
 
 
+def told_language(words: Sequence[str]) -> str | None:
+    """The one language whose filler the words use most; None where none is used, or two as much ("Arrondis 3,256
+    a deux decimales": its "a" is English and French filler alike)."""
+    counts = sorted((sum(word in filler for word in words) for filler in FILLER_BY_LANGUAGE.values()), reverse=True)
+    if counts[0] == 0 or counts[0] == counts[1]:
+        return None
+    return languages_of(list(words))[0]
+
+
 @cache
 def weekdays() -> dict[str, int]:
     """Every weekday name in paor's languages, folded → 0 (Monday) … 6 (Sunday). Wide names only: the abbreviations

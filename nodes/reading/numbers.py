@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from nodes.reading.lexicon import fold, languages_of, words_in
+from nodes.reading.lexicon import fold, languages_of, told_language, words_in
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b"
@@ -140,11 +140,11 @@ def expected_number(request: str) -> ExpectedNumber | None:
 
 def unclear_commas(text: str, words: Sequence[str]) -> bool:
     """Whether `text` writes a number as 3,256 (3256 in English, 3.256 in German, French, Spanish and Italian) and
-    does not say English: its `words` are not English first, or it writes a letter English does not ("Arrondis
-    3,256 à deux décimales", whose "a" is English filler once folded)."""
+    does not say English: its `words` are not English before every other language, or it writes a letter English
+    does not ("Arrondis 3,256 à deux décimales", whose "a" is English filler once folded)."""
     if not _ONE_COMMA_GROUP.search(text):
         return False
-    return languages_of(list(words), default=("",))[0] != "en" or bool(re.search(r"[^\W\da-zA-Z_]", text))
+    return told_language(words) != "en" or bool(re.search(r"[^\W\da-zA-Z_]", text))
 
 
 def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:

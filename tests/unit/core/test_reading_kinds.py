@@ -298,6 +298,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Runde 3,256 auf Hundertstel",
         "Quel est le plus grand : 3,256 ou 4 ?",  # every kind reads the numbers, not only calculations
         "Arrondis 3,256 à deux décimales",  # "à" folds to English "a": the accent says French
+        "Arrondis 3,256 a deux decimales",  # without accents: "a" is English and French filler alike
+        "Redondea 3,256 a dos decimales",
         "Ist 1,001 eine Primzahl?",
         "How many letters in alphabet?",  # a word the letters of which are not counted: the alphabet's
         "How many r's in strawberry and raspberry?",
