@@ -269,7 +269,7 @@ def _first_or_last_letter(read: Request) -> Known | None:
         de=f"Der {'erste' if first else 'letzte'} Buchstabe von „{word}“ ist „{letter}“.",
         fr=f"La {'première' if first else 'dernière'} lettre de « {word} » est « {letter} ».",
         es=f"La {'primera' if first else 'última'} letra de «{word}» es «{letter}».",
-        it=f"La {'prima' if first else 'ultima'} lettera di «{word}» è «{letter}».",
+        it=f"{'La prima' if first else 'L’ultima'} lettera di «{word}» è «{letter}».",
     )
 
 

@@ -243,11 +243,9 @@ def _names(names_of: Callable[..., Mapping[int, str]], widths: Sequence[str] = (
 
 
 def day_name(number: int, language: str) -> str:
-    """The weekday's name in `language` (English where paor lacks it), as a person writes it."""
-    name = get_day_names("wide", locale=language if language in LANGUAGES else "en")[number]
-    return name[0].upper() + name[1:] if language in ("en", "de") else name
+    """The weekday's name in `language` (English where paor lacks it), as CLDR writes it: "Montag", "lundi"."""
+    return get_day_names("wide", locale=language if language in LANGUAGES else "en")[number]
 
 
 def month_name(number: int, language: str) -> str:
-    name = get_month_names("wide", locale=language if language in LANGUAGES else "en")[number]
-    return name[0].upper() + name[1:] if language in ("en", "de") else name
+    return get_month_names("wide", locale=language if language in LANGUAGES else "en")[number]

@@ -259,6 +259,12 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Il 2024 è un anno bisestile?", "yes"),
         ("Che giorno viene prima di lunedì?", "Sunday"),
         ("Was ist die Wurzel aus 144?", "12"),
+        # found by mutation testing: abbreviated month names, a decimal comma, a list's stray full stop
+        ("What day of the week was Jan 5, 2024?", "Friday"),
+        ("Quel jour de la semaine était le 5 janv. 2024 ?", "Friday"),
+        ("Was ist die Hälfte von 2,5?", "1.25"),
+        ("Was ist die größte von 3, 9 und 4?", "9"),
+        ("Sort alphabetically: pear, apple, fig, .", "apple, fig, pear"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -325,6 +331,15 @@ def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: st
         ("Quel jour vient après mardi ?", "mercredi.", "fr"),
         ("¿Es 2024 un año bisiesto?", "Sí, 2024 es un año bisiesto.", "es"),
         ("Quanti giorni ha marzo?", "Marzo ha 31 giorni.", "it"),
+        # found by mutation testing: every language's statement of a kind, each word of it
+        ("Was ist der letzte Buchstabe von 'Fenster'?", "Der letzte Buchstabe von „Fenster“ ist „r“.", "de"),
+        ("Quelle est la première lettre de 'maison' ?", "La première lettre de « maison » est « m ».", "fr"),
+        ("Qual è l'ultima lettera di 'casa'?", "L’ultima lettera di «casa» è «a».", "it"),
+        ("Quel est le plus grand : 4, 18 ou 9 ?", "Le plus grand est 18.", "fr"),
+        ("Combien de fois 'a' apparaît dans 'banane' ?", "« a » apparaît 2 fois dans « banane ».", "fr"),
+        ("Wie viele Tage liegen zwischen dem 1. März 2024 und dem 1. April 2024?", "31 Tage.", "de"),
+        ("How many days are between 2024-01-01 and 2024-03-01?", "60 days.", "en"),
+        ("What is 2 to the power of 10?", "2 ^ 10 = 1024.", "en"),
     ],
 )
 def test_the_result_is_stated_in_the_users_language(request_text: str, statement: str, language: str) -> None:
@@ -364,6 +379,12 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # a fraction is judged to the digits the answer writes
         ("Convert 37 °C to °F", "37 °C is 98.7 °F."),
         ("What is 100 °C in °F?", "100 °C is 213 °F."),  # pint's 211.99999999999997 made 213 close enough
+        ("Convert 37 °C to °F", "37 °C is about 98 °F."),  # 98.6 written without its tenth is 99
+        # found by mutation testing: the last working of a chain states the result, not the first
+        ("What is 5 times 40?", "5 × (400 / 10) = 5 × 40 = 20."),
+        ("What day comes after Tuesday?", "I do not know."),
+        ("Is 97 a prime number?", "97 is not prime, but I checked it twice."),  # a "but" that takes nothing back
+        ("What is 17 plus 25?", "Let me see: 17 plus 25 is 42. I think 40."),  # the last plain sentence stands
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -396,6 +417,11 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         # German writes thousands with dots: "1.440" is 1440 where the answer is not English
         ("Wie viele Minuten hat ein Tag?", "Ein Tag hat 1.440 Minuten."),
         ("Was ist 1000 mal 1234?", "Das Ergebnis ist 1.234.000."),
+        # found by mutation testing
+        ("Convert 37 °C to °F", "37 °C is about 99 °F."),  # 98.6 to the digits written
+        ("What is 5 times 40?", "5 × (400 / 10) = 5 × 40 = 200."),
+        ("What is 6 times 7?", "Because 6 times 7 is 42."),  # only explaining sentences: the first states it
+        ("What is 17 plus 25?", "Let me see: 17 plus 25. I think 42."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:

@@ -60,7 +60,7 @@ def test_the_answer_must_state_the_number_exactly_or_within_rounding() -> None:
 
 
 def test_numbers_are_read_with_thousands_separators_and_decimal_commas() -> None:
-    assert numbers_in("3,000 m; 3 000 m; 3'000 m; 2,5 kg; -4") == [3000, 3000, 3000, 2.5, -4]
+    assert numbers_in("3,000 m; 3 000 m; 3'000 m; 3\u202f000 m; 2,5 kg; -4") == [3000, 3000, 3000, 3000, 2.5, -4]
 
 
 @pytest.mark.parametrize(
