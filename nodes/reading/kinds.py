@@ -432,7 +432,7 @@ def _extreme(read: Request) -> Known | None:
     if not read.only(
         "largest",
         "smallest",
-        extra=("of", "von", "entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas"),
+        extra=("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas"),
     ):
         return None
     value = max(read.numbers) if largest else min(read.numbers)

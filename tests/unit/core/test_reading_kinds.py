@@ -306,6 +306,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Arrondis 3,256 à deux décimales",  # "à" folds to English "a": the accent says French
         "Arrondis 3,256 a deux decimales",  # without accents: "a" is English and French filler alike
         "Redondea 3,256 a dos decimales",
+        "What is half of 7 and a half?",  # a share of a number the digits do not state
+        "Add up the numbers from 1 to 10 in 'my list'",  # a quoted part the range does not account for
         "Ist 1,001 eine Primzahl?",
         "How many letters in alphabet?",  # a word the letters of which are not counted: the alphabet's
         "How many r's in strawberry and raspberry?",
@@ -333,6 +335,7 @@ def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: st
         ("Quanti giorni ha marzo?", "Marzo ha 31 giorni.", "it"),
         # found by mutation testing: every language's statement of a kind, each word of it
         ("Was ist der letzte Buchstabe von 'Fenster'?", "Der letzte Buchstabe von „Fenster“ ist „r“.", "de"),
+        ("Was ist der erste Buchstabe von 'Haus'?", "Der erste Buchstabe von „Haus“ ist „H“.", "de"),
         ("Quelle est la première lettre de 'maison' ?", "La première lettre de « maison » est « m ».", "fr"),
         ("Qual è l'ultima lettera di 'casa'?", "L’ultima lettera di «casa» è «a».", "it"),
         ("Quel est le plus grand : 4, 18 ou 9 ?", "Le plus grand est 18.", "fr"),
