@@ -61,7 +61,6 @@ class Known:
     """The result code computed for a request: stated in each language paor speaks, the result alone (what a retry
     is told) and the test an answer must pass (it states that result)."""
 
-    kind: str
     statements: Mapping[str, str]
     result: str
     holds: Callable[[str], bool]
@@ -121,13 +120,13 @@ def known_answer(request: str) -> Known | None:
     return found[0]
 
 
-def _in_languages(kind: str, result: str, holds: Callable[[str], bool], **statements: str) -> Known:
-    return Known(kind, statements, result, holds)
+def _in_languages(result: str, holds: Callable[[str], bool], **statements: str) -> Known:
+    return Known(statements, result, holds)
 
 
-def _count(kind: str, value: float, units: Sequence[str] = (), **statements: str) -> Known:
+def _count(value: float, units: Sequence[str] = (), **statements: str) -> Known:
     """A number the answer must state, within rounding where it is a fraction (10/3 as 3.33)."""
-    return Known(kind, statements, plain(value), lambda answer: _is(stated_number(answer, units), value))
+    return Known(statements, plain(value), lambda answer: _is(stated_number(answer, units), value))
 
 
 #: "'banana' has 6 letters.", in each language, and the nouns counted.
@@ -145,11 +144,9 @@ _NOUNS = {
 }
 
 
-def _has(kind: str, what: str, n: int, noun: str) -> Known:
+def _has(what: str, n: int, noun: str) -> Known:
     """A count of a quoted word's or sentence's parts, stated in each language."""
-    return _count(
-        kind, n, **{code: text.format(what=what, n=n, noun=_NOUNS[noun][code]) for code, text in _HAS.items()}
-    )
+    return _count(n, **{code: text.format(what=what, n=n, noun=_NOUNS[noun][code]) for code, text in _HAS.items()})
 
 
 def plain(value: float) -> str:
@@ -182,9 +179,7 @@ def _calculation(read: Request) -> Known | None:
     how = expected.how.replace("**", "^").replace("*", "×")
     units = _unit_names(expected.target)
     value = expected.value
-    return Known(
-        "calculation", {"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units), value)
-    )
+    return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units), value))
 
 
 def _unit_names(target: str) -> tuple[str, ...]:
@@ -200,7 +195,7 @@ def _letters(read: Request) -> Known | None:
         return None
     if not read.only("letters", "count", "count_more", "words", extra=[fold(word)]) or _letter_named(read) is not None:
         return None
-    return _has("letters", word, len(word), "letters")
+    return _has(word, len(word), "letters")
 
 
 def _letter_named(read: Request) -> str | None:
@@ -232,7 +227,6 @@ def _occurrences(read: Request) -> Known | None:
     n = fold(word).count(fold(letter))
     times = "time" if n == 1 else "times"
     return _count(
-        "occurrences",
         n,
         en=f"'{letter}' occurs {n} {times} in '{word}'.",
         de=f"„{letter}“ kommt {n}-mal in „{word}“ vor.",
@@ -250,7 +244,7 @@ def _vowels(read: Request) -> Known | None:
         return None
     if "y" in fold(word):  # a vowel in "rhythm" and in French, not in "yes": which one the user counts is a doubt
         return None
-    return _has("vowels", word, sum(c in _VOWELS for c in fold(word)), "vowels")
+    return _has(word, sum(c in _VOWELS for c in fold(word)), "vowels")
 
 
 def _first_or_last_letter(read: Request) -> Known | None:
@@ -262,7 +256,6 @@ def _first_or_last_letter(read: Request) -> Known | None:
         return None
     letter = word[0] if first else word[-1]
     return _in_languages(
-        "first or last letter",
         letter,
         lambda answer: stated_letter(answer, read.text) == letter.casefold(),
         en=f"The {'first' if first else 'last'} letter of '{word}' is '{letter}'.",
@@ -281,7 +274,7 @@ def _word_count(read: Request) -> Known | None:
     n = len(re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", read.quoted[0]))
     if n < 2:
         return None
-    return _has("word count", read.quoted[0], n, "words")
+    return _has(read.quoted[0], n, "words")
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
@@ -291,14 +284,14 @@ def _reversed_or_capitals(read: Request) -> Known | None:
     if read.has("reverse") and len(text.split()) > 1 and read.has("words"):
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
     if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
-        kind, result = "reversed", text[::-1]
+        result = text[::-1]
         holds = _names_whole(result, case=False)
     elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
-        kind, result = "capitals", text.upper()
+        result = text.upper()
         holds = _names_whole(result, case=True)
     else:
         return None
-    return _in_languages(kind, result, holds, en=f"{result}")
+    return _in_languages(result, holds, en=f"{result}")
 
 
 def _capitals(read: Request) -> bool:
@@ -328,7 +321,6 @@ def _letter_shift(read: Request) -> Known | None:
         return None
     result = string.ascii_uppercase[index]
     return _in_languages(
-        "letter before or after",
         result,
         lambda answer: stated_letter(answer, read.text) == result.casefold(),
         en=f"{result}.",
@@ -367,7 +359,7 @@ def _range_sum(read: Request) -> Known | None:
         return None
     low_i, high_i = int(low), int(high)
     total = (low_i + high_i) * (high_i - low_i + 1) // 2
-    return _count("range sum", total, en=f"{low_i} + … + {high_i} = {total}.")
+    return _count(total, en=f"{low_i} + … + {high_i} = {total}.")
 
 
 def _items(read: Request) -> list[str]:
@@ -405,7 +397,7 @@ def _ordering(read: Request) -> Known | None:
             return None
         ordered = [item for _, item in sorted(zip((v[0] for v in values), items, strict=True), reverse=descending)]
     listed = ", ".join(ordered)
-    return _in_languages("order", listed, lambda answer: in_order(answer, ordered), en=f"{listed}.")
+    return _in_languages(listed, lambda answer: in_order(answer, ordered), en=f"{listed}.")
 
 
 def _descending(head: Request) -> bool | None:
@@ -438,7 +430,6 @@ def _extreme(read: Request) -> Known | None:
     value = max(read.numbers) if largest else min(read.numbers)
     shown = plain(value)
     return _count(
-        "largest or smallest",
         value,
         en=f"The {'largest' if largest else 'smallest'} is {shown}.",
         de=f"Die {'größte' if largest else 'kleinste'} Zahl ist {shown}.",
@@ -505,7 +496,6 @@ def _property(read: Request) -> Known | None:
         )
     words = _PROPERTY_WORDS[prop]
     return Known(
-        "property",
         statements,
         "yes" if holds else "no",
         lambda answer: states_property(answer, number, *words) is holds,
@@ -518,14 +508,14 @@ def _month_days(read: Request) -> Known | None:
     named = [months()[w] for w in read.words if w in months()]
     years = [int(n) for n in read.numbers if n.is_integer() and 1 <= n <= 9999]
     if read.has("leap") and not named and not read.numbers:
-        return _count("days", 366, **_LEAP_YEAR_DAYS)
+        return _count(366, **_LEAP_YEAR_DAYS)
     if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
         return None
     month = named[0]
     if month == 2 and not years:  # 28 or 29: the year decides
         return None
     days = calendar.monthrange(years[0] if years else 2001, month)[1]
-    return _count("days", days, **{code: _month_says(code, month, days) for code in _YES_NO})
+    return _count(days, **{code: _month_says(code, month, days) for code in _YES_NO})
 
 
 _LEAP_YEAR_DAYS = {
@@ -560,7 +550,7 @@ def _weekday_shift(read: Request) -> Known | None:
     shift = int(read.numbers[0]) if read.numbers else 1
     day = (named[0] + (shift if after else -shift)) % 7
     statements = {code: f"{day_name(day, code)}." for code in _YES_NO}
-    return Known("weekday", statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
+    return Known(statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
 
 
 _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
@@ -608,7 +598,7 @@ def _weekday_of_date(read: Request) -> Known | None:
         return None
     day = dates[0].weekday()
     statements = {code: f"{day_name(day, code)}." for code in _YES_NO}
-    return Known("weekday of a date", statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
+    return Known(statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
 
 
 def _days_between(read: Request) -> Known | None:
@@ -621,7 +611,7 @@ def _days_between(read: Request) -> Known | None:
     n = abs((dates[1] - dates[0]).days)
     units = ("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni")
     said = {"en": "days", "de": "Tage", "fr": "jours", "es": "días", "it": "giorni"}
-    return _count("days between", n, units, **{code: f"{n} {word}." for code, word in said.items()})
+    return _count(n, units, **{code: f"{n} {word}." for code, word in said.items()})
 
 
 _PLACES = re.compile(
@@ -664,7 +654,7 @@ def _rounding(read: Request) -> Known | None:
     rounded = float(exact)
     shown = f"{rounded:.{max(digits, 0)}f}"
     # judged to the digit: "3.1416" is not 3.14 rounded
-    return Known("rounding", {"en": f"{value:g} ≈ {shown}."}, f"{rounded:g}", lambda a: stated_number(a) == rounded)
+    return Known({"en": f"{value:g} ≈ {shown}."}, f"{rounded:g}", lambda a: stated_number(a) == rounded)
 
 
 KINDS: tuple[Callable[[Request], Known | None], ...] = (

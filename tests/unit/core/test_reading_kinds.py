@@ -265,6 +265,9 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Was ist die Hälfte von 2,5?", "1.25"),
         ("Was ist die größte von 3, 9 und 4?", "9"),
         ("Sort alphabetically: pear, apple, fig, .", "apple, fig, pear"),
+        ("Sort alphabetically: pear, Zebra, apple", "apple, pear, Zebra"),  # whatever the case
+        ("Reverse the word 'stressed'", "desserts"),
+        ("Round 10 to the nearest tenth", "10"),  # the 10 stated, not "tenth" read as 10th
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -308,6 +311,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Redondea 3,256 a dos decimales",
         "What is half of 7 and a half?",  # a share of a number the digits do not state
         "Add up the numbers from 1 to 10 in 'my list'",  # a quoted part the range does not account for
+        "Round 8.6 for my homework",
+        "What day of the week was 5 Smarch 2024?",  # no month of that name: no date
         "Ist 1,001 eine Primzahl?",
         "How many letters in alphabet?",  # a word the letters of which are not counted: the alphabet's
         "How many r's in strawberry and raspberry?",
@@ -336,6 +341,11 @@ def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: st
         # found by mutation testing: every language's statement of a kind, each word of it
         ("Was ist der letzte Buchstabe von 'Fenster'?", "Der letzte Buchstabe von „Fenster“ ist „r“.", "de"),
         ("Was ist der erste Buchstabe von 'Haus'?", "Der erste Buchstabe von „Haus“ ist „H“.", "de"),
+        ("Quelle est la dernière lettre de 'maison' ?", "La dernière lettre de « maison » est « n ».", "fr"),
+        ("¿Cuál es la última letra de 'casa'?", "La última letra de «casa» es «a».", "es"),
+        ("¿Cuál es el menor: 4, 18 o 9?", "El menor es 4.", "es"),
+        ("¿Cuántos días tiene marzo?", "Marzo tiene 31 días.", "es"),
+        ("Wie oft kommt 'a' in 'Banane' vor?", "„a“ kommt 2-mal in „Banane“ vor.", "de"),
         ("Quelle est la première lettre de 'maison' ?", "La première lettre de « maison » est « m ».", "fr"),
         ("Qual è l'ultima lettera di 'casa'?", "L’ultima lettera di «casa» è «a».", "it"),
         ("Quel est le plus grand : 4, 18 ou 9 ?", "Le plus grand est 18.", "fr"),
@@ -423,7 +433,8 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         # found by mutation testing
         ("Convert 37 °C to °F", "37 °C is about 99 °F."),  # 98.6 to the digits written
         ("What is 5 times 40?", "5 × (400 / 10) = 5 × 40 = 200."),
-        ("What is 6 times 7?", "Because 6 times 7 is 42."),  # only explaining sentences: the first states it
+        ("What is 6 times 7?", "Because 6 times 7 is 42."),
+        ("Reverse 'Hello'", "Reversed: OLLEH"),  # a word reversed, whatever the case  # only explaining sentences: the first states it
         ("What is 17 plus 25?", "Let me see: 17 plus 25. I think 42."),
     ],
 )
