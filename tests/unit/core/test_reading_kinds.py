@@ -433,8 +433,8 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         # found by mutation testing
         ("Convert 37 °C to °F", "37 °C is about 99 °F."),  # 98.6 to the digits written
         ("What is 5 times 40?", "5 × (400 / 10) = 5 × 40 = 200."),
-        ("What is 6 times 7?", "Because 6 times 7 is 42."),
-        ("Reverse 'Hello'", "Reversed: OLLEH"),  # a word reversed, whatever the case  # only explaining sentences: the first states it
+        ("What is 6 times 7?", "Because 6 times 7 is 42."),  # only explaining sentences: the first states it
+        ("Reverse 'Hello'", "Reversed: OLLEH"),  # a word reversed, whatever the case
         ("What is 17 plus 25?", "Let me see: 17 plus 25. I think 42."),
     ],
 )
