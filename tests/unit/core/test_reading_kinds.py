@@ -268,6 +268,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Sort alphabetically: pear, Zebra, apple", "apple, pear, Zebra"),  # whatever the case
         ("Reverse the word 'stressed'", "desserts"),
         ("Round 10 to the nearest tenth", "10"),  # the 10 stated, not "tenth" read as 10th
+        ("Runde 10 auf Zehntel", "10"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -344,6 +345,9 @@ def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: st
         ("Quelle est la dernière lettre de 'maison' ?", "La dernière lettre de « maison » est « n ».", "fr"),
         ("¿Cuál es la última letra de 'casa'?", "La última letra de «casa» es «a».", "es"),
         ("¿Cuál es el menor: 4, 18 o 9?", "El menor es 4.", "es"),
+        ("Which is the largest of 4, 18, 9?", "The largest is 18.", "en"),
+        ("¿Cuál es la primera letra de 'casa'?", "La primera letra de «casa» es «c».", "es"),
+        ("¿Cuántas veces aparece la letra 'a' en 'banana'?", "«a» aparece 3 veces en «banana».", "es"),
         ("¿Cuántos días tiene marzo?", "Marzo tiene 31 días.", "es"),
         ("Wie oft kommt 'a' in 'Banane' vor?", "„a“ kommt 2-mal in „Banane“ vor.", "de"),
         ("Quelle est la première lettre de 'maison' ?", "La première lettre de « maison » est « m ».", "fr"),
