@@ -269,6 +269,10 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Reverse the word 'stressed'", "desserts"),
         ("Round 10 to the nearest tenth", "10"),  # the 10 stated, not "tenth" read as 10th
         ("Runde 10 auf Zehntel", "10"),
+        ("What is √144?", "12"),
+        ("Sort alphabetically: pear, apple", "apple, pear"),
+        ("Is 0 an even number?", "yes"),
+        ("What letter comes after 'G'?", "H"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -314,6 +318,7 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Add up the numbers from 1 to 10 in 'my list'",  # a quoted part the range does not account for
         "Round 8.6 for my homework",
         "What day of the week was 5 Smarch 2024?",  # no month of that name: no date
+        "What letter comes after the letter é?",  # no place in the alphabet a short program knows
         "Ist 1,001 eine Primzahl?",
         "How many letters in alphabet?",  # a word the letters of which are not counted: the alphabet's
         "How many r's in strawberry and raspberry?",
@@ -346,6 +351,11 @@ def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: st
         ("¿Cuál es la última letra de 'casa'?", "La última letra de «casa» es «a».", "es"),
         ("¿Cuál es el menor: 4, 18 o 9?", "El menor es 4.", "es"),
         ("Which is the largest of 4, 18, 9?", "The largest is 18.", "en"),
+        ("¿Cuál es el mayor: 4, 18 o 9?", "El mayor es 18.", "es"),
+        ("Qual è il più piccolo: 4, 18 o 9?", "Il più piccolo è 4.", "it"),
+        ("Qual è il più grande: 4, 18 o 9?", "Il più grande è 18.", "it"),
+        ("What is the first letter of 'window'?", "The first letter of 'window' is 'w'.", "en"),
+        ("¿Cuántos días hay entre 2024-01-01 y 2024-03-01?", "60 días.", "es"),
         ("¿Cuál es la primera letra de 'casa'?", "La primera letra de «casa» es «c».", "es"),
         ("¿Cuántas veces aparece la letra 'a' en 'banana'?", "«a» aparece 3 veces en «banana».", "es"),
         ("¿Cuántos días tiene marzo?", "Marzo tiene 31 días.", "es"),
@@ -439,6 +449,9 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("What is 5 times 40?", "5 × (400 / 10) = 5 × 40 = 200."),
         ("What is 6 times 7?", "Because 6 times 7 is 42."),  # only explaining sentences: the first states it
         ("Reverse 'Hello'", "Reversed: OLLEH"),  # a word reversed, whatever the case
+        ("What letter comes after G?", "After G comes H."),  # the asked letter named first
+        ("Is 97 a prime number?", "It is prime."),  # the number not named again
+        ("What is 1000 times 1234?", "The result is 1.234.000."),  # two dots group thousands in English too
         ("What is 17 plus 25?", "Let me see: 17 plus 25. I think 42."),
     ],
 )
