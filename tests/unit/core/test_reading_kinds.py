@@ -451,6 +451,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Reverse 'Hello'", "Reversed: OLLEH"),  # a word reversed, whatever the case
         ("What letter comes after G?", "After G comes H."),  # the asked letter named first
         ("Is 97 a prime number?", "It is prime."),  # the number not named again
+        ("Rechne 100 Grad Celsius in Fahrenheit um", "Water boils at 100 °C, or 212 °F."),  # °F names Fahrenheit
         ("What is 1000 times 1234?", "The result is 1.234.000."),  # two dots group thousands in English too
         ("What is 17 plus 25?", "Let me see: 17 plus 25. I think 42."),
     ],
