@@ -225,14 +225,14 @@ def _occurrences(read: Request) -> Known | None:
     if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s", fold(words[0])]):
         return None
     n = fold(word).count(fold(letter))
-    times = "time" if n == 1 else "times"
+    once = n == 1
     return _count(
         n,
-        en=f"'{letter}' occurs {n} {times} in '{word}'.",
+        en=f"'{letter}' occurs {n} {'time' if once else 'times'} in '{word}'.",
         de=f"„{letter}“ kommt {n}-mal in „{word}“ vor.",
         fr=f"« {letter} » apparaît {n} fois dans « {word} ».",
-        es=f"«{letter}» aparece {n} veces en «{word}».",
-        it=f"«{letter}» compare {n} volte in «{word}».",
+        es=f"«{letter}» aparece {n} {'vez' if once else 'veces'} en «{word}».",
+        it=f"«{letter}» compare {n} {'volta' if once else 'volte'} in «{word}».",
     )
 
 

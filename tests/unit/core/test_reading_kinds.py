@@ -273,6 +273,12 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Sort alphabetically: pear, apple", "apple, pear"),
         ("Is 0 an even number?", "yes"),
         ("What letter comes after 'G'?", "H"),
+        ("Sort alphabetically: pear, apple and fig", "apple, fig, pear"),
+        ("What letter comes before B?", "A"),
+        ("What day of the week was 15 October 1582?", "Friday"),  # the Gregorian calendar's first day
+        ("Count the words in 'the quick brown fox'", "4"),
+        ("Count the a's in 'banana'", "3"),
+        ("Write 'hello' in capital letters", "HELLO"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -319,6 +325,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Round 8.6 for my homework",
         "What day of the week was 5 Smarch 2024?",  # no month of that name: no date
         "What letter comes after the letter é?",  # no place in the alphabet a short program knows
+        "What letter comes after Z?",
+        "Was 4 July 1976 a Sunday?",  # a yes or no, not a weekday
         "Ist 1,001 eine Primzahl?",
         "How many letters in alphabet?",  # a word the letters of which are not counted: the alphabet's
         "How many r's in strawberry and raspberry?",
@@ -356,6 +364,17 @@ def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: st
         ("Qual è il più grande: 4, 18 o 9?", "Il più grande è 18.", "it"),
         ("What is the first letter of 'window'?", "The first letter of 'window' is 'w'.", "en"),
         ("¿Cuántos días hay entre 2024-01-01 y 2024-03-01?", "60 días.", "es"),
+        ("Combien de jours entre le 2024-01-01 et le 2024-03-01 ?", "60 jours.", "fr"),
+        ("Quanti giorni ci sono tra il 2024-01-01 e il 2024-03-01?", "60 giorni.", "it"),
+        ("Welche Zahl ist am kleinsten: 5, 2, 9?", "Die kleinste Zahl ist 2.", "de"),
+        ("Quel est le plus petit : 5, 2, 9 ?", "Le plus petit est 2.", "fr"),
+        ("Combien de jours a mars ?", "Mars a 31 jours.", "fr"),
+        ("How many times does 'b' occur in 'banana'?", "'b' occurs 1 time in 'banana'.", "en"),
+        ("¿Cuántas veces aparece la letra 'b' en 'banana'?", "«b» aparece 1 vez en «banana».", "es"),
+        ("Quante volte compare la lettera 'b' in 'banana'?", "«b» compare 1 volta in «banana».", "it"),
+        ("Reverse 'Hello'", "olleH", "en"),
+        ("Round 3.14159 to 2 decimal places.", "3.14159 ≈ 3.14.", "en"),
+        ("Quel jour de la semaine était le 14 juillet 1789 ?", "mardi.", "fr"),
         ("¿Cuál es la primera letra de 'casa'?", "La primera letra de «casa» es «c».", "es"),
         ("¿Cuántas veces aparece la letra 'a' en 'banana'?", "«a» aparece 3 veces en «banana».", "es"),
         ("¿Cuántos días tiene marzo?", "Marzo tiene 31 días.", "es"),
