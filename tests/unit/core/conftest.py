@@ -11,6 +11,10 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from core.capabilities import forget_all
 from core.context import Context
 from core.llm import Models
+from nodes.reading.hints import translation_of
+from nodes.reading.kinds import known_answer
+from nodes.reading.lexicon import months, weekdays
+from nodes.reading.numbers import expected_number
 from nodes.services import Services
 from tests.support.scripted_llm import ScriptedLLM
 from tests.unit.core.factories import ECHO, LOOKUP
@@ -23,6 +27,14 @@ def fresh_method_cache() -> Iterator[None]:
     forget_all()
     yield
     forget_all()
+
+
+@pytest.fixture(autouse=True)
+def read_afresh() -> None:
+    """Each test reads its requests anew: the readers cache their results, and a result cached by an earlier test
+    would hide the code under test from it (mutation testing then runs the wrong tests for a mutant)."""
+    for cached in (known_answer, expected_number, translation_of, weekdays, months):
+        cached.cache_clear()
 
 
 @pytest.fixture
