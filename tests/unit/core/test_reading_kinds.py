@@ -280,6 +280,11 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Count the a's in 'banana'", "3"),
         ("Write 'hello' in capital letters", "HELLO"),
         ("How many days are in the month of March?", "31"),
+        ("Qual è il più grande fra 4, 18 e 9?", "18"),  # the words that join the numbers, in each language
+        ("Welches ist die größte Zahl unter 3, 9 und 4?", "9"),
+        ("¿Cuál es el más grande: 4, 18 o 9?", "18"),
+        ("Which is the largest among 4, 18 and 9?", "18"),
+        ("Quel est le plus grand parmi 4, 18 et 9 ?", "18"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
