@@ -36,8 +36,10 @@ def non_public_reason(ip: IPAddress) -> str | None:
         if ip.ipv4_mapped is not None:
             inner = non_public_reason(ip.ipv4_mapped)
             return f"{inner} (IPv4-mapped)" if inner else None
-        embedded = ip.sixtofour or (ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF) if ip in _NAT64 else None)
-        if embedded is not None and (inner := non_public_reason(embedded)):
+        if ip.sixtofour is not None:  # by its IPv4 address alone: Python before 3.11.10 calls 2002::/16 private
+            inner = non_public_reason(ip.sixtofour)
+            return f"{inner} (embedded in {ip})" if inner else None
+        if ip in _NAT64 and (inner := non_public_reason(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))):
             return f"{inner} (embedded in {ip})"
     if ip in _METADATA:
         return "link-local cloud metadata"
