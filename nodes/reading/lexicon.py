@@ -203,20 +203,23 @@ def stems(text: str) -> set[str]:
     return {w if w.isdigit() else w[:5] for w in words if w.isdigit() or (len(w) > 2 and w not in NOT_SUBJECT)}
 
 
+def _filler_counts(words: Sequence[str]) -> dict[str, int]:
+    return {code: sum(word in filler for word in words) for code, filler in FILLER_BY_LANGUAGE.items()}
+
+
 def languages_of(words: list[str], default: Sequence[str] = ("en",)) -> list[str]:
     """The languages whose filler the words use, most used first; `default` where none is told."""
-    counts = {code: sum(word in filler for word in words) for code, filler in FILLER_BY_LANGUAGE.items()}
-    found = [code for code in sorted(counts, key=counts.get, reverse=True) if counts[code]]  # type: ignore[arg-type]
+    counts = _filler_counts(words)
+    found = [code for code in sorted(counts, key=counts.__getitem__, reverse=True) if counts[code]]
     return found or list(default)
 
 
 def told_language(words: Sequence[str]) -> str | None:
     """The one language whose filler the words use most; None where none is used, or two as much ("Arrondis 3,256
     a deux decimales": its "a" is English and French filler alike)."""
-    counts = sorted((sum(word in filler for word in words) for filler in FILLER_BY_LANGUAGE.values()), reverse=True)
-    if counts[0] == 0 or counts[0] == counts[1]:
-        return None
-    return languages_of(list(words))[0]
+    counts = _filler_counts(words)
+    most, second = sorted(counts.values(), reverse=True)[:2]
+    return None if most in (0, second) else max(counts, key=counts.__getitem__)
 
 
 @cache
