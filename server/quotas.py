@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import time
 import uuid
 from typing import Any
@@ -27,6 +28,8 @@ from server.records import ThreadRecords
 from server.run_sizes import RUN_PARTS, size_of
 from server.settings import LIMITS, api_keys, limit, server_store
 from server.uploads import owner_uploads
+
+log = logging.getLogger(__name__)
 
 MB = 1024 * 1024
 #: Seconds a client at its runs-in-flight quota is asked to wait before trying again.
@@ -60,7 +63,9 @@ async def check_count(owner: str, resource: str) -> None:
     most = int(limit(resource))
     counters, places = engine.current().counters, f"{resource}:{owner}"
     async with counters.turn(places):
-        have = await engine.current().count(owner, resource) + len(await counters.reserved(places))
+        made, being_made = await engine.current().count(owner, resource), len(await counters.reserved(places))
+        have = made + being_made
+        _decided(owner, resource, made, being_made, most)
         if have >= most:
             raise refuse(
                 429,
@@ -68,6 +73,13 @@ async def check_count(owner: str, resource: str) -> None:
                 f"({_setting(resource)}={most}); {_HOW_TO_FREE[resource]}",
             )
         await _hold(places, f"new:{uuid.uuid4()}")
+
+
+def _decided(owner: str, resource: str, counted: int, held: int, most: int) -> None:
+    """Log a quota decision with the counts it was made on (the server's rows, the places held by requests in
+    flight): an operator sees why a client was refused, and a count that let one too many pass shows."""
+    verdict = "refused" if counted + held >= most else "passed"
+    log.info("quota %s: %s %s: %d listed and %d being made, at most %d", verdict, owner, resource, counted, held, most)
 
 
 #: Seconds a run that passed the check counts as in flight until the server lists it (it inserts it right after),
@@ -109,6 +121,7 @@ async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = T
         if counted := reserved & listed:  # the server lists it now
             await counters.unreserve(owner, counted)
         have = len(listed | reserved)
+        _decided(owner, "runs", len(listed), len(reserved - listed), most)
         if have >= most:
             raise refuse(
                 429,

@@ -153,6 +153,28 @@ def test_threads_created_at_once_on_two_instances_pass_up_to_the_quota(
     assert [outcome is None for outcome in asyncio.run(five())].count(True) == 2
 
 
+def test_each_decision_is_logged_with_the_counts_it_was_made_on(
+    instances: Callable[[], Instance], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An operator asked why a client was refused reads the counts in the log (and a pass that should not have
+    been shows there too): the server's rows and the places requests in flight hold."""
+    monkeypatch.setenv("PAOR_SERVER_MAX_THREADS", "1")
+    REACHED.set(instances())
+
+    async def twice() -> None:
+        quotas.REQUEST_RESERVATIONS.set([])
+        await quotas.check_count(OWNER, "threads")
+        with pytest.raises(Exception, match="PAOR_SERVER_MAX_THREADS=1"):
+            await quotas.check_count(OWNER, "threads")
+
+    with caplog.at_level("INFO", logger="server.quotas"):
+        asyncio.run(twice())
+    assert [record.getMessage() for record in caplog.records] == [
+        f"quota passed: {OWNER} threads: 0 listed and 0 being made, at most 1",
+        f"quota refused: {OWNER} threads: 0 listed and 1 being made, at most 1",
+    ]
+
+
 def test_a_place_released_while_another_check_waits_stays_released(instances: Callable[[], Instance]) -> None:
     """A check once wrote back the places it had read: one released meanwhile came back, for an hour."""
     release = asyncio.Event()
