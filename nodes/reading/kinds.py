@@ -288,6 +288,8 @@ def _reversed_or_capitals(read: Request) -> Known | None:
         holds = _names_whole(result, case=False)
     elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
         result = text.upper()
+        if len(result) != len(text):  # "straße": "STRASSE", or "STRAẞE" as German writes it since 2017
+            return None
         holds = _names_whole(result, case=True)
     else:
         return None

@@ -271,6 +271,9 @@ def _value(node: ast.AST) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
         return float(node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        power = isinstance(node.operand, ast.BinOp) and isinstance(node.operand.op, ast.Pow)
+        if power and isinstance(node.op, ast.USub):
+            raise NotComputable("a minus before a power reads two ways: -(3²) as algebra, (-3)² as spreadsheets")
         inner = _value(node.operand)
         return -inner if isinstance(node.op, ast.USub) else inner
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:

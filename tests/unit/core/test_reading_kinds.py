@@ -317,6 +317,9 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "What is 1/3 of 90 plus 5?",
         "Multiply 6 by 7 and add 2",
         "What is 2 cubed squared?",  # (2³)² = 64, not 2 ** 3 ** 2
+        "What's -3 squared?",  # -(3²) = -9 as algebra reads it, (-3)² = 9 as a spreadsheet and most people do
+        "What is -3^2?",
+        "Write 'Straße' in capitals",  # STRASSE, or STRAẞE
         # 3,256 is 3256 in English and 3.256 in German, French, Spanish and Italian
         "Was ist 3,256 mal 2?",
         "Quanto fa 1,234 più 1?",
