@@ -67,7 +67,9 @@ DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
 #: And 3,256 for 3.256, where English writes 3256.
 _ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(
-    rf"({_NUMBER})\s*(?:%|percent|prozent|pour\s*cent)\s+(?:of|von|de)\s+[$€£]?\s*({_NUMBER})", re.I
+    rf"({_NUMBER})\s*(?:%|percent|per\s*cento?|prozent|pour\s*cent|por\s*ciento)\s+(?:of|von|de|di)\s+[$€£]?\s*"
+    rf"({_NUMBER})",
+    re.I,
 )
 _HALF_OR_DOUBLE = re.compile(
     rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh(?:ä|a)lfte\s+von\s+|\bmoiti(?:é|e)\s+de\s+|\bmitad\s+de\s+|\bmet(?:à|a)\s+di\s+)"
@@ -160,7 +162,7 @@ def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
         kept.append(match.group(0))
         return f"\x00{len(kept) - 1}\x00"
 
-    text = _ORDINAL.sub(keep, text)
+    text = _KEPT_WORDS.sub(keep, text)
     for language in languages:
         text = alpha2digit(text, language, threshold=2)
     if "en" in languages:
@@ -168,9 +170,10 @@ def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
 
 
-_ORDINAL = re.compile(
+#: Words text2num would read as numbers that are not: ordinals, articles, and "cent" of "pour cent" (percent).
+_KEPT_WORDS = re.compile(
     r"\b(?:first|second|third|prime|primes|premi[eè]re?s?|prim[aoe]s?|primer[ao]?s?|segund[ao]s?|second[aoe]s?|"
-    r"erste[nrs]?|zweite[nrs]?|dritte[nrs]?|tiers|terz[aoe]|tercer[ao]?|"
+    r"erste[nrs]?|zweite[nrs]?|dritte[nrs]?|tiers|terz[aoe]|tercer[ao]?|pour\s*cent|por\s*ciento|per\s*cento|"
     r"(?<!et )(?<!y )(?<!e )(?:une?|un[ao]|ein[e]?[mnrs]?))\b",
     re.I,
 )
@@ -371,7 +374,7 @@ _UNITS_BY_NAME = {
         "kilometer": "kilometer kilometre kilometres kilometro kilometros chilometro chilometri",
         "centimeter": "zentimeter centimetre centimetres centimetro centimetros centimetri",
         "gram": "gramm gramme grammes gramo gramos grammo grammi",
-        "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi kilo kilos",
+        "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi kilo kilos chilo",
         "mile": "meile meilen milla millas miglio miglia",
         "inch": "zoll pouce pouces pulgada pulgadas pollice pollici",
         "pound": "pfund libra libras libbra libbre",

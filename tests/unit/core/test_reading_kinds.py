@@ -157,6 +157,12 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("How many vowels in the word education?", "5"),
         ("What is the product of 6 and 7?", "42"),
         ("What is 15% of $80?", "12"),
+        ("What is 10 per cent of 50?", "5"),
+        # a share in words in each language ("cent", "ciento", "cento" are also numbers: 100)
+        ("Wie viel sind 20 Prozent von 150?", "30"),
+        ("Combien font 15 pour cent de 200 ?", "30"),
+        ("¿Cuánto es el 10 por ciento de 50?", "5"),
+        ("Quanto è il 25 per cento di 80?", "20"),
         ("Alphabetize: pear, apple, fig", "apple, fig, pear"),
         # German
         ("Wie viele Buchstaben hat das Wort 'Banane'?", "6"),
@@ -207,6 +213,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Arrotonda 8,6 all'intero più vicino.", "9"),
         ("Quanti secondi ci sono in un'ora?", "3600"),
         ("Quanti grammi ci sono in 2 chilogrammi?", "2000"),
+        ("Quanti grammi in un chilo?", "1000"),
         ("2 ore sono quanti minuti?", "120"),
         ("Quanti centimetri sono 10 pollici?", "25.4"),
         ("Converti 37 gradi Celsius in Fahrenheit", "98.6"),
