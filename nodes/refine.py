@@ -22,7 +22,7 @@ from core.state import State
 from nodes import history_log
 from nodes.approval import rejected_actions
 from nodes.common import intent_of
-from nodes.direct import DIRECT_ATTEMPTS, a_tool_can_help, answering_directly
+from nodes.direct import DIRECT_ATTEMPTS, a_tool_can_help, answering_directly, computed_result
 from nodes.history_log import window_of
 from nodes.repeats import without_repeats
 from nodes.services import Services
@@ -170,6 +170,10 @@ def direct_decision(state: State, context: Context, validation: ContentValidatio
             return RefinementDecision(decision="stop", reason="all success criteria met, checked by code", progress=100)
         return RefinementDecision(decision="stop", reason=UNVERIFIED, progress=progress)
     failed = "; ".join(validation.issues[:2]) if validation else str(state.get("step_error") or "no answer")
+    gave_none = state.get("step_error") or (validation is not None and "action" in validation.checksFailed)
+    if gave_none and computed_result(str(state.get("prompt") or ""), intent_of(state)) is not None:
+        # asked again, a model that ran out of time may take as long once more: code knows the result
+        return RefinementDecision(decision="stop", reason=f"the model gave no answer ({failed})", progress=progress)
     if step >= context.max_steps:
         return RefinementDecision(decision="stop", reason=f"max_steps ({context.max_steps}) reached", progress=progress)
     if step < DIRECT_ATTEMPTS:

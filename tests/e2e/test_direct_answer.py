@@ -5,6 +5,7 @@ asked again — through the real ChatOpenAI client."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -168,6 +169,42 @@ def test_an_answer_code_proved_wrong_twice_is_replaced_by_the_computed_result_wi
     [deliverable] = out["deliverables"]
     assert deliverable["name"] == "result.md" and deliverable["label"].endswith("_computed")
     assert out["messages"][-1].content.startswith("2 hours = 120 minutes.")
+
+
+def test_a_bare_call_that_runs_out_of_time_is_not_asked_again_where_code_knows_the_result(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    """SmolLM2 on "¿Cuánto es el 10 por ciento de 50?" wrote until the tool's timeout (300 s), then was asked the
+    same once more: ten minutes for a result code had computed before the first call."""
+
+    def past_the_timeout(_: RecordedRequest) -> str:
+        time.sleep(2.5)
+        return "El 10 por ciento de 50 es"
+
+    scripted_llm.on("text", past_the_timeout)
+    out = _run(build_graph(checkpointer=checkpointer, store=store), replace(context, tool_timeout_s=1.0), MINUTES)
+
+    assert [r.route for r in scripted_llm.requests] == ["text"]  # not asked again
+    assert out["status"] == "completed" and out["answer"].startswith("2 hours = 120 minutes.")
+    assert "the model gave no answer" in out["answer"] and "computed result" in out["stop_reason"]
+
+
+def test_a_bare_call_that_runs_out_of_time_is_asked_again_where_code_knows_no_result(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    def past_the_timeout(_: RecordedRequest) -> str:
+        time.sleep(2.5)
+        return "The sea"
+
+    scripted_llm.on("text", past_the_timeout, "The sea glitters under the morning sun.")
+    out = _run(
+        build_graph(checkpointer=checkpointer, store=store),
+        replace(context, tool_timeout_s=1.0),
+        "Write one sentence about the sea.",
+    )
+
+    assert [r.route for r in scripted_llm.requests] == ["text", "text"]
+    assert out["answer"] == "The sea glitters under the morning sun."
 
 
 def test_the_computed_result_is_introduced_in_the_users_language(
