@@ -170,7 +170,8 @@ def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
 
 
-#: Words text2num would read as numbers that are not: ordinals, articles, and "cent" of "pour cent" (percent).
+#: Words text2num would read as numbers that are not: ordinals, articles, and the "cent" of a share ("pour cent",
+#: "por ciento", "per cento").
 _KEPT_WORDS = re.compile(
     r"\b(?:first|second|third|prime|primes|premi[eè]re?s?|prim[aoe]s?|primer[ao]?s?|segund[ao]s?|second[aoe]s?|"
     r"erste[nrs]?|zweite[nrs]?|dritte[nrs]?|tiers|terz[aoe]|tercer[ao]?|pour\s*cent|por\s*ciento|per\s*cento|"
