@@ -64,22 +64,25 @@ async def check_count(owner: str, resource: str) -> None:
     counters, places = engine.current().counters, f"{resource}:{owner}"
     async with counters.turn(places):
         made, being_made = await engine.current().count(owner, resource), len(await counters.reserved(places))
-        have = made + being_made
-        _decided(owner, resource, made, being_made, most)
-        if have >= most:
+        if _over_quota(owner, resource, made, being_made, most):
             raise refuse(
                 429,
-                f"this client has {have} {_NOUNS[resource]}, the most this server keeps for one client "
+                f"this client has {made + being_made} {_NOUNS[resource]}, the most this server keeps for one client "
                 f"({_setting(resource)}={most}); {_HOW_TO_FREE[resource]}",
             )
         await _hold(places, f"new:{uuid.uuid4()}")
 
 
-def _decided(owner: str, resource: str, counted: int, held: int, most: int) -> None:
-    """Log a quota decision with the counts it was made on (the server's rows, the places held by requests in
-    flight): an operator sees why a client was refused, and a count that let one too many pass shows."""
-    verdict = "refused" if counted + held >= most else "passed"
-    log.info("quota %s: %s %s: %d listed and %d being made, at most %d", verdict, owner, resource, counted, held, most)
+def _over_quota(owner: str, resource: str, listed: int, being_made: int, most: int) -> bool:
+    """Whether one more is over the quota, logged with the counts it was decided on (the server's rows, the places
+    held by requests in flight): an operator sees why a client was refused, and a count that let one too many pass
+    shows."""
+    over = listed + being_made >= most
+    verdict = "refused" if over else "passed"
+    log.info(
+        "quota %s: %s %s: %d listed and %d being made, at most %d", verdict, owner, resource, listed, being_made, most
+    )
+    return over
 
 
 #: Seconds a run that passed the check counts as in flight until the server lists it (it inserts it right after),
@@ -120,13 +123,11 @@ async def check_runs(owner: str, run_id: str | None = None, *, reserve: bool = T
         listed = await engine.current().runs_in_flight(owner, most + len(reserved))
         if counted := reserved & listed:  # the server lists it now
             await counters.unreserve(owner, counted)
-        have = len(listed | reserved)
-        _decided(owner, "runs", len(listed), len(reserved - listed), most)
-        if have >= most:
+        if _over_quota(owner, "runs", len(listed), len(reserved - listed), most):
             raise refuse(
                 429,
-                f"this client has {have} runs queued or running, the most this server runs at once for one client "
-                f"({_setting('runs')}={most}); wait for one to end, or cancel one",
+                f"this client has {len(listed | reserved)} runs queued or running, the most this server runs at once "
+                f"for one client ({_setting('runs')}={most}); wait for one to end, or cancel one",
                 retry_after=RETRY_RUNS_S,
             )
         if refused := await documents_refusal(owner, 0, starting_run=True):
