@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import regex
+
 from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.lexicon import (
     ANSWER_FORM,
@@ -284,7 +286,7 @@ def _reversed_or_capitals(read: Request) -> Known | None:
     if read.has("reverse") and len(text.split()) > 1 and read.has("words"):
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
     if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
-        result = text[::-1]
+        result = "".join(reversed(regex.findall(r"\X", text)))  # "naïve" with a combining ¨ stays on its i
         holds = _names_whole(result, case=False)
     elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
         result = text.upper()

@@ -274,6 +274,12 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Sort alphabetically: pear, apple, fig, .", "apple, fig, pear"),
         ("Sort alphabetically: pear, Zebra, apple", "apple, pear, Zebra"),  # whatever the case
         ("Reverse the word 'stressed'", "desserts"),
+        # by the characters a person sees: a combining mark stays on its letter, an emoji family and a flag whole
+        ("Reverse 'nai\u0308ve'", "evi\u0308an"),
+        (
+            "Reverse '\U0001f468\u200d\U0001f469\u200d\U0001f467 and \U0001f1eb\U0001f1f7'",
+            "\U0001f1eb\U0001f1f7 dna \U0001f468\u200d\U0001f469\u200d\U0001f467",
+        ),
         ("Round 10 to the nearest tenth", "10"),  # the 10 stated, not "tenth" read as 10th
         ("Runde 10 auf Zehntel", "10"),
         ("What is √144?", "12"),
