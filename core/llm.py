@@ -320,8 +320,15 @@ def length_limit(llm: BaseChatModel, tokens: int, **extra_body: Any) -> dict[str
     return {"max_tokens": tokens, **({"extra_body": extra_body} if extra_body else {})}
 
 
+def _whole(llm: BaseChatModel) -> dict[str, Any]:
+    """Invoke arguments that ask for a protocol answer in one piece, even while a client listens to a `messages`
+    stream (which would otherwise stream every call): nobody sees its tokens (it is tagged out of the stream), and
+    OpenAI's client streams a `response_format` answer through its beta API, 700 modules a server loaded at start."""
+    return {"stream": False} if isinstance(llm, ChatOpenAI) else {}
+
+
 def _invoke(llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape, method: Method) -> AIMessage:
-    limit = length_limit(llm, shape.max_tokens)
+    limit = {**length_limit(llm, shape.max_tokens), **_whole(llm)}
     if method == "json_schema":
         strict = {"name": shape.name, "schema": shape.strict_schema, "strict": True}
         reply = llm.invoke(messages, response_format={"type": "json_schema", "json_schema": strict}, **limit)
@@ -330,7 +337,7 @@ def _invoke(llm: BaseChatModel, messages: list[BaseMessage], shape: AnswerShape,
         reply = llm.invoke(prompt, response_format={"type": "json_object", "schema": shape.schema}, **limit)
     elif method == "guided_json":  # vLLM / SGLang
         prompt = _instructed(schema_instruction(shape, with_schema=False), messages)
-        reply = llm.invoke(prompt, **length_limit(llm, shape.max_tokens, guided_json=shape.schema))
+        reply = llm.invoke(prompt, **length_limit(llm, shape.max_tokens, guided_json=shape.schema), **_whole(llm))
     elif method == "function_calling":
         reply = llm.bind_tools([shape.as_tool()], tool_choice=shape.name).invoke(messages, **limit)
     elif method == "generic_json_schema":  # a non-OpenAI LangChain model: its own structured-output support

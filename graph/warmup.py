@@ -1,11 +1,11 @@
 """Loading what a run may need before it needs it: a server before its first request (`warm`, in its lifespan), a
 Python program or `paor run` from `build_graph()` on a thread of its own (`warm_in_background`, issue 46).
 
-Together the parts cost a first run about 2 s (2 cores): the language profiles (0.35 s), the action catalog with its
-sandbox probe (0.3 s), the endpoint's model with its HTTP clients (0.1 s; they load the CA bundle twice, cached per
-endpoint and timeout), sympy (0.2 s), the token encoding (0.3 s) and OpenAI's structured-output streaming (700
-modules, 0.6–0.9 s). Importing the graph loads none of them: `paor --help`, `paor history` and the server's graph
-module run nothing.
+Together the parts cost a first run about 1.2 s (2 cores): the language profiles (0.35 s), the action catalog with
+its sandbox probe (0.3 s), the endpoint's model with its HTTP clients (0.1 s; they load the CA bundle twice, cached
+per endpoint and timeout), sympy (0.2 s) and the token encoding (0.3 s). OpenAI's structured-output streaming (700
+modules, 0.6–0.9 s) is not among them: protocol answers are never streamed (core/llm.py `_whole`). Importing the
+graph loads none of them: `paor --help`, `paor history` and the server's graph module run nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import importlib
 import logging
 import threading
 from collections.abc import Callable
-
-from langchain_openai import ChatOpenAI
 
 from core.context import Context
 from core.errors import ConfigurationError
@@ -36,13 +34,6 @@ def _model(models: Models) -> None:
         models.prepared(Context())
 
 
-def _streaming(models: Models) -> None:
-    with contextlib.suppress(ConfigurationError):
-        llm = models.prepared(Context())
-        if isinstance(llm, ChatOpenAI) and llm.root_client is not None:
-            llm.root_client.beta  # noqa: B018 (structured output streams through it)
-
-
 def _number_checks(_: Models) -> None:
     importlib.import_module("sympy")
 
@@ -56,10 +47,10 @@ FIRST_NEEDS: tuple[Part, ...] = (
 )
 #: What many runs load after it: the checks of numbers (a step's validation, a property of a stated number).
 NEXT_NEEDS: tuple[Part, ...] = (_number_checks,)
-#: What few runs load: token counts of long texts, structured output streamed to a `messages` stream (a chat
-#: client's). A server loads them before its first request; a `build_graph()` caller on first use, since loading
-#: them beside a short run made it slower (0.93 s vs 0.60 s for a one-call answer, a model answering in 0.5 s).
-RARE_NEEDS: tuple[Part, ...] = (lambda _: count_tokens("load the token encoding once"), _streaming)
+#: What few runs load: token counts of long texts. A server loads them before its first request; a `build_graph()`
+#: caller on first use, since loading them beside a short run made it slower (0.93 s vs 0.60 s for a one-call
+#: answer, a model answering in 0.5 s).
+RARE_NEEDS: tuple[Part, ...] = (lambda _: count_tokens("load the token encoding once"),)
 
 
 def warm() -> None:

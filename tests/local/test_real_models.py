@@ -27,10 +27,10 @@ VALIDITY = 0.95
 PROMPTS_IN_CI = [PROMPTS[0], PROMPTS[1], PROMPTS[2]]  # translation, data, summary of a small text
 MAX_STEPS = 2
 # Gemma's pretrained file never stops, so its action answers run to their token limit; the answers' content is not
-# judged, so 128 keep them short (at 256 they were 1,785 of Gemma's 2,172 generated tokens, Dec 2, llama.cpp's own
-# timings). The one-call direct answer is off, since this test measures the Stage-1/Stage-2 protocol (bench.models
-# --side-by-side measures the direct answer).
-SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 128, "direct_answer": False}
+# judged, so 32 keep them short (at 128 they were 762 of Gemma's 1,243 generated tokens and the test took 86 s
+# alone, at 32 66 s; SmolLM2's mostly end sooner; llama.cpp's own timings, Dec 2). The one-call direct
+# answer is off, since this test measures the Stage-1/Stage-2 protocol (bench.models --side-by-side measures it).
+SETTINGS: dict[str, Any] = {**LOCAL_SETTINGS, "answer_tokens": 32, "direct_answer": False}
 
 pytestmark = [
     pytest.mark.skipif(not installed("llama_cpp"), reason="local model extra not installed: pip install 'paor[local]'"),
