@@ -107,6 +107,10 @@ def server_command(
         str(n_ctx),
         "--use_extra_bufts",
         "false",
+        # llama-cpp-python's default cuts a streamed answer short (the connection closed mid-answer) whenever
+        # another request arrives: a chat's deliverable lost to a second run's request. Requests wait their turn.
+        "--interrupt_requests",
+        "false",
         *pinned,
     ]
 

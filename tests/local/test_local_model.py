@@ -75,6 +75,7 @@ def test_server_command_serves_the_model_on_loopback_without_weight_repacking(tm
         "--port": "8123",
         "--n_ctx": "2048",
         "--use_extra_bufts": "false",  # a CPU reporting AMX in a VM that forbids it: "Illegal instruction"
+        "--interrupt_requests": "false",  # tests/local/test_local_smoke.py: a second request waits its turn
     }
 
 

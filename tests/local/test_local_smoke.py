@@ -6,6 +6,7 @@ so every answer comes through its schema grammar (`json_object` + `schema`) — 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -21,6 +22,7 @@ from core.llm import Models
 from core.schemas import HistoryEntry
 from graph.builder import build_graph
 from tests.local import LLAMA_THREADS, NEEDS_SMOLLM2
+from tests.support import deadlines
 
 pytestmark = [NEEDS_SMOLLM2, pytest.mark.timeout(300)]
 
@@ -94,3 +96,36 @@ def test_a_one_line_question_is_answered_in_one_step_with_the_computed_result(
     history = [HistoryEntry.model_validate(h) for h in out.get("history") or []]
     assert out["status"] == "completed" and "132" in out["answer"], out["answer"]
     assert len(history) <= 2 and all("computed" in h.checksFailed for h in history[:-1])
+
+
+def test_a_streamed_answer_is_not_cut_short_by_a_request_that_arrives_meanwhile(local_url: str) -> None:
+    """A chat streams the deliverable while another run asks the same server: llama-cpp-python's default closed the
+    first connection mid-answer (the run's step failed as if the model were away); the second request waits."""
+    from langchain_openai import ChatOpenAI
+
+    from cli.local_model import LOCAL_MODEL_NAME
+    from core.llm import length_limit
+
+    llm = ChatOpenAI(model=LOCAL_MODEL_NAME, base_url=local_url, api_key="local", temperature=0, max_retries=0)
+    streaming, answer, failures = threading.Event(), [], []
+
+    def stream() -> None:
+        try:
+            whole = None
+            for chunk in llm.stream("Write a long story about a dragon.", **length_limit(llm, 60)):
+                streaming.set()
+                whole = chunk if whole is None else whole + chunk
+            answer.append(whole)
+        except Exception as exc:  # the assertion below names it
+            failures.append(exc)
+        finally:
+            streaming.set()
+
+    reader = threading.Thread(target=stream)
+    reader.start()
+    assert streaming.wait(deadlines.PROCESS_S)
+    other = llm.invoke("Hi", **length_limit(llm, 4))
+    reader.join(deadlines.PROCESS_S)
+    assert not failures, failures
+    assert answer and answer[0].response_metadata.get("finish_reason") == "length", answer
+    assert other.text
