@@ -10,10 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import takewhile
 
@@ -23,8 +22,8 @@ from nodes.placeholders import repeats_host_text
 from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.hints import LANGUAGE_WORDS, detect_language, translation_of, words_of
 from nodes.reading.kinds import known_answer
-from nodes.reading.lexicon import stems
-from nodes.reading.numbers import first_primes, is_prime
+from nodes.reading.lexicon import LIST_SEPARATOR, stems
+from nodes.reading.numbers import NUMBER_PROPERTIES, first_primes
 from prompts.templates import normalised
 from tools.ai_process import CUT_OFF
 
@@ -38,17 +37,6 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _INTEGER = re.compile(r"(?<![\w.])-?\d+(?![\w.]\d)")
 
 
-def _is_square(n: int) -> bool:
-    return n >= 0 and math.isqrt(n) ** 2 == n
-
-
-_PROPERTIES: dict[str, Callable[[int], bool]] = {
-    "prime": is_prime,
-    "even": lambda n: n % 2 == 0,
-    "odd": lambda n: n % 2 == 1,
-    "square": _is_square,
-    "fibonacci": lambda n: n >= 0 and (_is_square(5 * n * n + 4) or _is_square(5 * n * n - 4)),
-}
 _FORMAT_MIMES = {
     "docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",),
     "pdf": ("application/pdf",),
@@ -124,7 +112,7 @@ def extract_numbers(text: str) -> list[int]:
     return _data_lines(text) or _longest_run(text)
 
 
-_RUN = re.compile(r"-?\d+(?:(?:\s*[,;]\s*(?:and\s+|und\s+|et\s+)?|\s+(?:and|und|et|or|&)\s+)-?\d+)*")
+_RUN = re.compile(rf"-?\d+(?:(?:{LIST_SEPARATOR})-?\d+)*", re.IGNORECASE)
 
 
 def _longest_run(text: str) -> list[int]:
@@ -341,7 +329,7 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
                 "" if ok else f"Deliver exactly {intent.itemCount} numbers.",
             )
         )
-    test = _PROPERTIES.get((intent.numberProperty or "").lower())
+    test = NUMBER_PROPERTIES.get((intent.numberProperty or "").lower())
     if test is None:
         return
     wrong = [n for n in numbers if not test(n)]
@@ -383,7 +371,7 @@ def count_items(text: str) -> int:
     return max(marked, inline)
 
 
-_SEPARATOR = re.compile(r"\s*[,;]\s*(?:(?:and|und|et|y|e)\s+)?|\s+(?:and|und|et|y|e|&)\s+", re.IGNORECASE)
+_SEPARATOR = re.compile(LIST_SEPARATOR, re.IGNORECASE)
 
 
 def _check_items(intent: Intent, text: str, report: CheckReport) -> None:

@@ -30,10 +30,12 @@ import regex
 
 from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.lexicon import (
+    AND,
     ANSWER_FORM,
     COUNTING,
     FAMILIES,
     FILLER,
+    OR,
     QUESTION_WORDS,
     day_name,
     fold,
@@ -43,7 +45,14 @@ from nodes.reading.lexicon import (
     weekdays,
     words_in,
 )
-from nodes.reading.numbers import expected_number, in_digits, is_prime, numbers_in, other_names, unclear_commas
+from nodes.reading.numbers import (
+    NUMBER_PROPERTIES,
+    expected_number,
+    in_digits,
+    numbers_in,
+    other_names,
+    unclear_commas,
+)
 from nodes.reading.stated import (
     denied,
     in_order,
@@ -339,7 +348,7 @@ def _lone_letter(read: Request) -> str | None:
 #: Two numbers joined as a range: "1 to 100", "1-100", "between 1 and 100", "von 1 bis 100", "del 1 al 100".
 _RANGE = re.compile(
     r"\d\s*(?:-|–|\.\.|to|through|thru|bis|a|au|al|hasta|fino\s+a)\s*\d"
-    r"|(?:between|zwischen|entre|tra|fra)\s+\d+\s+(?:and|und|et|y|e)\s+\d"
+    rf"|(?:between|zwischen|entre|tra|fra)\s+\d+\s+{AND}\s+\d"
 )
 _ADD = re.compile(r"\b(?:add|addiere\w*|additionne\w*|sumar?|sommare|addiziona\w*)\b")
 _OPENS_RANGE = re.compile(
@@ -371,7 +380,7 @@ def _items(read: Request) -> list[str]:
     listed = read.text.split(":", 1)[1] if ":" in read.text else ""
     parts = [p.strip(" .?!") for p in re.split(r"[,;]", listed)]
     if parts:  # "apple, pear and fig": only the last part joins two items ("salt and pepper, bread" is one)
-        parts[-1:] = re.split(r"\s+(?:and|und|et|y|e|or|oder|ou|o)\s+", parts[-1])
+        parts[-1:] = re.split(rf"\s+(?:{AND}|{OR})\s+", parts[-1])
     return [i.strip(" .?!") for i in parts if i.strip(" .?!")]
 
 
@@ -475,12 +484,6 @@ _PROPERTY_WORDS = {
     "odd": (_ODD, _EVEN),
     "leap": (frozenset(["leap", "schaltjahr", "bissextile", "bisiesto", "bisestile"]), frozenset()),
 }
-_TESTS: dict[str, Callable[[int], bool]] = {
-    "prime": is_prime,
-    "even": lambda n: n % 2 == 0,
-    "odd": lambda n: n % 2 == 1,
-    "leap": calendar.isleap,
-}
 
 
 def _property(read: Request) -> Known | None:
@@ -490,7 +493,7 @@ def _property(read: Request) -> Known | None:
     prop, number = named[0], int(read.numbers[0])
     if number < 0 or number > 10**12 or not read.only(prop, "year"):
         return None
-    holds = _TESTS[prop](number)
+    holds = NUMBER_PROPERTIES[prop](number)
     statements = {}
     for language, (yes, no) in _YES_NO.items():
         positive, negative = _PROPERTY_NAMES[prop][language]

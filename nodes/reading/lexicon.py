@@ -66,6 +66,12 @@ ANSWER_FORM = re.compile(
     r"(?:number|result|answer|zahl|ergebnis|antwort|nombre|resultat|reponse|numero|resultado|respuesta|risultato|"
     r"risposta)\b"
 )
+#: "and" and "or" in paor's languages: how a list joins its last items and a range its ends ("2, 3 und 5", "entre 1
+#: y 10", "pera o higo").
+AND = r"(?:and|und|et|y|e)"
+OR = r"(?:or|oder|ou|o)"
+#: What stands between a list's items: a comma or a semicolon (an "and" or "or" may follow it), an "and", an "or".
+LIST_SEPARATOR = rf"\s*[,;]\s*(?:(?:{AND}|{OR})\s+)?|\s+(?:{AND}|{OR}|&)\s+"
 #: Words that say nothing of a request's subject either, though a kind may not take them as filler ("why", "about",
 #: "describe" ask for more than a result).
 NOT_SUBJECT = FILLER | _words(

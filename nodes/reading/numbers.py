@@ -9,6 +9,7 @@ operations (plus powers with a small exponent), unit conversions through pint's 
 from __future__ import annotations
 
 import ast
+import calendar
 import math
 import operator
 import re
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from nodes.reading.lexicon import fold, languages_of, told_language, words_in
+from nodes.reading.lexicon import AND, fold, languages_of, told_language, words_in
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
 _SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b"
@@ -47,8 +48,8 @@ _NAMED_FIRST = [
         r"\1 / \2",
     ),
     (
-        rf"\b(?:product|produkt|produit|producto|prodotto)\s+(?:of|von|aus|de|di)\s+({_NUMBER})\s+(?:and|und|et|y|e)\s+"
-        rf"({_NUMBER})\b(?!\s*(?:and|und|et|y|e|,)\s*\d)",
+        rf"\b(?:product|produkt|produit|producto|prodotto)\s+(?:of|von|aus|de|di)\s+({_NUMBER})\s+{AND}\s+"
+        rf"({_NUMBER})\b(?!\s*(?:{AND}|,)\s*\d)",
         r"\1 * \2",
     ),
 ]
@@ -194,6 +195,22 @@ def is_prime(number: int) -> bool:
     from sympy import isprime  # only requests that ask pay its import
 
     return bool(isprime(number))
+
+
+def _is_square(n: int) -> bool:
+    return n >= 0 and math.isqrt(n) ** 2 == n
+
+
+#: The properties of a whole number code tests, by the name an intent gives them: asked of one number ("Is 2024 a
+#: leap year?", nodes/reading/kinds.py) or of every number of a list ("the first 20 primes", nodes/checks.py).
+NUMBER_PROPERTIES: dict[str, Callable[[int], bool]] = {
+    "prime": is_prime,
+    "even": lambda n: n % 2 == 0,
+    "odd": lambda n: n % 2 == 1,
+    "square": _is_square,
+    "fibonacci": lambda n: n >= 0 and (_is_square(5 * n * n + 4) or _is_square(5 * n * n - 4)),
+    "leap": calendar.isleap,
+}
 
 
 def numbers_in(text: str) -> list[float]:

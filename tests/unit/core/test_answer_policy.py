@@ -183,6 +183,9 @@ def test_a_models_file_format_is_dropped_unless_the_request_names_it_as_output()
         ("2, 3, 5, 7, 11", [2, 3, 5, 7, 11]),
         ("| n |\n|---|\n| 2 |\n| 3 |", [2, 3]),
         ("Sorted: 1,000, 2,500 and 4,000.", [1000, 2500, 4000]),
+        ("Los cinco primeros primos son 2, 3, 5, 7 y 11.", [2, 3, 5, 7, 11]),
+        ("I primi cinque numeri primi sono 2, 3, 5, 7 e 11.", [2, 3, 5, 7, 11]),
+        ("Die ersten Primzahlen sind 2, 3, 5 und 7.", [2, 3, 5, 7]),
     ],
 )
 def test_numbers_are_read_in_prose_lists_and_tables(answer: str, numbers: list[int]) -> None:

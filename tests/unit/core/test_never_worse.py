@@ -147,6 +147,10 @@ def test_grounded_requests_are_not_judged_by_the_words_of_the_request() -> None:
         ("Red, yellow and blue.", 3),
         ("The primary colours are: red, yellow, blue", 3),
         ("- red\n- yellow\n- blue\n", 3),
+        ("Rojo, amarillo y azul.", 3),
+        ("Rosso, giallo e blu.", 3),
+        ("Red, yellow or blue.", 3),
+        ("Rot, Gelb oder Blau.", 3),
         ("The sea is wide and deep, and it is blue.", 0),
     ],
 )
