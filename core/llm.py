@@ -20,14 +20,22 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import json_repair
 import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    BaseMessageChunk,
+    HumanMessage,
+    SystemMessage,
+    message_chunk_to_message,
+)
 from langchain_openai import ChatOpenAI
 from langgraph.config import get_store
 from langgraph.constants import TAG_NOSTREAM
@@ -292,15 +300,43 @@ def _busy(exc: openai.APIError) -> bool:
     return found is not None and not found.away
 
 
+#: Set by the step that runs a tool when it gives up on it (nodes/act.py, `tool_timeout_s`): an answer the tool is
+#: still receiving stops at its next token, and its connection closes. Python cannot stop the tool's thread, but
+#: the endpoint can stop writing an answer nobody will read: llama.cpp's server stops a streamed request when its
+#: client goes away, and a one-slot server would otherwise keep the run's next request waiting behind it.
+ABANDONED: ContextVar[threading.Event | None] = ContextVar("paor_abandoned", default=None)
+
+
 def call_model(llm: BaseChatModel, messages: Any, **kwargs: Any) -> BaseMessage:
     """`llm.invoke`, with an endpoint that is away, too slow or refusing the key raised as `ModelUnavailable`: for
-    the calls that write answers (tools/ai_process.py), which no structured-output fallback guards."""
+    the calls that write answers (tools/ai_process.py), which no structured-output fallback guards. Under a step
+    that can give up on it (`ABANDONED`), an OpenAI-compatible answer is streamed, so that giving up stops it."""
     try:
-        return llm.invoke(messages, **kwargs)
+        abandoned = ABANDONED.get()
+        if abandoned is None or not isinstance(llm, ChatOpenAI):
+            return llm.invoke(messages, **kwargs)
+        return _until_abandoned(llm.stream(messages, **kwargs), abandoned)
     except Exception as exc:
         if (outage := model_outage(exc, llm)) is not None:
             raise outage from exc
         raise
+
+
+def _until_abandoned(chunks: Iterator[BaseMessageChunk], abandoned: threading.Event) -> BaseMessage:
+    """The streamed answer as one message; closing the stream as soon as `abandoned` is set ends its request."""
+    answer: BaseMessageChunk | None = None
+    try:
+        for chunk in chunks:
+            if abandoned.is_set():
+                raise StepFailed("the answer was abandoned: its step gave up on it (tool_timeout_s)")
+            answer = chunk if answer is None else answer + chunk
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()
+    if answer is None:
+        raise StepFailed("the model endpoint streamed no answer")
+    return message_chunk_to_message(answer)
 
 
 def _supported_methods(llm: BaseChatModel) -> tuple[Method, ...]:

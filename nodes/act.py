@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 from core.capacity import blocking_threads
 from core.context import Context
 from core.errors import ActionNotDeclared, ActionUnavailable, ConfigurationError, ServiceUnavailable, ToolNotCalled
+from core.llm import ABANDONED
 from core.runtime import context_of
 from core.schemas import GENERIC_CRITERION, REJECTED_BY_USER, ActionResult, ActionSelection, dump
 from core.state import State
@@ -154,11 +156,15 @@ _TOOL_THREADS = ThreadPoolExecutor(max_workers=blocking_threads(), thread_name_p
 def run_with_timeout(call: Callable[[], Any], timeout_s: float) -> Any:
     """Run a tool call with a deadline. Python cannot kill a thread: a tool that overruns is abandoned (its
     result discarded) and the step fails, so the run goes on. Interrupts raised inside the tool propagate."""
-    future = _TOOL_THREADS.submit(contextvars.copy_context().run, call)  # keeps callbacks (token usage) attached
+    abandoned = threading.Event()
+    context = contextvars.copy_context()  # keeps callbacks (token usage) attached
+    context.run(ABANDONED.set, abandoned)
+    future = _TOOL_THREADS.submit(context.run, call)
     try:
         return future.result(timeout=timeout_s)
     except FutureTimeout:
         future.cancel()
+        abandoned.set()  # the answer it is receiving stops at its next token (core/llm.py)
         raise TimeoutError(f"the tool did not finish within {timeout_s:g}s (tool_timeout_s)") from None
 
 

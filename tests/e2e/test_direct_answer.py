@@ -17,6 +17,7 @@ from graph.builder import build_graph
 from nodes.direct_lessons import record as record_direct
 from nodes.reading.numbers import numbers_in
 from nodes.strategies import recall
+from tests.support.deadlines import wait_until
 from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 PRODUCT = "What is 12 multiplied by 11?"
@@ -187,6 +188,21 @@ def test_a_bare_call_that_runs_out_of_time_is_not_asked_again_where_code_knows_t
     assert [r.route for r in scripted_llm.requests] == ["text"]  # not asked again
     assert out["status"] == "completed" and out["answer"].startswith("2 hours = 120 minutes.")
     assert "the model gave no answer" in out["answer"] and "computed result" in out["stop_reason"]
+
+
+def test_an_answer_its_step_gave_up_on_is_stopped_at_the_endpoint(
+    scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    """A model still writing when its step runs out of time is told so by its connection closing: llama.cpp's
+    server then stops, where it would write the abandoned answer to its end while the next request waits."""
+    scripted_llm.stream_delay_s = 0.05
+    scripted_llm.on("text", " ".join(["sixty"] * 1000))  # fifty seconds of tokens
+    out = _run(build_graph(checkpointer=checkpointer, store=store), replace(context, tool_timeout_s=1.0), MINUTES)
+
+    assert out["answer"].startswith("2 hours = 120 minutes.")
+    assert wait_until(lambda: bool(scripted_llm.streams), 30), "the endpoint wrote the abandoned answer on"
+    [(sent, written)] = scripted_llm.streams
+    assert sent < written / 2
 
 
 def test_a_bare_call_that_runs_out_of_time_is_asked_again_where_code_knows_no_result(

@@ -220,6 +220,8 @@ class ScriptedLLM:
         self.reject_response_formats: frozenset[str] = frozenset(reject_response_formats)
         self.reject_body_keys: frozenset[str] = frozenset(reject_body_keys)
         self.requests: list[RecordedRequest] = []
+        #: Each streamed answer's frames as (sent, written): fewer sent where the client went away before the end.
+        self.streams: list[tuple[int, int]] = []
         #: Answers every request before any route does when it returns an error (an endpoint that is down, busy
         #: one time in three, refusing the key); None lets the request through to its route.
         self.fault: Callable[[RecordedRequest], HTTPError | None] | None = None
@@ -523,11 +525,17 @@ def _make_handler(llm: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
             # The terminating zero-size chunk goes out with [DONE]: clients stop reading at [DONE], and a
             # terminator arriving later would make them drop (reset) the connection instead of reusing it.
             frames[-1] += b"0\r\n\r\n"
-            for frame in frames:
-                if llm.stream_delay_s:
-                    time.sleep(llm.stream_delay_s)
-                self.wfile.write(frame)
-                self.wfile.flush()
+            sent = 0
+            try:
+                for frame in frames:
+                    if llm.stream_delay_s:
+                        time.sleep(llm.stream_delay_s)
+                    self.wfile.write(frame)
+                    self.wfile.flush()
+                    sent += 1
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+            llm.streams.append((sent, len(frames)))
 
         def do_GET(self) -> None:
             if self._path() == "/models":
