@@ -315,11 +315,16 @@ def call_model(llm: BaseChatModel, messages: Any, **kwargs: Any) -> BaseMessage:
         abandoned = ABANDONED.get()
         if abandoned is None or not isinstance(llm, ChatOpenAI):
             return llm.invoke(messages, **kwargs)
+        if abandoned.is_set():  # a tool with more to ask (the parts of a long text) asks nothing more
+            raise StepFailed(_GAVE_UP)
         return _until_abandoned(llm.stream(messages, **kwargs), abandoned)
     except Exception as exc:
         if (outage := model_outage(exc, llm)) is not None:
             raise outage from exc
         raise
+
+
+_GAVE_UP = "the answer was abandoned: its step gave up on it (tool_timeout_s)"
 
 
 def _until_abandoned(chunks: Iterator[BaseMessageChunk], abandoned: threading.Event) -> BaseMessage:
@@ -328,7 +333,7 @@ def _until_abandoned(chunks: Iterator[BaseMessageChunk], abandoned: threading.Ev
     try:
         for chunk in chunks:
             if abandoned.is_set():
-                raise StepFailed("the answer was abandoned: its step gave up on it (tool_timeout_s)")
+                raise StepFailed(_GAVE_UP)
             answer = chunk if answer is None else answer + chunk
     finally:
         close = getattr(chunks, "close", None)

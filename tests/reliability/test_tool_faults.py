@@ -122,6 +122,33 @@ def test_a_tool_hanging_past_tool_timeout_fails_its_step_with_the_timeout_reason
     assert all(d["name"] != "late.md" for h in out["history"] for d in h["documents"])  # the late result is discarded
 
 
+def test_a_tool_its_step_gave_up_on_asks_the_model_nothing_more(scripted_llm: ScriptedLLM, context: Context) -> None:
+    """A tool that reaches a model call after its step gave up on it (the next part of a long text) sends none:
+    on a one-slot llama.cpp server, that request would make the run's next one wait."""
+    from core.llm import Models, call_model
+    from nodes.act import run_with_timeout
+
+    release, done = threading.Event(), threading.Event()
+    raised: list[Exception] = []
+    llm = Models().for_context(context)
+
+    def slow_then_ask() -> Any:
+        release.wait(deadlines.PROCESS_S)
+        try:
+            return call_model(llm, "Summarise the next part.")
+        except Exception as exc:
+            raised.append(exc)
+            raise
+        finally:
+            done.set()
+
+    with pytest.raises(TimeoutError):
+        run_with_timeout(slow_then_ask, 0.5)
+    release.set()
+    assert done.wait(deadlines.PROCESS_S)
+    assert scripted_llm.requests == [] and "gave up on it" in str(raised[0])
+
+
 def test_a_tool_returning_no_documents_is_a_failed_step(
     scripted_llm: ScriptedLLM, rctx: Context, graph: Any, probe_action: Any
 ) -> None:
