@@ -329,19 +329,18 @@ _GAVE_UP = "the answer was abandoned: its step gave up on it (tool_timeout_s)"
 
 def _until_abandoned(chunks: Iterator[BaseMessageChunk], abandoned: threading.Event) -> BaseMessage:
     """The streamed answer as one message; closing the stream as soon as `abandoned` is set ends its request."""
-    answer: BaseMessageChunk | None = None
+    received: list[BaseMessageChunk] = []
     try:
         for chunk in chunks:
             if abandoned.is_set():
                 raise StepFailed(_GAVE_UP)
-            answer = chunk if answer is None else answer + chunk
+            received.append(chunk)
     finally:
         close = getattr(chunks, "close", None)
         if close is not None:
             close()
-    if answer is None:
-        raise StepFailed("the model endpoint streamed no answer")
-    return message_chunk_to_message(answer)
+    first, *rest = received  # LangChain raises on a stream without a chunk ("No generation chunks were returned")
+    return message_chunk_to_message(first + rest if rest else first)  # merged at once: pairwise is quadratic
 
 
 def _supported_methods(llm: BaseChatModel) -> tuple[Method, ...]:

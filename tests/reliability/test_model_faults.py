@@ -314,7 +314,7 @@ def test_faults_inside_the_tool_model_call_are_failed_results_but_an_outage_stop
     history = graph.get_state(config).values["history"]
     assert len(history) == 2 and all(h["outcome"] == "failed" for h in history)  # the outage added no step
     issues = [str(item.value.get("issue", "")) for item in learned(persisted) if "issue" in item.value]
-    assert any("Unexpected response type" in issue for issue in issues)  # a malformed body: a failed result
+    assert any("No generation chunks were returned" in issue for issue in issues)  # an empty body: a failed result
     assert any("empty answer" in issue for issue in issues)
     assert not any("503" in issue for issue in issues)  # the outage is no evidence against the action
 
