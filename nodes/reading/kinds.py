@@ -650,14 +650,17 @@ def _rounding(read: Request) -> Known | None:
         if places.group(1).isdigit():
             numbers.remove(float(digits))
     else:
-        tens = [v for w, v in _TO_TENS.items() if w in fold(read.text).split()]
+        tens = [v for w, v in _TO_TENS.items() if w in words_in(read.text)]  # "the nearest hundred."
         digits = -len(str(tens[0])) + 1 if len(tens) == 1 else 0
         if tens and float(tens[0]) in numbers:  # "the nearest hundred" reads as 100
             numbers.remove(float(tens[0]))
     if len(numbers) != 1:
         return None
     value = numbers[0]
-    exact = decimal.Decimal(str(value)).quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+    stated, unit = decimal.Decimal(str(value)), decimal.Decimal(1).scaleb(-digits)
+    if stated < 0 and stated % unit == -unit / 2:
+        return None  # -2.5: -3 half away from zero, -2 half up; which the user means is a doubt
+    exact = stated.quantize(unit, rounding=decimal.ROUND_HALF_UP)
     rounded = float(exact)
     shown = f"{rounded:.{max(digits, 0)}f}"
     # judged to the digit: "3.1416" is not 3.14 rounded

@@ -69,7 +69,7 @@ DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
 _ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(
     rf"({_NUMBER})\s*(?:%|percent|per\s*cento?|prozent|pour\s*cent|por\s*ciento)\s+(?:of|von|de|di)\s+[$€£]?\s*"
-    rf"({_NUMBER})",
+    rf"({_NUMBER})(?![\d.,]|\s*(?:{_PERCENT.pattern}))",  # "50% of 50%" is a share of a share
     re.I,
 )
 _HALF_OR_DOUBLE = re.compile(

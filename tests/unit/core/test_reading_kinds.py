@@ -94,6 +94,10 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "What day of the week was 4 October 1582?",  # before the Gregorian calendar: which calendar?
         "How many vowels are in 'rhythm'?",  # y: a vowel or not, as the user counts
         "Combien de voyelles dans le mot 'stylo' ?",
+        "What's 50% of 50%?",  # 25 %, not 25
+        "What is 20 percent of 50 percent?",
+        "Round -2.5 to the nearest integer.",  # -3 half away from zero, -2 half up
+        "Round -1250 to the nearest hundred.",
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -123,6 +127,9 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("How many days from March 1, 2024 to April 1, 2024?", "31"),
         ("Round 3.14159 to 2 decimal places.", "3.14"),
         ("Round 1234 to the nearest hundred", "1200"),
+        ("Round 1234 to the nearest hundred.", "1200"),
+        ("Round -2.6 to the nearest whole number.", "-3"),
+        ("Round -1250 to the nearest ten.", "-1250"),
         ("What letter comes before M in the alphabet?", "L"),
         ("Spell 'stressed' backwards", "desserts"),
         ("Write 'paris' in uppercase", "PARIS"),
