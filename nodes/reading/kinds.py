@@ -188,9 +188,8 @@ def _calculation(read: Request) -> Known | None:
     if expected is None or not read.only("calculation", extra=words_in(expected.how)):
         return None  # a word the calculation does not account for: "in binary", "rounded", "the difference"
     how = expected.how.replace("**", "^").replace("*", "×")
-    units = _unit_names(expected.target)
-    value = expected.value
-    return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units), value))
+    units, unit, value = _unit_names(expected.target), expected.target, expected.value
+    return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units, unit), value))
 
 
 def _unit_names(target: str) -> tuple[str, ...]:

@@ -341,6 +341,19 @@ def convert(amount: float, source: str, target: str) -> float | None:
         return None
 
 
+def other_unit(word: str, unit: str) -> bool:
+    """Whether `word` names a unit of `unit`'s kind other than `unit`: "seconds" for minutes, not "minuti" (the same
+    unit) nor "are" (an area) nor "total" (no unit)."""
+    import pint
+
+    registry = _registry()
+    try:
+        named, asked = (registry.Unit(_unit_name(name)) for name in (word, unit))
+    except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
+        return False
+    return named != asked and named.dimensionality == asked.dimensionality
+
+
 #: Units whose everyday meaning is not pint's one: a year of 365.25 days, a month of 30.44, a US short ton, US
 #: gallons and pints, a kilobyte of 1000 bytes where many mean 1024; a decade's or century's days depend on leap years.
 _AMBIGUOUS_UNITS = frozenset(

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from nodes.reading.lexicon import LANGUAGES, fold, languages_of, weekdays, words_in
-from nodes.reading.numbers import DOTTED_THOUSANDS, in_digits, numbers_in
+from nodes.reading.numbers import DOTTED_THOUSANDS, in_digits, numbers_in, other_unit
 
 _NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -28,7 +28,10 @@ _EXPLAINS = re.compile(
     r"^\W*(?:because|since|as|this is because|that's because|weil|da|denn|car|parce que|porque|ya que|perche|"
     r"poiche|to (?:find|get|calculate|convert))\b"
 )
-_WORKING = re.compile(r"(?:=|≈|ergibt|equals?|makes?|gives?)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*")
+_WORKING = re.compile(
+    r"(?:=|≈|ergibt|equals?|makes?|gives?|donnen?t?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
+    r"redonde(?:a|ado|ada)\s+a|arrotondat[oa]\s+a)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*"
+)
 _IS = re.compile(
     r"(?:\b(?:is|are|was|has|have|comes to|ist|sind|hat|haben|macht|betragt|est|sont|a|fait|font|es|son|tiene|"
     r"hay|da|e|sono|ha|fa)\b|['’]s\b|:)"
@@ -55,8 +58,9 @@ def same_number(expected: float, found: float) -> bool:
     return rounded and math.isclose(found, expected, rel_tol=5e-3)
 
 
-def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
-    """The number `answer` states as its result; `units` are the asked unit's names ("hours", "h")."""
+def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> float | None:
+    """The number `answer` states as its result; `units` are the asked unit's names ("hours", "h"), `unit` the one
+    pint reads: a result written before another unit of its kind ("2 hours = 120 seconds") states no minutes."""
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
@@ -66,20 +70,35 @@ def stated_number(answer: str, units: Sequence[str] = ()) -> float | None:
     if tied is not None:
         return tied
     sentence = _concluding(text)
-    if sentence is None:
+    found = _result(fold(sentence)) if sentence is not None else None
+    if found is None:
         return None
-    folded = fold(sentence)
+    number, then = found
+    if unit and then and other_unit(then, unit):
+        return None
+    return numbers_in(number)[0]
+
+
+_AFTER_MARKER = re.compile(
+    rf"\s*(?:approximately|about|exactly|around|etwa|genau|environ|exactement|aproximadamente|exactamente|circa|"
+    rf"esattamente)?\s*({_NUMBER})"
+)
+
+
+def _result(folded: str) -> tuple[str, str] | None:
+    """The number a concluding sentence states — after its last working, else after what it "is" — and the word
+    written right after it."""
     workings = list(_WORKING.finditer(folded))
-    for marker in [*workings[-1:], *_IS.finditer(folded)]:
-        after = re.match(
-            rf"\s*(?:approximately|about|exactly|around|etwa|genau|environ|exactement|aproximadamente|"
-            rf"exactamente|circa|esattamente|circa)?\s*({_NUMBER})",
-            folded[marker.end() :],
-        )
-        if after:
-            return numbers_in(after.group(1))[0]
-    found = [m for m in re.finditer(_NUMBER, folded) if not denied(folded, m.start())]
-    return numbers_in(found[0].group(0))[0] if found else None
+    stated = next(
+        (m for marker in [*workings[-1:], *_IS.finditer(folded)] if (m := _AFTER_MARKER.match(folded, marker.end()))),
+        None,
+    )
+    if stated is None:
+        stated = next((m for m in re.finditer(rf"({_NUMBER})", folded) if not denied(folded, m.start())), None)
+    if stated is None:
+        return None
+    then = re.match(r"\s*([^\W\d_]+)", folded[stated.end(1) :])
+    return stated.group(1), then.group(1) if then else ""
 
 
 def _thousands_read(text: str, language: str) -> str:

@@ -466,6 +466,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What day comes after Tuesday?", "I do not know."),
         ("Is 97 a prime number?", "97 is not prime, but I checked it twice."),  # a "but" that takes nothing back
         ("What is 17 plus 25?", "Let me see: 17 plus 25 is 42. I think 40."),  # the last plain sentence stands
+        # found trying new answers: the right number written before another unit of the asked kind
+        ("How many minutes are in two hours?", "2 hours = 120 seconds."),
+        ("Wie viele Minuten hat eine Stunde?", "Eine Stunde hat 60 Sekunden."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -509,6 +512,13 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Rechne 100 Grad Celsius in Fahrenheit um", "Water boils at 100 °C, or 212 °F."),  # °F names Fahrenheit
         ("What is 1000 times 1234?", "The result is 1.234.000."),  # two dots group thousands in English too
         ("What is 17 plus 25?", "Let me see: 17 plus 25. I think 42."),
+        # found trying new answers: a rounding stated as such, and a result before a word that is no unit of its kind
+        ("Round 8.6 to the nearest whole number.", "8.6 rounds to 9.0"),
+        ("Round 8.6 to the nearest whole number.", "8.6 rounded to the nearest whole number is 9."),
+        ("Arrondis 8,6 à l'unité.", "8,6 arrondi à l'unité donne 9."),
+        ("How many minutes are in two hours?", "That is 120 in all."),
+        ("How many minutes are in two hours?", "Two hours are 120 min."),
+        ("How many minutes are in two hours?", "It makes 120 are... I mean 120 minutes."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
