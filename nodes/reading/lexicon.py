@@ -35,7 +35,7 @@ FILLER_BY_LANGUAGE = {
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
-        "dieses genau ergebnis nenne gib an und kurz einfach von am"
+        "dieses genau ergebnis nenne gib an und kurz einfach von am auf"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que "
@@ -46,13 +46,13 @@ FILLER_BY_LANGUAGE = {
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
-        "estas siguientes puedes resultado exactamente y da dame"
+        "estas siguientes puedes resultado exactamente y da dame a"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del "
         "della dello in nella nel "
         "c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi"
+        "queste seguenti puoi risultato esattamente dai dammi a"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())

@@ -128,6 +128,9 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Round 3.14159 to 2 decimal places.", "3.14"),
         ("Round 1234 to the nearest hundred", "1200"),
         ("Round 1234 to the nearest hundred.", "1200"),
+        ("Runde 3,14159 auf zwei Nachkommastellen.", "3.14"),  # "zwei" read as German though "auf" is its only
+        ("Redondea 3,14159 a dos decimales.", "3.14"),  # everyday word, "dos" as Spanish with only "a"
+        ("Arrotonda 3,14159 a due decimali.", "3.14"),
         ("Round -2.6 to the nearest whole number.", "-3"),
         ("Round -1250 to the nearest ten.", "-1250"),
         ("What letter comes before M in the alphabet?", "L"),
