@@ -48,14 +48,24 @@ _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*)\s+(?:\w+\s+)
 
 
 def same_number(expected: float, found: float) -> bool:
-    """Exact for whole numbers; for fractions, `expected` rounded to the digits `found` writes, and close (10/3 as
-    3.33 or 3.3333, not 3; 37 °C as 98.6 °F, not 98.7)."""
+    """Exact for whole numbers; for fractions, `expected` rounded to the digits `found` writes, with two significant
+    digits at least (1/3 as 0.33 or 0.3333, not 0.3; 10/3 as 3.3, not 3; 37 °C as 98.6 °F, not 98.7)."""
     if float(expected).is_integer():
         return found == expected
+    if math.isclose(found, expected, rel_tol=1e-9):  # 0.05 written whole, 0.1 + 0.2 as 0.3
+        return True
     exponent = decimal.Decimal(repr(float(found))).as_tuple().exponent
     digits = 0 if float(found).is_integer() or not isinstance(exponent, int) else -exponent
     rounded = abs(found - expected) <= 0.5 * 10.0**-digits * (1 + 1e-9)
-    return rounded and math.isclose(found, expected, rel_tol=5e-3)
+    return rounded and _significant_digits(found) >= 2
+
+
+def _significant_digits(number: float) -> int:
+    written = repr(abs(float(number)))
+    if "e" in written:  # 1e-05, 1e+16: judged by their rounding alone
+        return 2
+    whole, _, fraction = written.partition(".")
+    return len((whole + fraction.rstrip("0")).lstrip("0"))
 
 
 def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> float | None:

@@ -472,6 +472,8 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # found trying new answers: the right number written before another unit of the asked kind
         ("How many minutes are in two hours?", "2 hours = 120 seconds."),
         ("Wie viele Minuten hat eine Stunde?", "Eine Stunde hat 60 Sekunden."),
+        ("What is 1 divided by 3?", "About 0.3."),  # a fraction stated with two significant digits at least
+        ("What is 2 divided by 3?", "0.7"),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -522,6 +524,9 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("How many minutes are in two hours?", "That is 120 in all."),
         ("How many minutes are in two hours?", "Two hours are 120 min."),
         ("How many minutes are in two hours?", "It makes 120 are... I mean 120 minutes."),
+        ("What is 1 divided by 3?", "0.33"),  # two significant digits, rounded right
+        ("What is 2 divided by 3?", "About 0.67."),
+        ("What is 0.1 + 0.2?", "0.3"),  # the result itself, whatever floating point makes of it
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
