@@ -35,6 +35,7 @@ from nodes.reading.lexicon import (
     COUNTING,
     FAMILIES,
     FILLER,
+    NOT_SUBJECT,
     OR,
     QUESTION_WORDS,
     day_name,
@@ -177,7 +178,9 @@ def _word(read: Request) -> str | None:
     if read.quoted:
         return None
     named = re.findall(r"\b(?:word|wort|mot|palabra|parola)\s+([^\W\d_]+)", read.rest, re.I)
-    return named[0] if len(named) == 1 else None
+    if len(named) != 1 or fold(named[0]) in NOT_SUBJECT:  # "How many letters does the word have?" names none
+        return None
+    return named[0]
 
 
 # -- the kinds -------------------------------------------------------------------------------------------------------

@@ -94,6 +94,8 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "What day of the week was 4 October 1582?",  # before the Gregorian calendar: which calendar?
         "How many vowels are in 'rhythm'?",  # y: a vowel or not, as the user counts
         "Combien de voyelles dans le mot 'stylo' ?",
+        "How many letters does the word have?",  # no word named: "have" is the question's own
+        "Wie viele Buchstaben hat das Wort?",
         "What's 50% of 50%?",  # 25 %, not 25
         "What is 20 percent of 50 percent?",
         "Round -2.5 to the nearest integer.",  # -3 half away from zero, -2 half up
