@@ -305,6 +305,7 @@ def _busy(exc: openai.APIError) -> bool:
 #: the endpoint can stop writing an answer nobody will read: llama.cpp's server stops a streamed request when its
 #: client goes away, and a one-slot server would otherwise keep the run's next request waiting behind it.
 ABANDONED: ContextVar[threading.Event | None] = ContextVar("paor_abandoned", default=None)
+_GAVE_UP = "the answer was abandoned: its step gave up on it (tool_timeout_s)"
 
 
 def call_model(llm: BaseChatModel, messages: Any, **kwargs: Any) -> BaseMessage:
@@ -322,9 +323,6 @@ def call_model(llm: BaseChatModel, messages: Any, **kwargs: Any) -> BaseMessage:
         if (outage := model_outage(exc, llm)) is not None:
             raise outage from exc
         raise
-
-
-_GAVE_UP = "the answer was abandoned: its step gave up on it (tool_timeout_s)"
 
 
 def _until_abandoned(chunks: Iterator[BaseMessageChunk], abandoned: threading.Event) -> BaseMessage:

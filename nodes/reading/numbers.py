@@ -330,28 +330,37 @@ def convert(amount: float, source: str, target: str) -> float | None:
     """`amount` in unit `source` expressed in unit `target`, or None when either is no unit pint knows."""
     import pint  # imported on first use: building the registry costs ~0.3 s, only conversions need it
 
-    registry = _registry()
+    units = [_unit(name) for name in (source, target)]
+    if None in units or any(_ambiguous(str(unit)) for unit in units):
+        return None
     try:
-        units = [registry.Unit(_unit_name(name)) for name in (source, target)]
-        if any(_ambiguous(str(unit)) for unit in units):
-            return None
-        value = float(registry.Quantity(amount, units[0]).to(units[1]).magnitude)
-        return float(f"{value:.12g}")  # 212, not 211.99999999999997 (judged within rounding, 213 would pass)
+        value = float(_registry().Quantity(amount, units[0]).to(units[1]).magnitude)
     except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
         return None
+    return float(f"{value:.12g}")  # 212, not 211.99999999999997 (judged within rounding, 213 would pass)
 
 
-def other_unit(word: str, unit: str) -> bool:
-    """Whether `word` names a unit of `unit`'s kind other than `unit`: "seconds" for minutes, not "minuti" (the same
-    unit) nor "are" (an area) nor "total" (no unit)."""
+def unit_named(word: str, unit: str) -> str | None:
+    """How `word` names a unit, against the asked `unit`: "same" ("min" or "Minuten" for minutes), "other" (another
+    unit of its kind: "seconds"), None (no unit of its kind: "total", "are", an area)."""
+    named, asked = _unit(word), _unit(unit)
+    if named is None or asked is None or named.dimensionality != asked.dimensionality:
+        return None
+    return "same" if named == asked else "other"
+
+
+@lru_cache(maxsize=1024)
+def _unit(name: str) -> Any | None:
+    """The unit pint reads `name` as ("Minuten" → minute), or None: no unit pint knows, or a word too long to be one
+    (pint takes ~0.4 s to refuse an 8,000-letter word)."""
     import pint
 
-    registry = _registry()
+    if len(name) > 40:
+        return None
     try:
-        named, asked = (registry.Unit(_unit_name(name)) for name in (word, unit))
+        return _registry().Unit(_unit_name(name))
     except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
-        return False
-    return named != asked and named.dimensionality == asked.dimensionality
+        return None
 
 
 #: Units whose everyday meaning is not pint's one: a year of 365.25 days, a month of 30.44, a US short ton, US

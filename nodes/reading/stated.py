@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from nodes.reading.lexicon import LANGUAGES, fold, languages_of, weekdays, words_in
-from nodes.reading.numbers import DOTTED_THOUSANDS, in_digits, numbers_in, other_unit
+from nodes.reading.numbers import DOTTED_THOUSANDS, in_digits, numbers_in, unit_named
 
 _NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -29,7 +29,7 @@ _EXPLAINS = re.compile(
     r"poiche|to (?:find|get|calculate|convert))\b"
 )
 _WORKING = re.compile(
-    r"(?:=|≈|ergibt|equals?|makes?|gives?|donnen?t?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
+    r"(?:=|≈|ergibt|equals?|makes?|gives?|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
     r"redonde(?:a|ado|ada)\s+a|arrotondat[oa]\s+a)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*"
 )
 _IS = re.compile(
@@ -84,7 +84,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     if found is None:
         return None
     number, then = found
-    if unit and then and other_unit(then, unit):
+    if unit and then and unit_named(then, unit) == "other":
         return None
     return numbers_in(number)[0]
 
