@@ -76,7 +76,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
     languages = languages_of(words_in(answer), default=LANGUAGES)
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
-    tied = _tied_to(text, units)
+    tied = _tied_to(text, units, unit)
     if tied is not None:
         return tied
     sentence = _concluding(text)
@@ -122,13 +122,20 @@ def _thousands_read(text: str, language: str) -> str:
     return DOTTED_THOUSANDS.sub(read, text)
 
 
-def _tied_to(text: str, units: Sequence[str]) -> float | None:
-    """The last number written right before one of `units`."""
-    if not units:
+def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
+    """The last number written right before one of `units`, or before any name pint reads as `unit` ("3000 m" for
+    metres, "120 s" for seconds)."""
+    if not units and not unit:
         return None
-    names = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
-    tied = [m for m in re.finditer(rf"({_NUMBER})\s*(?:{names})\b", text, re.I) if not denied(text, m.start())]
-    return numbers_in(tied[-1].group(1))[0] if tied else None
+    tied: list[re.Match[str]] = []
+    if units:
+        names = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
+        tied += re.finditer(rf"({_NUMBER})\s*(?:{names})\b", text, re.I)
+    if unit:
+        written = re.finditer(rf"({_NUMBER})\s*([^\W\d_]+)", text)
+        tied += (m for m in written if unit_named(m.group(2), unit) == "same")
+    stated = [m for m in tied if not denied(text, m.start())]
+    return numbers_in(max(stated, key=lambda m: m.start()).group(1))[0] if stated else None
 
 
 def _concluding(text: str) -> str | None:

@@ -526,6 +526,9 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("How many minutes are in two hours?", "That is 120 in all."),
         ("How many minutes are in two hours?", "Two hours are 120 min."),
         ("How many minutes are in two hours?", "It makes 120 are... I mean 120 minutes."),
+        # the asked unit by its symbol, after a number in another unit: the number tied to it is the result
+        ("How many metres are in 3 km?", "3 km is 300000 cm, that is 3000 m."),
+        ("How many minutes are in two hours?", "Two hours is 7200 s, or 120 min."),
         ("What is 1 divided by 3?", "0.33"),  # two significant digits, rounded right
         ("What is 2 divided by 3?", "About 0.67."),
         ("What is 0.1 + 0.2?", "0.3"),  # the result itself, whatever floating point makes of it
