@@ -16,21 +16,22 @@ FORBIDDEN_PARAMETER_KEYS: frozenset[str] = frozenset(
     {"documentList", "connectionReference", "history", "documents", "connections"}
 )
 
-_LANGUAGE_NAMES = {
-    "english": "en",
-    "german": "de",
-    "deutsch": "de",
-    "french": "fr",
-    "français": "fr",
-    "francais": "fr",
-    "italian": "it",
-    "italiano": "it",
-    "spanish": "es",
-    "español": "es",
-    "portuguese": "pt",
-    "dutch": "nl",
-    "japanese": "ja",
-    "chinese": "zh",
+#: Language names, as written and folded, and the ISO 639-1 code each names: the intent's `language` field is read
+#: by them, and a request's "in German" or "ins Französische" (nodes/reading/hints.py).
+LANGUAGE_NAMES = {
+    name: code
+    for code, names in {
+        "en": "english englisch anglais inglés ingles inglese",
+        "de": "german deutsch allemand alemán aleman tedesco",
+        "fr": "french français francais französisch francés frances francese",
+        "it": "italian italiano italienisch italien",
+        "es": "spanish español espanol espagnol spanisch spagnolo",
+        "pt": "portuguese portugiesisch portugais portugués portugues portoghese",
+        "nl": "dutch niederländisch néerlandais neerlandais holandés holandes olandese",
+        "ja": "japanese",
+        "zh": "chinese",
+    }.items()
+    for name in names.split()
 }
 PREVIEW_LIMIT = 5
 SNIPPET_CHARS = 300
@@ -116,7 +117,7 @@ class Intent(Protocol):
         """Models answer 'de', 'de-CH' or 'German'; keep the ISO 639-1 code (letters only: it names a store
         namespace of what direct answers learned, nodes/direct_lessons.py)."""
         text = value.strip().lower()
-        code = _LANGUAGE_NAMES.get(text) or text.replace("_", "-").split("-")[0][:2]
+        code = LANGUAGE_NAMES.get(text) or text.replace("_", "-").split("-")[0][:2]
         return code if code.isalpha() else "en"
 
 

@@ -182,29 +182,13 @@ def run_checks(
 
 #: How sure language detection must be before a check fails an answer on its language.
 SURE = 0.9
-#: Longer requests are tasks with parts, not one calculation or one translation.
-_META_WORDS = frozenset(
-    [
-        "task",
-        "tasks",
-        "action",
-        "actions",
-        "objective",
-        "step",
-        "steps",
-        "achieve",
-        "ensure",
-        "deliver",
-        "deliverable",
-        "outcome",
-        "successful",
-        "criteria",
-        "request",
-        "carried",
-        "necessary",
-        "process",
-    ]
-)
+#: Words of an answer that talks about doing the task instead of doing it ("the steps to achieve the objective").
+# fmt: off
+_META_WORDS = frozenset([
+    "task", "tasks", "action", "actions", "objective", "step", "steps", "achieve", "ensure", "deliver", "deliverable",
+    "outcome", "successful", "criteria", "request", "carried", "necessary", "process",
+])
+# fmt: on
 
 
 def _check_expected(request: str, text: str, report: CheckReport) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 from langdetect import DetectorFactory, LangDetectException, detect_langs
 from langdetect.detector_factory import init_factory
 
-from nodes.reading.lexicon import languages_of, words_in
+from core.schemas import LANGUAGE_NAMES
+from nodes.reading.lexicon import QUOTED, languages_of, words_in
 from nodes.reading.numbers import in_digits
 
 DetectorFactory.seed = 0  # langdetect is random without a seed; validation must be deterministic
@@ -65,24 +66,28 @@ _CLOSED_QUESTION = re.compile(
     r"welche[rs]?|est-ce|es)\b",
     re.IGNORECASE,
 )
-#: The words that name a language in the languages paor is used in most: checks match success criteria against
-#: them, nodes.reading.numbers the target of a translation.
+#: The names of each language (core.schemas.LANGUAGE_NAMES) as a pattern's alternatives: success criteria are matched
+#: against them (nodes/checks.py), and requests for the language they name.
 LANGUAGE_WORDS = {
-    "de": "german|deutsch",
-    "en": "english|englisch|anglais",
-    "fr": "french|français|französisch",
-    "it": "italian|italienisch|italien",
-    "es": "spanish|spanisch|espagnol",
-    "pt": "portuguese|portugiesisch",
-    "nl": "dutch|niederländisch",
+    code: "|".join(name for name, named in LANGUAGE_NAMES.items() if named == code)
+    for code in dict.fromkeys(LANGUAGE_NAMES.values())
 }
-_LANGUAGE_NAMES = {
-    "de": r"\b(?:in german|auf deutsch|in deutsch|deutsche[nr]?)\b",
-    "en": r"\b(?:in english|auf englisch|en anglais)\b",
-    "fr": r"\b(?:in french|auf französisch|en français)\b",
-    "it": r"\b(?:in italian|auf italienisch|en italien)\b",
-    "es": r"\b(?:in spanish|auf spanisch|en espagnol)\b",
-}
+
+
+def _named_after(words: str) -> dict[str, re.Pattern[str]]:
+    """Each language's name after one of `words` (a German ending allowed: "ins Deutsche"; German "in Italien" is
+    in Italy)."""
+    return {
+        code: re.compile(rf"\b(?!in\s+italien\b)(?:{words})\s+(?:{names})(?:e[nr]?)?\b", re.I)
+        for code, names in LANGUAGE_WORDS.items()
+    }
+
+
+#: The language an answer is asked in: "in German", "auf Deutsch", "en français", "eine deutsche Zusammenfassung".
+_ANSWER_IN = _named_after("in|auf|en")
+_ANSWER_IN["de"] = re.compile(rf"{_ANSWER_IN['de'].pattern}|\bdeutsche[nr]?\b", re.I)
+#: A translation's target: "into Spanish", "to German", "ins Französische".
+_TRANSLATED_INTO = _named_after("into|to|in|ins|auf|en")
 _FRESHNESS = [
     ("day", r"\b(?:today|heute|aujourd'hui|breaking)\b"),
     ("week", r"\b(?:this week|diese woche|cette semaine|past week|last week)\b"),
@@ -99,7 +104,6 @@ _NEEDS_THE_WORLD = re.compile(
 )
 #: The verb of a translation request, in paor's languages ("translate", "übersetze", "traduis", "traduce").
 _TRANSLATE_WORD = re.compile(r"\b(?:translat\w*|übersetz\w*|tradu\w*)\b", re.I)
-_QUOTED = re.compile(r"[\"'“‘«„](.+?)[\"'”’»“]")
 _CODE_REQUEST = re.compile(
     r"\b(?:write|generate|create|give me)\b.{0,30}\b(?:code|script|program|function|class)\b"
     r"|\b(?:python|javascript|typescript|rust|java|sql)\s+(?:code|script|function|program)\b",
@@ -157,7 +161,7 @@ def read_hints(request: str) -> Hints:
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
     hints.numeric = bool(re.search(r"\d", in_digits(text, _languages(text))) or _DATA_WORDS.search(text) or aggregate)
     # "How do you say 'good night' in Spanish?" names the language of the words asked for, not of the answer
-    named = next((code for code, rx in _LANGUAGE_NAMES.items() if re.search(rx, text, re.IGNORECASE)), None)
+    named = _named_language(text, _ANSWER_IN)
     explicit = None if _TRANSLATION.search(text) else named
     hints.language = explicit or detect_language(text)
     hints.languageExplicit = explicit is not None
@@ -218,15 +222,17 @@ def translation_of(request: str) -> Translation | None:
     if not _TRANSLATE_WORD.search(request):
         return None
     tail = _TRANSLATE_WORD.split(request, maxsplit=1)[1]
-    targets = [
-        (match.start(), code)
-        for code, words in LANGUAGE_WORDS.items()
-        for match in re.finditer(rf"\b(?:into|to|in|ins|auf|en)\s+(?:{words})\b", tail, re.I)
-    ]
-    if not targets:
+    language = _named_language(tail, _TRANSLATED_INTO)
+    if language is None:
         return None
-    quoted = _QUOTED.search(tail)
-    return Translation(source=quoted.group(1).strip() if quoted else "", language=min(targets)[1])
+    quoted = QUOTED.search(tail)
+    return Translation(source=quoted.group(1).strip() if quoted else "", language=language)
+
+
+def _named_language(text: str, patterns: dict[str, re.Pattern[str]]) -> str | None:
+    """The ISO 639-1 code of the language the text names first by one of `patterns`."""
+    named = [(found.start(), code) for code, rx in patterns.items() if (found := rx.search(text))]
+    return min(named)[1] if named else None
 
 
 def needs_the_world(request: str) -> bool:

@@ -38,6 +38,7 @@ from nodes.reading.lexicon import (
     NOT_SUBJECT,
     OR,
     QUESTION_WORDS,
+    QUOTED,
     day_name,
     fold,
     languages_of,
@@ -64,7 +65,6 @@ from nodes.reading.stated import (
     states_property,
 )
 
-_QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
 _VOWELS = frozenset("aeiou")
 
 
@@ -106,8 +106,8 @@ class Request:
 
 
 def read_request(text: str) -> Request:
-    quoted = [q.strip() for q in _QUOTED.findall(text)]
-    rest = _QUOTED.sub(" ", text)
+    quoted = [q.strip() for q in QUOTED.findall(text)]
+    rest = QUOTED.sub(" ", text)
     words = re.findall(r"[^\W\d_]+", fold(rest))
     languages = languages_of(words)
     rest = in_digits(rest, languages)
@@ -130,10 +130,6 @@ def known_answer(request: str) -> Known | None:
     if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
         return None  # none, or two kinds that disagree ("366 days" and "366" agree)
     return found[0]
-
-
-def _in_languages(result: str, holds: Callable[[str], bool], **statements: str) -> Known:
-    return Known(statements, result, holds)
 
 
 def _count(value: float, units: Sequence[str] = (), **statements: str) -> Known:
@@ -268,9 +264,9 @@ def _first_or_last_letter(read: Request) -> Known | None:
     if not read.only("first", "last", "letters", "words", extra=[fold(word)]):
         return None
     letter = word[0] if first else word[-1]
-    return _in_languages(
+    return _letter(
+        read,
         letter,
-        lambda answer: stated_letter(answer, read.text) == letter.casefold(),
         en=f"The {'first' if first else 'last'} letter of '{word}' is '{letter}'.",
         de=f"Der {'erste' if first else 'letzte'} Buchstabe von „{word}“ ist „{letter}“.",
         fr=f"La {'première' if first else 'dernière'} lettre de « {word} » est « {letter} ».",
@@ -306,7 +302,7 @@ def _reversed_or_capitals(read: Request) -> Known | None:
         holds = _names_whole(result, case=True)
     else:
         return None
-    return _in_languages(result, holds, en=f"{result}")
+    return Known({"en": result}, result, holds)
 
 
 def _capitals(read: Request) -> bool:
@@ -335,11 +331,12 @@ def _letter_shift(read: Request) -> Known | None:
     if not 0 <= index < 26:
         return None
     result = string.ascii_uppercase[index]
-    return _in_languages(
-        result,
-        lambda answer: stated_letter(answer, read.text) == result.casefold(),
-        en=f"{result}.",
-    )
+    return _letter(read, result, en=f"{result}.")
+
+
+def _letter(read: Request, letter: str, **statements: str) -> Known:
+    """A letter the answer must state, beyond those the request names."""
+    return Known(statements, letter, lambda answer: stated_letter(answer, read.text) == letter.casefold())
 
 
 def _lone_letter(read: Request) -> str | None:
@@ -407,27 +404,25 @@ def _ordering(read: Request) -> Known | None:
             or any(len(v) != 1 or re.search(r"[^\W\d_]", item) for v, item in zip(values, digits, strict=True))
             or len(numbers_in(" ; ".join(digits)))
             != len(numbers_in(in_digits(read.text.split(":", 1)[1], read.languages)))
-            or not head.only("order", "order_more", "ascending", "descending")
+            or not head.only("order", "order_more", "ascending", "descending", "largest", "smallest")
         ):
             return None
         ordered = [item for _, item in sorted(zip((v[0] for v in values), items, strict=True), reverse=descending)]
     listed = ", ".join(ordered)
-    return _in_languages(listed, lambda answer: in_order(answer, ordered), en=f"{listed}.")
+    return Known({"en": f"{listed}."}, listed, lambda answer: in_order(answer, ordered))
+
+
+_SIZES = ("largest", "smallest")
 
 
 def _descending(head: Request) -> bool | None:
     """Which way numbers are asked in: "from largest to smallest" and "descending" are down, "ascending" and "from
     smallest to largest" up; None when the request does not say."""
-    text = fold(head.text)
-    down = re.search(r"descend|decreas|absteigend|decroissant|descendente|decreciente|decrescente", text)
-    up = re.search(r"ascend|increas|aufsteigend|croissant|ascendente|creciente|crescente", text)
+    down, up = head.has("descending"), head.has("ascending")
     if down or up:
-        return bool(down) if bool(down) != bool(up) else None
-    large = re.search(r"larg|bigg|high|great|gross|grand|mayor|maggior|piu grande", text)
-    small = re.search(r"small|low|least|klein|petit|menor|minor|piccol", text)
-    if not (large and small):
-        return None
-    return large.start() < small.start()
+        return down if down != up else None
+    large, small = (next((at for at, w in enumerate(head.words) if w in FAMILIES[f]), None) for f in _SIZES)
+    return None if large is None or small is None else large < small
 
 
 def _extreme(read: Request) -> Known | None:
@@ -472,19 +467,14 @@ _PROPERTY_NAMES = {
     "leap": {"en": ("a leap year",) * 2, "de": ("ein Schaltjahr", "kein Schaltjahr"),
              "fr": ("une année bissextile",) * 2, "es": ("un año bisiesto",) * 2, "it": ("un anno bisestile",) * 2},
 }  # fmt: skip
-#: The words (folded) an answer names each property by, and its opposite by ("15 is odd." says no to "even").
-_EVEN, _ODD = (
-    frozenset(["even", "gerade", "pair", "pari"]),
-    frozenset(["odd", "ungerade", "impair", "impar", "dispari"]),
-)
-_PROPERTY_WORDS = {
-    "prime": (
-        frozenset(["prime", "primzahl", "premier", "primo"]),
-        frozenset(["composite", "zusammengesetzt", "compose", "compuesto", "composto"]),
-    ),
-    "even": (_EVEN, _ODD),
-    "odd": (_ODD, _EVEN),
-    "leap": (frozenset(["leap", "schaltjahr", "bissextile", "bisiesto", "bisestile"]), frozenset()),
+#: The words (folded) an answer names each property by ("par" is also French for "by"), and its opposite by ("15 is
+#: odd." says no to "even").
+_SAYS = {prop: FAMILIES[prop] - {"par"} for prop in ("prime", "even", "odd", "leap")}
+_OPPOSITE = {
+    "prime": frozenset(["composite", "zusammengesetzt", "compose", "compuesto", "composto"]),
+    "even": _SAYS["odd"],
+    "odd": _SAYS["even"],
+    "leap": frozenset(),
 }
 
 
@@ -503,11 +493,10 @@ def _property(read: Request) -> Known | None:
         statements[language] = f"{yes if holds else no}, " + template.format(
             n=number, p=positive if holds else negative
         )
-    words = _PROPERTY_WORDS[prop]
     return Known(
         statements,
         "yes" if holds else "no",
-        lambda answer: states_property(answer, number, *words) is holds,
+        lambda answer: states_property(answer, number, _SAYS[prop], _OPPOSITE[prop]) is holds,
     )
 
 
@@ -557,7 +546,11 @@ def _weekday_shift(read: Request) -> Known | None:
     if read.has("weekday") and ("next" in read.words or "nachste" in read.words):
         return None  # "the next weekday after Friday": a working day (Monday) or the day after (Saturday)?
     shift = int(read.numbers[0]) if read.numbers else 1
-    day = (named[0] + (shift if after else -shift)) % 7
+    return _weekday(read, (named[0] + (shift if after else -shift)) % 7)
+
+
+def _weekday(read: Request, day: int) -> Known:
+    """A weekday (0 is Monday) the answer must name, beyond those the request names."""
     statements = {code: f"{day_name(day, code)}." for code in _YES_NO}
     return Known(statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
 
@@ -605,9 +598,7 @@ def _weekday_of_date(read: Request) -> Known | None:
         return None
     if any(w in weekdays() for w in rest.words) or not rest.only("weekday", "weekday_more", "date"):
         return None
-    day = dates[0].weekday()
-    statements = {code: f"{day_name(day, code)}." for code in _YES_NO}
-    return Known(statements, day_name(day, "en"), lambda a: stated_weekday(a, read.text) == day)
+    return _weekday(read, dates[0].weekday())
 
 
 def _days_between(read: Request) -> Known | None:

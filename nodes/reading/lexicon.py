@@ -66,6 +66,8 @@ ANSWER_FORM = re.compile(
     r"(?:number|result|answer|zahl|ergebnis|antwort|nombre|resultat|reponse|numero|resultado|respuesta|risultato|"
     r"risposta)\b"
 )
+#: A quoted part of a text: "banana", 'banana', “banana”, «banana», „banana“ (an apostrophe inside ends none: 'it's').
+QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
 #: "and" and "or" in paor's languages: how a list joins its last items and a range its ends ("2, 3 und 5", "entre 1
 #: y 10", "pera o higo").
 AND = r"(?:and|und|et|y|e)"
@@ -106,16 +108,14 @@ FAMILIES: dict[str, frozenset[str]] = {
         "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
         "classer ordre ordena ordenar orden ordina ordinare ordine"
     ),
-    "order_more": _words("put list in into bringe range ranger metti metter pon"),
+    "order_more": _words(
+        "put list in into bringe range ranger metti metter pon al to from bis zum zur au del von vom dal plus piu mas"
+    ),
     "alphabetical": _words(
         "alphabetical alphabetically alphabetize alphabetise alphabetisch alphabetischer alphabetique alphabetiquement "
         "alfabetico alfabeticamente alfabetica"
     ),
-    "ascending": _words(
-        "ascending increasing smallest lowest least largest biggest highest greatest aufsteigend aufsteigender "
-        "kleinsten grossten kleinste grosste croissant plus petit grand ascendente creciente menor mayor crescente "
-        "piu piccolo grande al to from bis zum zur au del al von vom mas dal"
-    ),
+    "ascending": _words("ascending increasing aufsteigend aufsteigender croissant ascendente creciente crescente"),
     "descending": _words(
         "descending decreasing absteigend absteigender decroissant descendente decreciente decrescente"
     ),

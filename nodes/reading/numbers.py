@@ -21,6 +21,8 @@ from typing import Any
 from nodes.reading.lexicon import AND, fold, languages_of, told_language, words_in
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
+#: A number as a text writes it, with its sign, thousands separators (3,000 · 3 000 · 3'000) or decimal comma.
+WRITTEN_NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
 _SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b"
 _CUBED = r"\bcubed\b"
 _OPERATOR_WORDS = [
@@ -68,7 +70,7 @@ DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
 #: And 3,256 for 3.256, where English writes 3256.
 _ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(
-    rf"({_NUMBER})\s*(?:%|percent|per\s*cento?|prozent|pour\s*cent|por\s*ciento)\s+(?:of|von|de|di)\s+[$€£]?\s*"
+    rf"({_NUMBER})\s*(?:{_PERCENT.pattern})\s+(?:of|von|de|di)\s+[$€£]?\s*"
     rf"({_NUMBER})(?![\d.,]|\s*(?:{_PERCENT.pattern}))",  # "50% of 50%" is a share of a share
     re.I,
 )
@@ -216,7 +218,7 @@ NUMBER_PROPERTIES: dict[str, Callable[[int], bool]] = {
 def numbers_in(text: str) -> list[float]:
     """Every number a text states, with thousands separators (3,000 · 3 000 · 3'000) and decimal commas read."""
     found = []
-    for raw in re.findall(r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?", text):
+    for raw in re.findall(WRITTEN_NUMBER, text):
         token = raw.replace("'", "").replace(" ", "").replace("\u202f", "")
         if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?", token):
             token = token.replace(",", "")

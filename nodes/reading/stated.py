@@ -15,9 +15,8 @@ import re
 from collections.abc import Sequence
 
 from nodes.reading.lexicon import LANGUAGES, fold, languages_of, weekdays, words_in
-from nodes.reading.numbers import DOTTED_THOUSANDS, in_digits, numbers_in, unit_named
+from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
-_NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _CONCLUDES = re.compile(
     r"\b(?:so|therefore|thus|hence|answer|result|total|final|altogether|also|daher|insgesamt|ergebnis|antwort|"
@@ -91,7 +90,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
 
 _AFTER_MARKER = re.compile(
     rf"\s*(?:approximately|about|exactly|around|etwa|genau|environ|exactement|aproximadamente|exactamente|circa|"
-    rf"esattamente)?\s*({_NUMBER})"
+    rf"esattamente)?\s*({WRITTEN_NUMBER})"
 )
 
 
@@ -104,7 +103,7 @@ def _result(folded: str) -> tuple[str, str] | None:
         None,
     )
     if stated is None:
-        stated = next((m for m in re.finditer(rf"({_NUMBER})", folded) if not denied(folded, m.start())), None)
+        stated = next((m for m in re.finditer(rf"({WRITTEN_NUMBER})", folded) if not denied(folded, m.start())), None)
     if stated is None:
         return None
     then = re.match(r"\s*([^\W\d_]+)", folded[stated.end(1) :])
@@ -130,9 +129,9 @@ def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
     tied: list[re.Match[str]] = []
     if units:
         names = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
-        tied += re.finditer(rf"({_NUMBER})\s*(?:{names})\b", text, re.I)
+        tied += re.finditer(rf"({WRITTEN_NUMBER})\s*(?:{names})\b", text, re.I)
     if unit:
-        written = re.finditer(rf"({_NUMBER})\s*([^\W\d_]+)", text)
+        written = re.finditer(rf"({WRITTEN_NUMBER})\s*([^\W\d_]+)", text)
         tied += (m for m in written if unit_named(m.group(2), unit) == "same")
     stated = [m for m in tied if not denied(text, m.start())]
     return numbers_in(max(stated, key=lambda m: m.start()).group(1))[0] if stated else None

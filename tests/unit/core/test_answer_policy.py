@@ -146,6 +146,23 @@ def test_a_language_named_for_the_words_asked_for_is_not_the_answers_language() 
     assert read_hints("Describe Paris in German").languageExplicit
 
 
+@pytest.mark.parametrize(
+    ("request_", "language"),
+    [
+        ("Describe Lisbon in Portuguese", "pt"),
+        ("Beschreibe Rom auf Italienisch", "it"),
+        ("Décris Berlin en allemand", "de"),
+        ("Describe Roma en inglés", "en"),
+        ("Descrivi Parigi in tedesco", "de"),
+        ("Wie ist das Wetter in Italien im Mai?", None),  # in Italy
+        ("Write a short email to German customers about the delay", None),
+    ],
+)
+def test_the_language_a_request_names_for_its_answer(request_: str, language: str | None) -> None:
+    hints = read_hints(request_)
+    assert (hints.language if hints.languageExplicit else None) == language
+
+
 def _model_intent(**values: Any) -> Intent:
     return Intent.model_validate({"dataType": "text", "expectedFormat": "markdown", "language": "en", **values})
 

@@ -270,6 +270,9 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Quante volte compare la lettera 'a' in 'banana'?", "3"),
         ("Was ist die Summe aller Zahlen von 1 bis 100?", "5050"),
         ("Trie par ordre croissant : 5, 2, 9", "2, 5, 9"),
+        ("Trie par ordre décroissant : 5, 2, 9", "9, 5, 2"),  # "croissant" within it is no second way
+        ("Ordina in ordine decrescente: 5, 2, 9", "9, 5, 2"),
+        ("Sort from lowest to highest: 5, 2, 9", "2, 5, 9"),
         ("Ordena de menor a mayor: 5, 2, 9", "2, 5, 9"),
         ("Ordina in ordine crescente: 5, 2, 9", "2, 5, 9"),
         ("Welche Zahl ist am kleinsten: 5, 2, 9?", "2"),

@@ -78,6 +78,10 @@ def test_a_translation_request_names_its_text_and_target_language() -> None:
     french = translation_of('Please translate "thank you very much" to French')
     assert french is not None and (french.source, french.language) == ("thank you very much", "fr")
     assert translation_of("Write a sentence about the sea in German.") is None
+    german = translation_of("Übersetze 'I'm fine, thanks' ins Deutsche.")  # an apostrophe inside the quote
+    assert german is not None and (german.source, german.language) == ("I'm fine, thanks", "de")
+    portuguese = translation_of("Translate 'good night' into Portuguese")
+    assert portuguese is not None and portuguese.language == "pt"
 
 
 def test_the_first_primes_are_computed_once_for_the_note_and_the_check_of_one_run(
