@@ -386,14 +386,6 @@ def _registry() -> Any:
 
 _DEGREES = re.compile(r"^(?:grad|grados?|degr[eé]s?|gradi)\s+(?=celsius|fahrenheit|kelvin)")
 _UNIT_ALIASES = {
-    "metres": "meter",
-    "metre": "meter",
-    "kilometres": "kilometer",
-    "kilometre": "kilometer",
-    "centimetres": "centimeter",
-    "millimetres": "millimeter",
-    "litres": "liter",
-    "litre": "liter",
     "celsius": "degC",
     "degrees celsius": "degC",
     "°c": "degC",
@@ -433,8 +425,8 @@ def _unit_name(text: str) -> str:
 
 def other_names(unit: str) -> list[str]:
     """The other names paor reads as the same unit: "°F" for "Fahrenheit", "Minuten" for "minutes"."""
-    same = _unit_name(unit)
-    return [name for name in (*_UNIT_ALIASES, *_UNITS_BY_NAME) if _unit_name(name) == same]
+    same = _unit(unit)
+    return [name for name in (*_UNIT_ALIASES, *_UNITS_BY_NAME) if same is not None and _unit(name) == same]
 
 
 def _number(text: str) -> float:
