@@ -44,10 +44,12 @@ from nodes.reading.lexicon import (
     languages_of,
     month_name,
     months,
+    told_language,
     weekdays,
     words_in,
 )
 from nodes.reading.numbers import (
+    DOTTED_THOUSANDS,
     NUMBER_PROPERTIES,
     expected_number,
     in_digits,
@@ -124,8 +126,10 @@ def known_answer(request: str) -> Known | None:
     read = read_request(text)
     if text.count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
         return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")
-    if unclear_commas(read.rest, read.words):
-        return None  # "Quel est le plus grand : 3,256 ou 4 ?", "Runde 3,256": 3.256, or 3256 as English reads it
+    if unclear_commas(read.rest, read.words) or (
+        DOTTED_THOUSANDS.search(read.rest) and told_language(read.words) != "en"
+    ):
+        return None  # "Runde 3,256", "Ist 3.000 eine Primzahl?": 3.256 and 3000, or 3256 and 3 as English reads them
     found = [known for kind in KINDS if (known := kind(read)) is not None]
     if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
         return None  # none, or two kinds that disagree ("366 days" and "366" agree)
@@ -153,8 +157,10 @@ _NOUNS = {
 
 
 def _has(what: str, n: int, noun: str) -> Known:
-    """A count of a quoted word's or sentence's parts, stated in each language."""
-    return _count(n, **{code: text.format(what=what, n=n, noun=_NOUNS[noun][code]) for code, text in _HAS.items()})
+    """A count of a quoted word's or sentence's parts, stated in each language; the answer's count is the one it ties
+    to the noun ("5 consonants and 4 vowels" counts 4 vowels)."""
+    statements = {code: text.format(what=what, n=n, noun=_NOUNS[noun][code]) for code, text in _HAS.items()}
+    return _count(n, (*_NOUNS[noun].values(), *FAMILIES[noun]), **statements)
 
 
 def plain(value: float) -> str:
@@ -164,6 +170,18 @@ def plain(value: float) -> str:
 
 def _is(found: float | None, value: float) -> bool:
     return found is not None and same_number(value, found)
+
+
+#: What makes a stated number stand for another value: an operation between numbers, a share, a root, a power, an
+#: exponent ("3+4", "20-15", "5%", "√50", "3²", "2e3"). A kind that takes the request's numbers as they are decides
+#: nothing where one is written so.
+_NOT_AS_WRITTEN = re.compile(
+    r"\d\s*[-+/^*×÷]\s*\d|[%√²³]|\d[eE][-+]?\d|\b(?:percent|prozent|pour\s*cent|por\s*ciento|per\s*cento)\b", re.I
+)
+
+
+def _as_written(read: Request) -> bool:
+    return not _NOT_AS_WRITTEN.search(read.rest)
 
 
 def _word(read: Request) -> str | None:
@@ -234,6 +252,8 @@ def _occurrences(read: Request) -> Known | None:
     if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s", fold(words[0])]):
         return None
     n = fold(word).count(fold(letter))
+    if n != word.lower().count(letter.lower()):
+        return None  # "s" in "Straße", "e" in "élève": whether ß holds an s, or é is an e, is a doubt
     once = n == 1
     return _count(
         n,
@@ -280,7 +300,7 @@ def _word_count(read: Request) -> Known | None:
         return None
     if not read.only("words", "count", "count_more") or "long" in read.words:  # "how many long words"
         return None
-    n = len(re.findall(r"[^\W_]+(?:['’-][^\W_]+)*", read.quoted[0]))
+    n = sum(bool(re.search(r"[^\W_]", part)) for part in read.quoted[0].split())  # "The U.S. costs $3.50": 4
     if n < 2:
         return None
     return _has(read.quoted[0], n, "words")
@@ -317,8 +337,8 @@ def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
 def _letter_shift(read: Request) -> Known | None:
     after, before = read.has("after"), read.has("before")
     letter = _letter_named(read) or _lone_letter(read)
-    if letter is None or after == before or not read.has("letters") or (read.quoted and len(read.quoted) > 1):
-        return None
+    if letter is None or after == before or not read.has("letters") or any(len(q) > 1 for q in read.quoted):
+        return None  # "the letter after c in 'cat'" is in the word, not the alphabet
     shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)
     if read.numbers or shifts > 1:  # "two after C", "the letter after the letter after B": not one step
         return None
@@ -401,6 +421,7 @@ def _ordering(read: Request) -> Known | None:
         values = [numbers_in(item) for item in digits]
         if (
             descending is None
+            or not _as_written(read)
             or any(len(v) != 1 or re.search(r"[^\W\d_]", item) for v, item in zip(values, digits, strict=True))
             or len(numbers_in(" ; ".join(digits)))
             != len(numbers_in(in_digits(read.text.split(":", 1)[1], read.languages)))
@@ -429,7 +450,7 @@ def _extreme(read: Request) -> Known | None:
     largest, smallest = read.has("largest"), read.has("smallest")
     if largest == smallest or len(read.numbers) < 2 or read.quoted or read.has("order"):
         return None
-    if re.search(r"\d\s*[/^*×÷]\s*\d", read.rest):  # "2/3 or 3/5", "10^2 or 99": values, not the numbers stated
+    if not _as_written(read):  # "2/3 or 3/5", "5 or 3+4": values, not the numbers stated
         return None
     if not read.only(
         "largest",
@@ -483,7 +504,9 @@ def _property(read: Request) -> Known | None:
     if len(named) != 1 or len(read.numbers) != 1 or read.quoted or not read.numbers[0].is_integer():
         return None
     prop, number = named[0], int(read.numbers[0])
-    if number < 0 or number > 10**12 or not read.only(prop, "year"):
+    if number < 0 or number > 10**12 or not read.only(prop, "year") or not _as_written(read):
+        return None
+    if prop == "leap" and number < GREGORIAN.year:  # 1500 was a leap year in the calendar of its day
         return None
     holds = NUMBER_PROPERTIES[prop](number)
     statements = {}
@@ -505,15 +528,17 @@ def _month_days(read: Request) -> Known | None:
         return None
     named = [months()[w] for w in read.words if w in months()]
     years = [int(n) for n in read.numbers if n.is_integer() and 1 <= n <= 9999]
-    if read.has("leap") and not named and not read.numbers:
-        return _count(366, **_LEAP_YEAR_DAYS)
+    if read.has("leap") and not named and not read.numbers and not read.has("month"):
+        return _count(366, _DAYS, **_LEAP_YEAR_DAYS)
     if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
         return None
     month = named[0]
     if month == 2 and not years:  # 28 or 29: the year decides
         return None
+    if years and years[0] <= GREGORIAN.year and month in (2, 10):  # the Julian calendar's Februaries; October 1582
+        return None
     days = calendar.monthrange(years[0] if years else 2001, month)[1]
-    return _count(days, **{code: _month_says(code, month, days) for code in _YES_NO})
+    return _count(days, _DAYS, **{code: _month_says(code, month, days) for code in _YES_NO})
 
 
 _LEAP_YEAR_DAYS = {
@@ -545,8 +570,13 @@ def _weekday_shift(read: Request) -> Known | None:
         return None
     if read.has("weekday") and ("next" in read.words or "nachste" in read.words):
         return None  # "the next weekday after Friday": a working day (Monday) or the day after (Saturday)?
+    if any(read.words.count(w) > 1 for w in FAMILIES["after"] | FAMILIES["before"]) or _A_WEEK.search(read.rest):
+        return None  # "the day after the day after Monday", "a week after Monday": more than one day on
     shift = int(read.numbers[0]) if read.numbers else 1
     return _weekday(read, (named[0] + (shift if after else -shift)) % 7)
+
+
+_A_WEEK = re.compile(r"\b(?:a|one|eine|une|una|un)\s+(?:week|woche|semaine|semana|settimana)\b", re.I)
 
 
 def _weekday(read: Request, day: int) -> Known:
@@ -609,9 +639,12 @@ def _days_between(read: Request) -> Known | None:
     if not rest.only("days", "between"):
         return None
     n = abs((dates[1] - dates[0]).days)
-    units = ("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni")
     said = {"en": "days", "de": "Tage", "fr": "jours", "es": "días", "it": "giorni"}
-    return _count(n, units, **{code: f"{n} {word}." for code, word in said.items()})
+    return _count(n, _DAYS, **{code: f"{n} {word}." for code, word in said.items()})
+
+
+#: The names an answer counts days by.
+_DAYS = ("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni")
 
 
 _PLACES = re.compile(
@@ -631,6 +664,8 @@ def _rounding(read: Request) -> Known | None:
     named = list(_PLACE_NAMES.finditer(fold(read.text)))
     extra = [named[0].group(0), "th"] if named else []
     if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra) or len(named) > 1:
+        return None
+    if not _as_written(read):  # "Round √2 to 2 decimal places"
         return None
     places = _PLACES.search(fold(read.rest))
     numbers = list(read.numbers)

@@ -66,7 +66,7 @@ _PERCENT = re.compile(
     r"%|\bper\s*cent\b|\bpercent\b|\bprozent\b|\bpour\s*cent\b|\bpor\s*ciento\b|\bper\s*cento\b", re.I
 )
 #: German, French, Spanish and Italian write 1.234 for 1234 and English 1.234 for a decimal: nothing is decided.
-DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d,]|\.\d)")
+DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?!\d|[.,]\d)")  # never 0.125
 #: And 3,256 for 3.256, where English writes 3256.
 _ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(
@@ -231,7 +231,8 @@ def _calculated(request: str) -> ExpectedNumber | None:
     states ("half of 64 plus 2" or "1/3 of 90 plus 5" is not "half of 64" or "1/3 of 90": nothing is decided)."""
     text = _DATE.sub(" ", request.casefold())
     text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
-    stated = sorted(numbers_in(text))
+    exponents = [2.0 if w.group("square") else 3.0 for w in _EXPONENT_WORDS.finditer(text)]
+    stated = sorted(numbers_in(text) + exponents)  # "half of 10 squared" is no half of 10
     percent = _PERCENT_OF.search(text)
     if percent:
         share, whole = (_number(g) for g in percent.groups())
@@ -252,8 +253,6 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if root:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
-    exponents = [2.0 if w.group("square") else 3.0 for w in _EXPONENT_WORDS.finditer(text)]
-    stated = sorted(stated + exponents)
     if _ADDING.search(text):  # "Add 2, 3 and 4", "Add 2, 3, and 4"
         text = _AND.sub(" + ", re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)", " + ", text))
     for pattern, replacement in _NAMED_FIRST:
@@ -366,10 +365,11 @@ def _unit(name: str) -> Any | None:
 
 
 #: Units whose everyday meaning is not pint's one: a year of 365.25 days, a month of 30.44, a US short ton, US
-#: gallons and pints, a kilobyte of 1000 bytes where many mean 1024; a decade's or century's days depend on leap years.
+#: gallons, pints and spoons (a metric teaspoon is 5 ml), troy weights (a troy pound is 12 troy ounces), a kilobyte
+#: of 1000 bytes where many mean 1024; a decade's or century's days depend on leap years.
 _AMBIGUOUS_UNITS = frozenset(
     {"year", "month", "decade", "century", "millennium", "ton", "hundredweight", "barrel", "gallon", "pint", "quart"}
-    | {"cup", "fluid_ounce", "gill"}
+    | {"cup", "fluid_ounce", "gill", "teaspoon", "tablespoon", "troy_pound", "troy_ounce"}
 )
 
 

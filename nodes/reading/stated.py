@@ -23,6 +23,8 @@ _CONCLUDES = re.compile(
     r"donc|ainsi|reponse|resultat|por lo tanto|entonces|respuesta|resultado|quindi|dunque|risposta|risultato|"
     r"totale)\b"
 )
+#: The words that turn from a working to its result within a sentence.
+_SO = re.compile(r"\b(?:so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque)\b")
 _EXPLAINS = re.compile(
     r"^\W*(?:because|since|as|this is because|that's because|weil|da|denn|car|parce que|porque|ya que|perche|"
     r"poiche|to (?:find|get|calculate|convert))\b"
@@ -38,8 +40,8 @@ _IS = re.compile(
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
 #: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none).
-_YES = re.compile(r"^\W*(?:yes|ja|oui|si|sí|sì)\s*(?:[,.!;:—–-]|$)", re.I)
-_NO = re.compile(r"^\W*(?:no|nein|non)\s*(?:[,.!;:—–-]|$)", re.I)
+_YES = re.compile(r"^\W*(?:yes|ja|oui|si|sí|sì)\W{0,2}\s*(?:[,.!;:—–-]|$)", re.I)
+_NO = re.compile(r"^\W*(?:no|nein|non)\W{0,2}\s*(?:[,.!;:—–-]|$)", re.I)
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
@@ -48,14 +50,15 @@ _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*)\s+(?:\w+\s+)
 
 def same_number(expected: float, found: float) -> bool:
     """Exact for whole numbers; for fractions, `expected` rounded to the digits `found` writes, with two significant
-    digits at least (1/3 as 0.33 or 0.3333, not 0.3; 10/3 as 3.3, not 3; 37 °C as 98.6 °F, not 98.7)."""
+    digits at least (1/3 as 0.33 or 0.3333, not 0.3; 10/3 as 3.3, not 3; 37 °C as 98.6 °F, not 98.7; 25 / 2 as 12.5:
+    12 and 13 are as near)."""
     if float(expected).is_integer():
         return found == expected
     if math.isclose(found, expected, rel_tol=1e-9):  # 0.05 written whole, 0.1 + 0.2 as 0.3
         return True
     exponent = decimal.Decimal(repr(float(found))).as_tuple().exponent
     digits = 0 if float(found).is_integer() or not isinstance(exponent, int) else -exponent
-    rounded = abs(found - expected) <= 0.5 * 10.0**-digits * (1 + 1e-9)
+    rounded = abs(found - expected) < 0.5 * 10.0**-digits * (1 - 1e-9)  # a tie rounds both ways
     return rounded and _significant_digits(found) >= 2
 
 
@@ -89,14 +92,17 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
 
 
 _AFTER_MARKER = re.compile(
-    rf"\s*(?:approximately|about|exactly|around|etwa|genau|environ|exactement|aproximadamente|exactamente|circa|"
-    rf"esattamente)?\s*({WRITTEN_NUMBER})"
+    rf"\s*(?:approximately|about|exactly|around|actually|really|etwa|genau|eigentlich|environ|exactement|en realite|"
+    rf"aproximadamente|exactamente|en realidad|circa|esattamente|in realta)?\s*\**\s*({WRITTEN_NUMBER})(?![.,]?\d)"
+    r"(?!\s*(?:decimal|places?|digits?|significant|nachkommastellen?|stellen?|decimales?|decimali|cifre))"
 )
 
 
 def _result(folded: str) -> tuple[str, str] | None:
-    """The number a concluding sentence states — after its last working, else after what it "is" — and the word
-    written right after it."""
+    """The number a concluding sentence states — from its last "so" on, after its last working, else after what it
+    "is" — and the word written right after it ("… = 340, plus 17 × 3 = 51, so 391." states 391)."""
+    so = [m.start() for m in _SO.finditer(folded) if _concludes_with_number(folded[m.end() :])]
+    folded = folded[so[-1] :] if so else folded
     workings = list(_WORKING.finditer(folded))
     stated = next(
         (m for marker in [*workings[-1:], *_IS.finditer(folded)] if (m := _AFTER_MARKER.match(folded, marker.end()))),
@@ -108,6 +114,11 @@ def _result(folded: str) -> tuple[str, str] | None:
         return None
     then = re.match(r"\s*([^\W\d_]+)", folded[stated.end(1) :])
     return stated.group(1), then.group(1) if then else ""
+
+
+def _concludes_with_number(rest: str) -> bool:
+    """What follows a "so" states a number and denies nothing ("so 12 it is not" concludes nothing)."""
+    return bool(re.search(r"\d", rest)) and not _NEGATORS.intersection(words_in(rest))
 
 
 def _thousands_read(text: str, language: str) -> str:
@@ -235,7 +246,7 @@ def stated_letter(answer: str, request: str) -> str | None:
 def in_order(answer: str, ordered: Sequence[str]) -> bool:
     """Every item is named, and the last naming of each comes after the one before it: an answer that echoes the
     list first ("Sorted, kiwi, banana, cherry are: banana, cherry, kiwi") gives its own last."""
-    answer = _ASIDE.sub(" ", answer)  # "2, 4, 7, 9 (from 9, 2, 7, 4)"
+    answer = _ASIDE.sub(" ", answer).replace("−", "-")  # "2, 4, 7, 9 (from 9, 2, 7, 4)"; the minus sign
     places = []
     for item in ordered:
         found = list(re.finditer(rf"(?<!\w)(?<!\d\.){re.escape(item)}(?!\w|\.\d)", answer, re.I))  # not in 1.5
