@@ -679,6 +679,7 @@ def _rounding(read: Request) -> Known | None:
             numbers.remove(float(digits))
     else:
         tens = [v for w, v in _TO_TENS.items() if w in words_in(read.text)]  # "the nearest hundred."
+        tens = sorted({*tens, *(int(n) for n in re.findall(r"\bnearest\s+(10{1,6})\b", read.rest))})  # "nearest 100"
         digits = -len(str(tens[0])) + 1 if len(tens) == 1 else 0
         if tens and float(tens[0]) in numbers:  # "the nearest hundred" reads as 100
             numbers.remove(float(tens[0]))

@@ -121,10 +121,10 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "largest": _words(
         "largest biggest greatest highest maximum max bigger larger greater higher grosste grossten groesste "
-        "hochste hochsten grossere grand grande mayor maximo maggiore massimo"
+        "hochste hochsten grosser grossere hoher grand grande mayor maximo maggiore massimo"
     ),
     "smallest": _words(
-        "smallest lowest least minimum min smaller lower kleinste kleinsten niedrigste kleinere petit petite "
+        "smallest lowest least minimum min smaller lower kleinste kleinsten niedrigste kleiner kleinere petit petite "
         "menor minimo piccolo minore"
     ),
     "prime": _words("prime primzahl primzahlen premier primo"),

@@ -28,10 +28,14 @@ _CUBED = r"\bcubed\b"
 _OPERATOR_WORDS = [
     (
         r"\bmultiplied\s+by\b|\bmultiplicado\s+por\b|\bmoltiplicato\s+per\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]"
-        r"|(?<=\d)\s+(?:por|per|x)\s+(?=\d)",
+        r"|(?<=\d)\s+(?:por|per)\s+(?=\d)|(?<=\d)\s+x\s+(?=\d)|(?<=\d)(?<!\b0)x(?=\d)",  # "5x5", not 0x10
         "*",
     ),
-    (r"\bdivided\s+by\b|\bgeteilt\s+durch\b|\bdivis[ée]\s+par\b|\bdividido\s+(?:por|entre)\b|\bdiviso\s+per\b|÷", "/"),
+    (
+        r"\bdivided\s+by\b|\bgeteilt\s+durch\b|\bdivis[ée]\s+par\b|\bdividido\s+(?:por|entre)\b|\bdiviso(?:\s+per)?\b|÷"
+        r"|(?<=\d)\s+entre\s+(?=\d)",
+        "/",
+    ),
     (r"\bplus\b|\bm[aá]s\b|\bpi[uù]\b", "+"),
     (r"\bminus\b|\bmoins\b|\bmenos\b|\bmeno\b|−", "-"),
     (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^", "**"),
@@ -95,12 +99,13 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 }
 _MAX_MAGNITUDE = 1e15
 _CONVERSION = re.compile(
-    rf"(?P<amount>{_NUMBER})\s*(?P<source>(?:[^\W\d]|°)[\w°/ ]{{0,24}}?)\s+(?P<to>in|to|into|in\s+die|en|a)\s+"
+    rf"(?P<amount>(?<![\w-])-?{_NUMBER})\s*(?P<source>(?:[^\W\d]|°)[\w°/ ]{{0,24}}?)\s+"
+    r"(?P<to>in|to|into|in\s+die|en|a)\s+"
     r"(?P<target>(?:[^\W\d]|°)[\w°/]{0,24})",
     re.I,
 )
 #: "a", "ein", "une", "una", "un'" as the amount: one of the unit.
-_ONE_OF = ("a", "an", "ein", "eine", "einem", "einer", "einen", "un", "une", "una", "uno")
+_ONE_OF = ("a", "an", "one", "ein", "eine", "einem", "einer", "einen", "un", "une", "una", "uno")
 _HOW_MANY_WORDS = r"(?:how\s+many|wie\s+viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
 _HOW_MANY = re.compile(
     _HOW_MANY_WORDS + r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
@@ -110,7 +115,7 @@ _HOW_MANY = re.compile(
     re.I,
 )
 _IS_HOW_MANY = re.compile(
-    rf"(?P<amount>{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+"
+    rf"(?P<amount>(?<![\w-])-?{_NUMBER})\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s+"
     rf"(?:is|are|equals?|make|makes|ist|sind|sont|font|son|sono|fanno)\s+{_HOW_MANY_WORDS}"
     r"(?P<target>[^\W\d][\w°/]{0,24})",
     re.I,
@@ -263,7 +268,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
         return None  # "2 cubed squared" is (2³)², where Python reads 2 ** 3 ** 2 as 2 ** 9
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
     for candidate in sorted(candidates, key=len, reverse=True):
-        if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*[\d(]", candidate):
+        if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*-?[\d(]", candidate):  # "5 - -3"
             continue
         try:
             value = evaluate(candidate)

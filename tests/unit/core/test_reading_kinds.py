@@ -126,6 +126,7 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "How many ounces in a troy pound?",
         "Was 1500 a leap year?",  # a leap year in the calendar of its day
         "How many days were in October 1582?",
+        "What is 0x10?",  # hexadecimal, not 0 × 10
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -342,6 +343,15 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuál es el más grande: 4, 18 o 9?", "18"),
         ("Which is the largest among 4, 18 and 9?", "18"),
         ("Quel est le plus grand parmi 4, 18 et 9 ?", "18"),
+        # found trying new wordings: a negative number, "one" as an amount, an operator as people type it
+        ("What is 5 minus -3?", "8"),
+        ("Convert -40 Celsius to Fahrenheit", "-40"),
+        ("How many seconds are in one hour?", "3600"),
+        ("Round 1234 to the nearest 100", "1200"),
+        ("Welche Zahl ist größer, 7 oder 12?", "12"),
+        ("Quanto fa 100 diviso 4?", "25"),
+        ("¿Cuánto es 10 entre 2?", "5"),
+        ("whats 5x5", "25"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
