@@ -183,7 +183,8 @@ _CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero
 
 def states_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
     """Whether an answer says `number` has a property: the yes or no it leads with, else how it names the property
-    (`says`, folded words) or its opposite after the number — "97 is a prime number." says yes, "91 is not
+    (`says`, folded words) or its opposite after the number (else before it: "It's not prime: 91 = 7 × 13." says
+    no) — "97 is a prime number." says yes, "91 is not
     prime." and "15 is odd." say no; "Unlike 91, which is not prime, 97 is prime." says yes of 97; what follows a
     "but" in the sentence stands ("51 looks prime but is not prime" says no). None when it names neither."""
     leads = says_yes(answer)
@@ -191,7 +192,10 @@ def states_property(answer: str, number: int, says: frozenset[str], opposite: fr
         return leads
     text = _ASIDE.sub(" ", answer)
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
-    for sentence in _SENTENCE_END.split(text[named.end() :] if named else text):
+    read = text[named.end() :] if named else text
+    if not any(w in says or w in opposite for w in words_in(read)):  # "It's not prime: 91 = 7 × 13."
+        read = text
+    for sentence in _SENTENCE_END.split(read):
         words = words_in(sentence)
         mentions = [at for at, word in enumerate(words) if word in says or word in opposite]
         if not mentions:
@@ -230,13 +234,14 @@ def stated_weekday(answer: str, request: str) -> int | None:
 
 
 def stated_letter(answer: str, request: str) -> str | None:
-    """The single letter an answer states: a quoted one first, else the first standing alone that the request does
-    not name ("The letter after G is H")."""
+    """The single letter an answer states, beyond those the request names: the first quoted one, else the last capital
+    standing alone ("The letter after G is H", "I think it's H", "È la I"), else the last small one ("It's a z"); a
+    denied one is none ("not J")."""
     quoted = re.findall(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
     asked = [c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)]
-    alone = [c.casefold() for c in quoted] or [
-        c.casefold() for c in re.findall(r"(?<![\w'’])([^\W\d_])(?![\w'’])", answer)
-    ]
+    standing = [m for m in re.finditer(r"(?<![\w'’-])([^\W\d_])(?![\w'’-])", answer) if not denied(answer, m.start())]
+    capitals = [m.group(1) for m in standing if m.group(1).isupper()]
+    alone = [c.casefold() for c in quoted or reversed(capitals or [m.group(1) for m in standing])]
     for letter in asked:
         if letter in alone and len(alone) > 1:
             alone.remove(letter)

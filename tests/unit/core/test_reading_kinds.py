@@ -524,6 +524,8 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("How many vowels are in 'education'?", "Education has 5 consonants and 4 vowels."),
         ("How many letters in 'encyclopedia'?", "It has 12 vowels and 5 letters."),
         ("What is 12 times 12?", "I think 144 but it is actually 124."),
+        ("What letter comes before B?", "The letter before B is C."),
+        ("Is 15 odd?", "It is even, since 15 = 2 × 7 + 1."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -590,6 +592,13 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Round 3.14159 to 2 decimal places", "3.14159 rounded to two decimal places is 3.14."),
         ("Rank from smallest to largest: 7, -2, 0", "−2, 0, 7"),
         ("How many vowels are in 'education'?", "Education has 4 consonants and 5 vowels."),
+        # a letter as people state it: after an article or "I think", denied, in Italian after "È"
+        ("What letter comes after Y?", "It's a Z."),
+        ("What letter comes after G?", "I think it's H."),
+        ("What letter comes after K?", "It's not J, it's L."),
+        ("Quale lettera viene dopo la H?", "È la I."),
+        ("Is 91 prime?", "It's not prime: 91 = 7 × 13."),  # the property named before the number
+        ("Is 15 odd?", "It is odd, since 15 = 2 × 7 + 1."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
