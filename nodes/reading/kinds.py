@@ -337,8 +337,10 @@ def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
 def _letter_shift(read: Request) -> Known | None:
     after, before = read.has("after"), read.has("before")
     letter = _letter_named(read) or _lone_letter(read)
-    if letter is None or after == before or not read.has("letters") or any(len(q) > 1 for q in read.quoted):
-        return None  # "the letter after c in 'cat'" is in the word, not the alphabet
+    if letter is None or after == before or not read.has("letters") or len(read.quoted) > 1:
+        return None
+    if read.quoted and len(read.quoted[0]) > 1:  # "the letter after c in 'cat'" is in the word, not the alphabet
+        return None
     shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)
     if read.numbers or shifts > 1:  # "two after C", "the letter after the letter after B": not one step
         return None

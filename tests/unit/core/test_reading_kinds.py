@@ -121,6 +121,7 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "What is the day after the day after Monday?",
         "How many days are in a month in a leap year?",
         "What letter comes after c in 'cat'?",  # in the word, not the alphabet
+        "What letter comes after 'a' and 'b'?",
         "How many s's in 'Straße'?",
         "How many ml in a teaspoon?",  # 4.93 in US units, 5 metric
         "How many ounces in a troy pound?",
