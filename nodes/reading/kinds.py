@@ -173,15 +173,19 @@ def _is(found: float | None, value: float) -> bool:
 
 
 #: What makes a stated number stand for another value: an operation between numbers, a share, a root, a power, an
-#: exponent ("3+4", "20-15", "5%", "√50", "3²", "2e3"). A kind that takes the request's numbers as they are decides
-#: nothing where one is written so.
+#: exponent, a factorial, a time, a currency, a repeating decimal, a scale word ("3+4", "20-15", "5%", "√50", "3⁴",
+#: "2e3", "5!", "10:30", "$5 or €4", "0.999...", "1.5 million"). A kind that takes the request's numbers as they are
+#: decides nothing where one is written so.
 _NOT_AS_WRITTEN = re.compile(
-    r"\d\s*[-+/^*×÷]\s*\d|[%√²³]|\d[eE][-+]?\d|\b(?:percent|prozent|pour\s*cent|por\s*ciento|per\s*cento)\b", re.I
+    r"\d\s*[-+/^*×÷:]\s*\d|[%√\u00b2\u00b3\u00b9\u2070-\u2079$€£¥]|\d[eE][-+]?\d|\d!|\d(?:\.{2,}|…)"
+    r"|\b(?:percent|prozent|pour\s*cent|por\s*ciento|per\s*cento|thousand|million|billion|trillion|tausend|"
+    r"millionen|milliarden?|mille|millions?|milliards?|mil|millones|milioni|miliardi)\b",
+    re.I,
 )
 
 
 def _as_written(read: Request) -> bool:
-    return not _NOT_AS_WRITTEN.search(read.rest)
+    return not _NOT_AS_WRITTEN.search(read.rest) and not _NOT_AS_WRITTEN.search(read.text)
 
 
 def _word(read: Request) -> str | None:
@@ -257,6 +261,7 @@ def _occurrences(read: Request) -> Known | None:
     once = n == 1
     return _count(
         n,
+        (f"{letter}'s", f"{letter}’s", f"{letter}s", "times", "time", "mal", "fois", "veces", "vez", "volte", "volta"),
         en=f"'{letter}' occurs {n} {'time' if once else 'times'} in '{word}'.",
         de=f"„{letter}“ kommt {n}-mal in „{word}“ vor.",
         fr=f"« {letter} » apparaît {n} fois dans « {word} ».",
@@ -367,10 +372,9 @@ def _lone_letter(read: Request) -> str | None:
 
 
 #: Two numbers joined as a range: "1 to 100", "1-100", "between 1 and 100", "von 1 bis 100", "del 1 al 100".
-_RANGE = re.compile(
-    r"\d\s*(?:-|–|\.\.|to|through|thru|bis|a|au|al|hasta|fino\s+a)\s*\d"
-    rf"|(?:between|zwischen|entre|tra|fra)\s+\d+\s+{AND}\s+\d"
-)
+_RANGE = re.compile(r"\d\s*(?:-|–|\.\.|to|through|thru|bis|a|au|al|hasta|fino\s+a)\s*\d")
+#: "The sum between 5 and 10" is 5 + 10 to many, and whether "between" holds its ends is a doubt.
+_BETWEEN = re.compile(r"\b(?:between|zwischen|entre|tra|fra)\b")
 _ADD = re.compile(r"\b(?:add|addiere\w*|additionne\w*|sumar?|sommare|addiziona\w*)\b")
 _OPENS_RANGE = re.compile(
     r"\b(?:from|between|through|thru|integers|numbers|all|inclusive|von|zwischen|zahlen|alle|de|du|entre|nombres|"
@@ -384,7 +388,7 @@ def _range_sum(read: Request) -> Known | None:
     if not read.only("sum", "sum_more", "range"):
         return None
     rest = fold(read.rest)
-    if not _RANGE.search(rest):  # "3 numbers that add up to 10" states no range
+    if not _RANGE.search(rest) or _BETWEEN.search(rest):  # "3 numbers that add up to 10" states no range
         return None
     if _ADD.search(rest) and not _OPENS_RANGE.search(rest):  # "Add 5 to 10" is 5 + 10
         return None
@@ -399,10 +403,13 @@ def _range_sum(read: Request) -> Known | None:
 def _items(read: Request) -> list[str]:
     """The items a request lists: after its colon, or the whole comma list."""
     listed = read.text.split(":", 1)[1] if ":" in read.text else ""
-    parts = [p.strip(" .?!") for p in re.split(r"[,;]", listed)]
+    parts = [p.strip(" .?!") for p in re.split(";" if ";" in listed else r"[,;]", listed)]  # "Smith, John; Doe, Jane"
     if parts:  # "apple, pear and fig": only the last part joins two items ("salt and pepper, bread" is one)
         parts[-1:] = re.split(rf"\s+(?:{AND}|{OR})\s+", parts[-1])
-    return [i.strip(" .?!") for i in parts if i.strip(" .?!")]
+    return [i.strip(_AROUND_ITEM) for i in parts if i.strip(_AROUND_ITEM)]
+
+
+_AROUND_ITEM = " .?!\"'“”‘’«»"
 
 
 def _ordering(read: Request) -> Known | None:
@@ -461,6 +468,8 @@ def _extreme(read: Request) -> Known | None:
     ):
         return None
     value = max(read.numbers) if largest else min(read.numbers)
+    if read.numbers.count(value) > 1:  # "0.50 or 0.5": the same value
+        return None
     shown = plain(value)
     return _count(
         value,
@@ -570,8 +579,8 @@ def _weekday_shift(read: Request) -> Known | None:
         return None
     if not read.only("after", "before", "comes", "weekday", "weekday_more", "days", extra=list(weekdays())):
         return None
-    if read.has("weekday") and ("next" in read.words or "nachste" in read.words):
-        return None  # "the next weekday after Friday": a working day (Monday) or the day after (Saturday)?
+    if "weekday" in read.words or (read.numbers and not read.numbers[0].is_integer()):
+        return None  # "the weekday after Friday": a working day (Monday) or the day after (Saturday)? "3.5 days"
     if any(read.words.count(w) > 1 for w in FAMILIES["after"] | FAMILIES["before"]) or _A_WEEK.search(read.rest):
         return None  # "the day after the day after Monday", "a week after Monday": more than one day on
     shift = int(read.numbers[0]) if read.numbers else 1
@@ -588,7 +597,7 @@ def _weekday(read: Request, day: int) -> Known:
 
 
 _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
-_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.|er|º)?\s+(?:of\s+|de\s+)?([^\W\d_]+)\.?,?\s+(?:de\s+)?(\d{4})\b")
+_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.|er|º|°)?\s+(?:of\s+|de\s+)?([^\W\d_]+)\.?,?\s+(?:de\s+)?(\d{4})\b")
 _MDY = re.compile(r"\b([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 
 
@@ -624,8 +633,8 @@ def _without_dates(read: Request) -> Request:
 def _weekday_of_date(read: Request) -> Known | None:
     dates = dates_in(read.text)
     rest = _without_dates(read)
-    if len(dates) != 1 or dates[0] < GREGORIAN or rest.numbers or rest.quoted:
-        return None
+    if len(dates) != 1 or dates[0] < GREGORIAN or rest.numbers or rest.quoted or rest.has("number"):
+        return None  # "What number day is 1 March 2024?" asks the day of the year
     if not (rest.has("weekday") or rest.has("days")):
         return None
     if any(w in weekdays() for w in rest.words) or not rest.only("weekday", "weekday_more", "date"):
@@ -638,8 +647,8 @@ def _days_between(read: Request) -> Known | None:
     rest = _without_dates(read)
     if len(dates) != 2 or min(dates) < GREGORIAN or rest.numbers or rest.quoted or not rest.has("days"):
         return None
-    if not rest.only("days", "between"):
-        return None
+    if not rest.only("days", "between") or not any(w in _DAYS for w in rest.words if w != "day"):
+        return None  # "What day is between 1 and 3 March?" names a day, counts none
     n = abs((dates[1] - dates[0]).days)
     said = {"en": "days", "de": "Tage", "fr": "jours", "es": "días", "it": "giorni"}
     return _count(n, _DAYS, **{code: f"{n} {word}." for code, word in said.items()})

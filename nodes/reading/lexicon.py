@@ -143,6 +143,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "was fallt fiel sera etait fue sara era cae cade auf al"
     ),
     "date": _words("date datum"),
+    "number": _words("number nummer numero"),
     "between": _words(
         "between from to and until till zwischen und von bis entre et du au y desde hasta tra fra e da are there "
         "passed liegen separent hay ci"
@@ -176,7 +177,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "plus minus times multiplied divided by x add sum total of and the square root squared cubed power to "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product "
         "produkt produit producto prodotto "
-        "percent half double twice convert converted into in equals make makes "
+        "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "
         "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "
         "um fois divise par moins et somme racine carree carre puissance pour cent moitie convertis convertir "
         "mas menos multiplicado dividido entre por y suma raiz cuadrada cuadrado potencia ciento mitad doble convierte "

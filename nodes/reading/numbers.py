@@ -38,7 +38,7 @@ _OPERATOR_WORDS = [
     ),
     (r"\bplus\b|\bm[aá]s\b|\bpi[uù]\b", "+"),
     (r"\bminus\b|\bmoins\b|\bmenos\b|\bmeno\b|−", "-"),
-    (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^", "**"),
+    (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^|\b[aà]\s+la\s+puissance\b|\belevado\s+a\b|\belevato\s+alla?\b", "**"),
     (_SQUARED, "**2"),
     (_CUBED, "**3"),
 ]
@@ -266,6 +266,8 @@ def _calculated(request: str) -> ExpectedNumber | None:
         text = re.sub(pattern, f" {symbol} ", text)
     if exponents and re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
         return None  # "2 cubed squared" is (2³)², where Python reads 2 ** 3 ** 2 as 2 ** 9
+    if re.search(r"\*\*\s*[\d.]+\s*/", text):
+        return None  # "9 to the power of 1/2" is 3, where Python reads 9 ** 1 / 2 as 4.5
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
     for candidate in sorted(candidates, key=len, reverse=True):
         if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*-?[\d(]", candidate):  # "5 - -3"
@@ -357,16 +359,20 @@ def unit_named(word: str, unit: str) -> str | None:
 
 @lru_cache(maxsize=1024)
 def _unit(name: str) -> Any | None:
-    """The unit pint reads `name` as ("Minuten" → minute), or None: no unit pint knows, or a word too long to be one
-    (pint takes ~0.4 s to refuse an 8,000-letter word)."""
+    """The unit pint reads `name` as ("Minuten" → minute), or None: no unit pint knows, two it reads as written and in
+    small letters, or a word too long to be one (pint takes ~0.4 s to refuse an 8,000-letter word)."""
     import pint
 
     if len(name) > 40:
         return None
-    try:
-        return _registry().Unit(_unit_name(name))
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
-        return None
+    read = []
+    cased = {name.strip()} - {name.strip().casefold()}  # "MB" is a megabyte as written, a millibarn in small letters
+    for written in {_unit_name(name), *cased}:
+        try:
+            read.append(_registry().Unit(written))
+        except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
+            continue
+    return read[0] if len(set(read)) == 1 else None  # none, or a doubt: "Mg", "Mm", "MB"
 
 
 #: Units whose everyday meaning is not pint's one: a year of 365.25 days, a month of 30.44, a US short ton, US

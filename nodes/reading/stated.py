@@ -78,6 +78,11 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
     languages = languages_of(words_in(answer), default=LANGUAGES)
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
+    if _HEDGED.search(fold(text)):
+        return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
+    reason = _REASON.search(text)
+    if reason and numbers_in(text[: reason.start()]) and not _SO.search(fold(text[reason.end() :])):
+        text = text[: reason.start()]  # "72 hours, because each day has 24 hours"
     tied = _tied_to(text, units, unit)
     if tied is not None:
         return tied
@@ -91,6 +96,12 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     return numbers_in(number)[0]
 
 
+#: Where an answer turns to its result, or corrects itself.
+_TURN = re.compile(rf"{_SO.pattern}|\b(?:actually|eigentlich|en realite|en realidad|in realta)\b")
+#: Two results offered as alternatives.
+_HEDGED = re.compile(rf"(?:{WRITTEN_NUMBER})\s*,?\s*(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|vielleicht\s+)?-?\d")
+#: What explains a result stated before it.
+_REASON = re.compile(r"\b(?:because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé])\b", re.I)
 _AFTER_MARKER = re.compile(
     rf"\s*(?:approximately|about|exactly|around|actually|really|etwa|genau|eigentlich|environ|exactement|en realite|"
     rf"aproximadamente|exactamente|en realidad|circa|esattamente|in realta)?\s*\**\s*({WRITTEN_NUMBER})(?![.,]?\d)"
@@ -176,7 +187,12 @@ def says_yes(answer: str) -> bool | None:
 
 
 #: Words that deny what follows them ("isn't" reads as "isn", "t").
-_NEGATORS = frozenset(["not", "t", "nicht", "kein", "keine", "keinen", "pas", "non", "no", "never", "nie"])
+# fmt: off
+_NEGATORS = frozenset([
+    "not", "t", "nicht", "kein", "keine", "keinen", "pas", "non", "no", "never", "nie", "neither", "nor", "weder", "ni",
+    "ne",
+])
+# fmt: on
 #: Words after which a sentence takes back what it said before ("51 looks prime but is not prime").
 _CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero", "sino", "ma", "tuttavia"])
 
@@ -229,8 +245,19 @@ def named_beyond(answer: str, request: str, names: dict[str, int]) -> list[int]:
 
 
 def stated_weekday(answer: str, request: str) -> int | None:
-    beyond = named_beyond(answer, request, weekdays())
-    return beyond[0] if beyond else None
+    """The weekday an answer states: the first it names beyond the request's own after its last "so" or "actually"
+    that names one ("Tuesday, Wednesday, Thursday. So it's Thursday."), else the first in it ("Tuesday. Wednesday
+    would be two days on."), else the request's own named alone ("Monday" is 7 days after Monday); none where it
+    offers two ("Friday or Saturday")."""
+    names, folded = weekdays(), fold(answer)
+    if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
+        return None
+    for start in [*(m.end() for m in reversed(list(_TURN.finditer(folded)))), 0]:
+        beyond = named_beyond(folded[start:], request, names)
+        if beyond:
+            return beyond[0]
+    named = {names[w] for w in words_in(answer) if w in names}
+    return named.pop() if len(named) == 1 else None
 
 
 def stated_letter(answer: str, request: str) -> str | None:

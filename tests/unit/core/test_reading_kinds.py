@@ -128,6 +128,22 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "Was 1500 a leap year?",  # a leap year in the calendar of its day
         "How many days were in October 1582?",
         "What is 0x10?",  # hexadecimal, not 0 × 10
+        # found in a second round of new wordings
+        "What is 9 to the power of 1/2?",  # 3, where 9 ** 1 / 2 is 4.5
+        "¿Cuál es la suma entre 5 y 10?",  # 5 + 10 to many; whether "between" holds its ends is a doubt
+        "Add all integers between 10 and 20",
+        "Which is larger, 1.5 million or 2 million?",
+        "Is 5! odd?",
+        "Is 3⁴ prime?",
+        "How many KB in a MB?",  # 1000 or 1024; "MB" in small letters is a millibarn
+        "Convert 1 Mg to kg",  # a megagram, or mg in small letters
+        "Which is greater, 10:30 or 9:45?",
+        "Which is larger: $5 or €4?",
+        "Which is bigger, 0.50 or 0.5?",
+        "What number day is 1 March 2024?",  # the day of the year
+        "What day is between 1 March 2024 and 3 March 2024?",
+        "What day is 3.5 days after Monday?",
+        "What weekday follows Friday?",  # a working day (Monday) or the next day?
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -353,6 +369,12 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Quanto fa 100 diviso 4?", "25"),
         ("¿Cuánto es 10 entre 2?", "5"),
         ("whats 5x5", "25"),
+        ("Alphabetize: Smith, John; Doe, Jane", "Doe, Jane, Smith, John"),  # semicolons part the items
+        ("Sort alphabetically: 'cat', 'apple', 'bob'", "apple, bob, cat"),
+        ("Combien fait 12 au carré ?", "144"),
+        ("¿Cuánto es 2 elevado a 10?", "1024"),
+        ("Combien fait 2 à la puissance 10 ?", "1024"),
+        ("Che giorno della settimana era il 1° gennaio 2000?", "Saturday"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -527,6 +549,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What is 12 times 12?", "I think 144 but it is actually 124."),
         ("What letter comes before B?", "The letter before B is C."),
         ("Is 15 odd?", "It is even, since 15 = 2 × 7 + 1."),
+        ("What is 6 times 7?", "The answer could be 42, 43, or 48."),  # candidates, no result
+        ("What weekday was the 1st of March 2024?", "Friday or Saturday"),
+        ("How many letters in 'elephant'?", "7 or 8 letters"),
+        ("Is 0 even?", "0 is neither even nor odd."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -600,6 +626,13 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Quale lettera viene dopo la H?", "È la I."),
         ("Is 91 prime?", "It's not prime: 91 = 7 × 13."),  # the property named before the number
         ("Is 15 odd?", "It is odd, since 15 = 2 × 7 + 1."),
+        # a result before its reason, a weekday after "so" or "actually", the asked day again, a count tied to "r's"
+        ("How many hours are in 3 days?", "72 hours, because each day has 24 hours."),
+        ("What is the square root of 81?", "9, since 9 × 9 = 81."),
+        ("What day comes 3 days after Monday?", "Tuesday, Wednesday, Thursday. So it's Thursday."),
+        ("What weekday was the 1st of March 2024?", "It was Thursday... actually Friday."),
+        ("What day is 7 days after Monday?", "Monday"),
+        ("How many r's are in 'strawberry'?", "Strawberry has 10 letters and 3 r's."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
