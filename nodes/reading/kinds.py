@@ -126,10 +126,11 @@ def known_answer(request: str) -> Known | None:
     read = read_request(text)
     if text.count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
         return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")
-    if unclear_commas(read.rest, read.words) or (
-        DOTTED_THOUSANDS.search(read.rest) and told_language(read.words) != "en"
+    dotted = DOTTED_THOUSANDS.search(read.rest)  # "Ist 3.000 eine Primzahl?", "Which is larger, 1.000 or 999?"
+    if (dotted and (told_language(read.words) != "en" or dotted.group(0).endswith(".000"))) or unclear_commas(
+        read.rest, read.words
     ):
-        return None  # "Runde 3,256", "Ist 3.000 eine Primzahl?": 3.256 and 3000, or 3256 and 3 as English reads them
+        return None  # "Runde 3,256": 3.256, or 3256 as English reads it; "3.000": 3000, or 3 with no reason to write so
     found = [known for kind in KINDS if (known := kind(read)) is not None]
     if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
         return None  # none, or two kinds that disagree ("366 days" and "366" agree)
@@ -160,7 +161,10 @@ def _has(what: str, n: int, noun: str) -> Known:
     """A count of a quoted word's or sentence's parts, stated in each language; the answer's count is the one it ties
     to the noun ("5 consonants and 4 vowels" counts 4 vowels)."""
     statements = {code: text.format(what=what, n=n, noun=_NOUNS[noun][code]) for code, text in _HAS.items()}
-    return _count(n, (*_NOUNS[noun].values(), *FAMILIES[noun]), **statements)
+    return _count(n, (*_NOUNS[noun].values(), *(FAMILIES[noun] - _SENTENCE)), **statements)
+
+
+_SENTENCE = frozenset(["sentence", "satz", "phrase", "frase"])
 
 
 def plain(value: float) -> str:
@@ -178,14 +182,21 @@ def _is(found: float | None, value: float) -> bool:
 #: decides nothing where one is written so.
 _NOT_AS_WRITTEN = re.compile(
     r"\d\s*[-+/^*×÷:]\s*\d|[%√\u00b2\u00b3\u00b9\u2070-\u2079$€£¥]|\d[eE][-+]?\d|\d!|\d(?:\.{2,}|…)"
-    r"|\b(?:percent|prozent|pour\s*cent|por\s*ciento|per\s*cento|thousand|million|billion|trillion|tausend|"
-    r"millionen|milliarden?|mille|millions?|milliards?|mil|millones|milioni|miliardi)\b",
+    r"|\b(?:percent|prozent|pour\s*cent|por\s*ciento|per\s*cento)\b",
+    re.I,
+)
+_SCALE_WORDS = re.compile(
+    r"\b(?:thousand|million|billion|trillion|tausend|millionen|milliarden?|mille|millions?|milliards?|mil|millones|"
+    r"milioni|miliardi)\b",
     re.I,
 )
 
 
-def _as_written(read: Request) -> bool:
-    return not _NOT_AS_WRITTEN.search(read.rest) and not _NOT_AS_WRITTEN.search(read.text)
+def _as_written(read: Request, *, scales: bool = True) -> bool:
+    """No number of the request stands for another value; with `scales`, none is scaled by a word ("1.5 million",
+    where "the nearest thousand" of a rounding names a place)."""
+    marked = (read.rest, read.text)
+    return not any(_NOT_AS_WRITTEN.search(t) or (scales and _SCALE_WORDS.search(t)) for t in marked)
 
 
 def _word(read: Request) -> str | None:
@@ -261,7 +272,7 @@ def _occurrences(read: Request) -> Known | None:
     once = n == 1
     return _count(
         n,
-        (f"{letter}'s", f"{letter}’s", f"{letter}s", "times", "time", "mal", "fois", "veces", "vez", "volte", "volta"),
+        (f"{letter}'s", f"{letter}’s", f"{letter}s"),
         en=f"'{letter}' occurs {n} {'time' if once else 'times'} in '{word}'.",
         de=f"„{letter}“ kommt {n}-mal in „{word}“ vor.",
         fr=f"« {letter} » apparaît {n} fois dans « {word} ».",
@@ -676,7 +687,7 @@ def _rounding(read: Request) -> Known | None:
     extra = [named[0].group(0), "th"] if named else []
     if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra) or len(named) > 1:
         return None
-    if not _as_written(read):  # "Round √2 to 2 decimal places"
+    if not _as_written(read, scales=False):  # "Round √2 to 2 decimal places"
         return None
     places = _PLACES.search(fold(read.rest))
     numbers = list(read.numbers)

@@ -264,7 +264,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
         text = re.sub(pattern, replacement, text)
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text)
-    if exponents and re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
+    if re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
         return None  # "2 cubed squared" is (2³)², where Python reads 2 ** 3 ** 2 as 2 ** 9
     if re.search(r"\*\*\s*[\d.]+\s*/", text):
         return None  # "9 to the power of 1/2" is 3, where Python reads 9 ** 1 / 2 as 4.5

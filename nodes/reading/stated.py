@@ -45,7 +45,7 @@ _NO = re.compile(r"^\W*(?:no|nein|non)\W{0,2}\s*(?:[,.!;:—–-]|$)", re.I)
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
-_DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*)\s+(?:\w+\s+)?$", re.I)
+_DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*|\bneither|\bnor|\bweder|\bni)\s+(?:\w+\s+)?$", re.I)
 
 
 def same_number(expected: float, found: float) -> bool:
@@ -80,9 +80,9 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
     if _HEDGED.search(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
-    reason = _REASON.search(text)
-    if reason and numbers_in(text[: reason.start()]) and not _SO.search(fold(text[reason.end() :])):
-        text = text[: reason.start()]  # "72 hours, because each day has 24 hours"
+    reason = _RESULT_BEFORE_REASON.search(text)
+    if reason and not _TURN.search(fold(text[reason.end() :])):
+        text = text[: reason.end()]  # "72 hours, because each day has 24 hours"
     tied = _tied_to(text, units, unit)
     if tied is not None:
         return tied
@@ -97,11 +97,19 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
 
 
 #: Where an answer turns to its result, or corrects itself.
-_TURN = re.compile(rf"{_SO.pattern}|\b(?:actually|eigentlich|en realite|en realidad|in realta)\b")
-#: Two results offered as alternatives.
-_HEDGED = re.compile(rf"(?:{WRITTEN_NUMBER})\s*,?\s*(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+|vielleicht\s+)?-?\d")
-#: What explains a result stated before it.
-_REASON = re.compile(r"\b(?:because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé])\b", re.I)
+_CORRECTS = re.compile(r"\b(?:actually|eigentlich|en realite|en realidad|in realta)\b")
+_TURN = re.compile(rf"{_SO.pattern}|{_CORRECTS.pattern}")
+#: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
+_HEDGED = re.compile(
+    rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*,?\s*)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?-?\d"
+)
+#: A result written right before what explains it ("72 hours, because …", "9, since 9 × 9 = 81"); not a year or
+#: time it happens in ("In 2024, since it is a leap year, …").
+_RESULT_BEFORE_REASON = re.compile(
+    rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom )(?:{WRITTEN_NUMBER})"
+    r"(?:\s+[^\W\d_]+)?\s*,?\s*(?=(?:because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé])\b)",
+    re.I,
+)
 _AFTER_MARKER = re.compile(
     rf"\s*(?:approximately|about|exactly|around|actually|really|etwa|genau|eigentlich|environ|exactement|en realite|"
     rf"aproximadamente|exactamente|en realidad|circa|esattamente|in realta)?\s*\**\s*({WRITTEN_NUMBER})(?![.,]?\d)"
@@ -128,8 +136,18 @@ def _result(folded: str) -> tuple[str, str] | None:
 
 
 def _concludes_with_number(rest: str) -> bool:
-    """What follows a "so" states a number and denies nothing ("so 12 it is not" concludes nothing)."""
-    return bool(re.search(r"\d", rest)) and not _NEGATORS.intersection(words_in(rest))
+    """What follows a "so" states a number and denies or rounds nothing ("so 12 it is not", "so 408 is wrong", "so
+    roughly 400" conclude nothing)."""
+    return bool(re.search(r"\d", rest)) and not (_NEGATORS | _NOT_THE_RESULT).intersection(words_in(rest))
+
+
+# fmt: off
+_NOT_THE_RESULT = frozenset([
+    "wrong", "incorrect", "falsch", "faux", "incorrecto", "sbagliato", "errato", "roughly", "approximately", "about",
+    "around", "nearly", "almost", "etwa", "ungefahr", "fast", "environ", "presque", "aproximadamente", "casi", "circa",
+    "quasi",
+])
+# fmt: on
 
 
 def _thousands_read(text: str, language: str) -> str:
@@ -209,8 +227,8 @@ def states_property(answer: str, number: int, says: frozenset[str], opposite: fr
     text = _ASIDE.sub(" ", answer)
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
     read = text[named.end() :] if named else text
-    if not any(w in says or w in opposite for w in words_in(read)):  # "It's not prime: 91 = 7 × 13."
-        read = text
+    if named and not any(w in says or w in opposite for w in words_in(read)):  # "It's not prime: 91 = 7 × 13."
+        read = _SENTENCE_END.split(text[: named.start()])[-1]
     for sentence in _SENTENCE_END.split(read):
         words = words_in(sentence)
         mentions = [at for at, word in enumerate(words) if word in says or word in opposite]
@@ -245,14 +263,14 @@ def named_beyond(answer: str, request: str, names: dict[str, int]) -> list[int]:
 
 
 def stated_weekday(answer: str, request: str) -> int | None:
-    """The weekday an answer states: the first it names beyond the request's own after its last "so" or "actually"
-    that names one ("Tuesday, Wednesday, Thursday. So it's Thursday."), else the first in it ("Tuesday. Wednesday
-    would be two days on."), else the request's own named alone ("Monday" is 7 days after Monday); none where it
-    offers two ("Friday or Saturday")."""
+    """The weekday an answer states: the first it names beyond the request's own after its last correction that names
+    one ("Thursday... actually Friday"), else the first in it ("Tuesday. So Wednesday would be two days on."), else
+    the request's own named alone ("Monday" is 7 days after Monday); none where it offers two ("Friday or
+    Saturday")."""
     names, folded = weekdays(), fold(answer)
     if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
-    for start in [*(m.end() for m in reversed(list(_TURN.finditer(folded)))), 0]:
+    for start in [*(m.end() for m in reversed(list(_CORRECTS.finditer(folded)))), 0]:
         beyond = named_beyond(folded[start:], request, names)
         if beyond:
             return beyond[0]
@@ -261,18 +279,22 @@ def stated_weekday(answer: str, request: str) -> int | None:
 
 
 def stated_letter(answer: str, request: str) -> str | None:
-    """The single letter an answer states, beyond those the request names: the first quoted one, else the last capital
-    standing alone ("The letter after G is H", "I think it's H", "È la I"), else the last small one ("It's a z"); a
-    denied one is none ("not J")."""
+    """The single letter an answer states, beyond those the request names: the first quoted one, else the first
+    capital standing alone ("The letter after G is H. I hope this helps."), else the first small one ("It's a z");
+    a denied one ("not J") is none, nor a capital that is a word before a small word ("I think it's H", "È la I",
+    "A simple way …") unless no other letter is named ("A comes before B")."""
     quoted = re.findall(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
-    asked = [c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)]
+    asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
     standing = [m for m in re.finditer(r"(?<![\w'’-])([^\W\d_])(?![\w'’-])", answer) if not denied(answer, m.start())]
     capitals = [m.group(1) for m in standing if m.group(1).isupper()]
-    alone = [c.casefold() for c in quoted or reversed(capitals or [m.group(1) for m in standing])]
-    for letter in asked:
-        if letter in alone and len(alone) > 1:
-            alone.remove(letter)
-    return alone[0] if alone else None
+    words = [m.group(1) for m in standing if m.group(1).isupper() and not _WORD_LETTER.match(answer, m.start())]
+    ranked = [[c.casefold() for c in found] for found in (quoted, words, capitals, [m.group(1) for m in standing])]
+    beyond = next((b for found in ranked if (b := [c for c in found if c not in asked])), None)
+    return (beyond or next((found for found in ranked if found), [None]))[0]
+
+
+#: A capital that is a word of its own before a small word: "I think", "È la", "A simple", "E poi", "Y luego".
+_WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
 
 
 def in_order(answer: str, ordered: Sequence[str]) -> bool:

@@ -144,6 +144,8 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "What day is between 1 March 2024 and 3 March 2024?",
         "What day is 3.5 days after Monday?",
         "What weekday follows Friday?",  # a working day (Monday) or the next day?
+        "Which is larger, 1.000 or 999?",  # 1000, or 1 written with three zeros for no reason
+        "¿Cuánto es 2 elevado a 3 elevado a 2?",  # (2³)² or 2⁹
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -375,6 +377,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuánto es 2 elevado a 10?", "1024"),
         ("Combien fait 2 à la puissance 10 ?", "1024"),
         ("Che giorno della settimana era il 1° gennaio 2000?", "Saturday"),
+        ("Round 12345 to the nearest thousand.", "12000"),  # a place, not a scale
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -553,6 +556,11 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What weekday was the 1st of March 2024?", "Friday or Saturday"),
         ("How many letters in 'elephant'?", "7 or 8 letters"),
         ("Is 0 even?", "0 is neither even nor odd."),
+        ("What letter comes after G?", "The answer is I — H comes right before it."),
+        ("What day comes after Monday?", "Wednesday, so Tuesday is the day before that."),
+        ("What is 17 times 24?", "The answer is 408 because 17 × 20 = 340 plus 68. Actually, wait: it's 418."),
+        ("What is 17 times 24?", "17 × 24 = 418, so 408 is wrong."),
+        ("Is 91 prime?", "To check if a number is not prime, look for divisors. 91 has no divisors but 1 and itself."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -629,7 +637,19 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         # a result before its reason, a weekday after "so" or "actually", the asked day again, a count tied to "r's"
         ("How many hours are in 3 days?", "72 hours, because each day has 24 hours."),
         ("What is the square root of 81?", "9, since 9 × 9 = 81."),
-        ("What day comes 3 days after Monday?", "Tuesday, Wednesday, Thursday. So it's Thursday."),
+        ("What day comes after Monday?", "Tuesday. So Wednesday would be two days after."),
+        ("Quel jour vient après lundi ?", "Le jour après lundi est mardi, donc mercredi est dans deux jours."),
+        ("How many hours are in 3 days?", "A day has 24 hours. Since we have 3 days, that's 72 hours."),
+        ("How many days does February 2024 have?", "In 2024, since it is a leap year, February has 29 days."),
+        ("What is 17 times 24?", "The product is 408, so roughly 400."),
+        ("What is 1 divided by 4?", "0.25, or 25%"),  # one value said twice, not two candidates
+        ("What is 25 divided by 2?", "It's neither 12 nor 13 but 12.5"),
+        ("How many s's are in 'Mississippi'?", "'s' appears 4 times; 'i' also appears 4 times, and 'p' 2 times."),
+        ("How many words are in 'the cat sat down now'?", "There are 5 words in this 1 sentence."),
+        ("What letter comes after G?", "The letter after G is H. I hope this helps!"),
+        ("What letter comes before C?", "The letter before C is B. A is the first letter."),
+        ("What letter comes before B?", "A comes before B."),
+        ("Quale lettera viene dopo la G?", "Dopo la G viene la H. E poi la I."),
         ("What weekday was the 1st of March 2024?", "It was Thursday... actually Friday."),
         ("What day is 7 days after Monday?", "Monday"),
         ("How many r's are in 'strawberry'?", "Strawberry has 10 letters and 3 r's."),
