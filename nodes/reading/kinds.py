@@ -22,6 +22,7 @@ import datetime
 import decimal
 import re
 import string
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -65,6 +66,7 @@ from nodes.reading.stated import (
     stated_number,
     stated_weekday,
     states_property,
+    what_it_states,
 )
 
 _VOWELS = frozenset("aeiou")
@@ -77,7 +79,11 @@ class Known:
 
     statements: Mapping[str, str]
     result: str
-    holds: Callable[[str], bool]
+    test: Callable[[str], bool]
+
+    def holds(self, answer: str) -> bool:
+        """Whether the answer states the result: what it states after its last correction, not what it asks."""
+        return self.test(what_it_states(answer))
 
     def say(self, language: str) -> str:
         return self.statements.get(language) or self.statements["en"]
@@ -199,8 +205,20 @@ def _as_written(read: Request, *, scales: bool = True) -> bool:
     return not any(_NOT_AS_WRITTEN.search(t) or (scales and _SCALE_WORDS.search(t)) for t in marked)
 
 
+#: Letters whose place or count each language decides its own way: ñ (after n in Spanish), œ and æ (one letter or
+#: two), ß, and any letter outside the Latin alphabet once accents are folded.
+def _unsorted(text: str) -> bool:
+    return bool(re.search(r"[^\x00-\x7f]", fold(text))) or "ñ" in unicodedata.normalize("NFC", text).casefold()
+
+
 def _word(read: Request) -> str | None:
-    """The one word the request is about: quoted, or named after "word" ("the word banana")."""
+    """The one word the request is about: quoted, or named after "word" ("the word banana"); none where its letters
+    are counted differently by language ("cœur": 4 or 5)."""
+    word = _the_word(read)
+    return None if word is None or _unsorted(word) else word
+
+
+def _the_word(read: Request) -> str | None:
     single = [q for q in read.quoted if re.fullmatch(r"[^\W\d_]+", q)]
     if len(read.quoted) == 1 and single:
         return single[0]
@@ -435,6 +453,8 @@ def _ordering(read: Request) -> Known | None:
             "order", "order_more", "alphabetical", "words"
         ):
             return None
+        if any(_unsorted(item) for item in items):
+            return None  # "ñandu" after "nariz" in Spanish, "œuf" as "oeuf": each language sorts its own letters
         ordered = sorted(items, key=fold)
     else:
         digits = [in_digits(item, read.languages) for item in items]

@@ -262,8 +262,13 @@ def _calculated(request: str) -> ExpectedNumber | None:
         text = _AND.sub(" + ", re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)", " + ", text))
     for pattern, replacement in _NAMED_FIRST:
         text = re.sub(pattern, replacement, text)
+    worded = not re.search(r"[-+*/^×÷]", text)
     for pattern, symbol in _OPERATOR_WORDS:
         text = re.sub(pattern, f" {symbol} ", text)
+    first = re.search(r"\d[\d.]*\s*(\*\*)?", text)  # "2 squared plus 3 squared" squares each number
+    squared_last = first is not None and not first.group(1) and re.search(r"[-+*/]\s*[\d.]+\s*\*\*", text)
+    if worded and (squared_last or re.search(r"/\s*[\d.]+\s*[*/]", text)):
+        return None  # said aloud, "2 times 3 squared" is 36 or 18, "10 divided by 4 times 2" is 5 or 1.25
     if re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
         return None  # "2 cubed squared" is (2³)², where Python reads 2 ** 3 ** 2 as 2 ** 9
     if re.search(r"\*\*\s*[\d.]+\s*/", text):

@@ -30,7 +30,7 @@ _EXPLAINS = re.compile(
     r"poiche|to (?:find|get|calculate|convert))\b"
 )
 _WORKING = re.compile(
-    r"(?:=|≈|ergibt|equals?|makes?|gives?|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
+    r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
     r"redonde(?:a|ado|ada)\s+a|arrotondat[oa]\s+a)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*"
 )
 _IS = re.compile(
@@ -45,7 +45,26 @@ _NO = re.compile(r"^\W*(?:no|nein|non)\W{0,2}\s*(?:[,.!;:—–-]|$)", re.I)
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
+#: A number the answer denies after it ("45 is not the largest").
+_DENIED_AFTER = re.compile(r"\s*(?:is|ist|est|es|e|are)\s+(?:not|nicht|pas|no|non)\b|\s*isn['’]t\b|\s*n['’]est\s+pas\b")
 _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*|\bneither|\bnor|\bweder|\bni)\s+(?:\w+\s+)?$", re.I)
+
+
+#: A question an answer asks or echoes ("Is 17 prime? 17 is not prime.") states nothing.
+_QUESTION = re.compile(r"[^.!?\n]{0,400}\?")
+#: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
+_CORRECTION = re.compile(
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|anzi)\b"
+    r"|(?:\.{3}|…)\s*(?:no|nein|non)\b",
+    re.I,
+)
+
+
+def what_it_states(answer: str) -> str:
+    """The part of an answer that states its result: after its last correction ("It was Monday, no wait, Tuesday."),
+    without the questions it asks or echoes."""
+    corrections = [m.end() for m in _CORRECTION.finditer(answer) if re.search(r"[^\W_]", answer[m.end() :])]
+    return _QUESTION.sub(" ", answer[corrections[-1] :] if corrections else answer)
 
 
 def same_number(expected: float, found: float) -> bool:
@@ -128,7 +147,10 @@ def _result(folded: str) -> tuple[str, str] | None:
         None,
     )
     if stated is None:
-        stated = next((m for m in re.finditer(rf"({WRITTEN_NUMBER})", folded) if not denied(folded, m.start())), None)
+        written = re.finditer(rf"({WRITTEN_NUMBER})", folded)
+        stated = next(
+            (m for m in written if not denied(folded, m.start()) and not _DENIED_AFTER.match(folded, m.end())), None
+        )
     if stated is None:
         return None
     then = re.match(r"\s*([^\W\d_]+)", folded[stated.end(1) :])

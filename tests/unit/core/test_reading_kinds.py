@@ -146,6 +146,11 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "What weekday follows Friday?",  # a working day (Monday) or the next day?
         "Which is larger, 1.000 or 999?",  # 1000, or 1 written with three zeros for no reason
         "¿Cuánto es 2 elevado a 3 elevado a 2?",  # (2³)² or 2⁹
+        # found in a fourth round
+        "Ordena alfabeticamente: oso, ñandu, nariz",  # ñ after n in Spanish
+        "Combien de lettres dans « cœur » ?",  # œ: one letter or two
+        "what is 2 times 3 squared",  # said aloud: 36 or 18
+        "what is 10 divided by 4 times 2",  # 5 or 1.25
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -378,6 +383,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Combien fait 2 à la puissance 10 ?", "1024"),
         ("Che giorno della settimana era il 1° gennaio 2000?", "Saturday"),
         ("Round 12345 to the nearest thousand.", "12000"),  # a place, not a scale
+        ("What is 2*3^2?", "18"),  # typed as symbols: the order of operations
+        ("Sort alphabetically: éclair, apple, zebra", "apple, éclair, zebra"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -561,6 +568,15 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What is 17 times 24?", "The answer is 408 because 17 × 20 = 340 plus 68. Actually, wait: it's 418."),
         ("What is 17 times 24?", "17 × 24 = 418, so 408 is wrong."),
         ("Is 91 prime?", "To check if a number is not prime, look for divisors. 91 has no divisors but 1 and itself."),
+        # a question echoed or asked states nothing; a correction takes back what came before it
+        ("Is 17 prime?", "Is 17 prime? 17 is not prime."),
+        ("Ist 29 eine Primzahl?", "Ist 29 eine Primzahl? Nein, 29 ist keine Primzahl."),
+        ("How many days does April have?", "April has 30 days? No, 31."),
+        ("Is 17 prime?", "Yes... wait, no. 17 is not prime."),
+        ("Reverse 'hello'", '"hello" backwards is "olleh"... no, "oellh".'),
+        ("What day of the week was 25 December 2023?", "It was Monday, no wait, Tuesday."),
+        ("What is 15% of 240?", "The answer is 36.0... hmm, more like 35."),
+        ("Which is the largest of 12, 45, 3, 27?", "45 is not the largest; 27 is."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -650,6 +666,10 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("What letter comes before C?", "The letter before C is B. A is the first letter."),
         ("What letter comes before B?", "A comes before B."),
         ("Quale lettera viene dopo la G?", "Dopo la G viene la H. E poi la I."),
+        ("Combien font 6 fois 7 ?", "6 fois 7 égale 42."),
+        ("Was ist 6 mal 7?", "6 mal 7 ist gleich 42."),
+        ("Round 3.14159 to 2 decimal places", "3.14159 → 3.14"),
+        ("Which is the largest of 12, 45, 3, 27?", "The largest is 45, not 27."),
         ("What weekday was the 1st of March 2024?", "It was Thursday... actually Friday."),
         ("What day is 7 days after Monday?", "Monday"),
         ("How many r's are in 'strawberry'?", "Strawberry has 10 letters and 3 r's."),
