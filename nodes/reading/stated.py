@@ -63,7 +63,10 @@ _CORRECTION = re.compile(
 def what_it_states(answer: str) -> str:
     """The part of an answer that states its result: after its last correction ("It was Monday, no wait, Tuesday."),
     without the questions it asks or echoes."""
-    corrections = [m.end() for m in _CORRECTION.finditer(answer) if re.search(r"[^\W_]", answer[m.end() :])]
+    if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end
+        answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
+    said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
+    corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
     return _QUESTION.sub(" ", answer[corrections[-1] :] if corrections else answer)
 
 

@@ -703,3 +703,12 @@ def test_a_long_answer_is_judged_by_its_start_and_end() -> None:
     filler = "Multiplying is repeated adding. " * 40_000
     assert known.holds(f"12 × 11 = 132.\n{filler}") and known.holds(f"{filler}\nSo the answer is 132.")
     assert not known.holds(f"{filler}\nSo the answer is 131.")
+
+
+def test_an_answer_built_to_stall_the_judge_is_judged_by_its_last_correction() -> None:
+    """200,000 corrections, or 100,000 questions, are read once each, never once per mark."""
+    known = known_answer("What is 6 times 7?")
+    assert known is not None
+    assert known.holds("wait " * 200_000 + "42")
+    assert not known.holds("wait " * 200_000 + "48")
+    assert known.holds("Is it 41? " * 100_000 + "42") and not known.holds("Is it 42? " * 100_000 + "48")
