@@ -441,8 +441,24 @@ def _unit_name(text: str) -> str:
 
 def other_names(unit: str) -> list[str]:
     """The other names paor reads as the same unit: "°F" for "Fahrenheit", "Minuten" for "minutes"."""
-    same = _unit(unit)
-    return [name for name in (*_UNIT_ALIASES, *_UNITS_BY_NAME) if same is not None and _unit(name) == same]
+    return _names_by_unit().get(_unit(unit), [])
+
+
+@cache
+def _names_by_unit() -> dict[Any, list[str]]:
+    """paor's own names of units, by the unit pint reads them as (one reading per unit, not per name: 0.4 s)."""
+    import pint
+
+    by_name: dict[str, list[str]] = {}
+    for name in (*_UNIT_ALIASES, *_UNITS_BY_NAME):
+        by_name.setdefault(_unit_name(name), []).append(name)
+    found: dict[Any, list[str]] = {}
+    for written, names in by_name.items():
+        try:
+            found.setdefault(_registry().Unit(written), []).extend(names)
+        except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
+            continue
+    return found
 
 
 def _number(text: str) -> float:
