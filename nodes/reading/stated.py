@@ -54,7 +54,8 @@ _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*|\bneither|\bn
 _QUESTION = re.compile(r"[^.!?\n]{0,400}\?")
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|anzi)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en realite|en realidad|"
+    r"in realta|anzi)\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b",
     re.I,
 )
@@ -63,7 +64,7 @@ _CORRECTION = re.compile(
 def what_it_states(answer: str) -> str:
     """The part of an answer that states its result: after its last correction ("It was Monday, no wait, Tuesday."),
     without the questions it asks or echoes."""
-    if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end
+    if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
     corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
@@ -94,16 +95,15 @@ def _significant_digits(number: float) -> int:
 
 def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> float | None:
     """The number `answer` states as its result; `units` are the asked unit's names ("hours", "h"), `unit` the one
-    pint reads: a result written before another unit of its kind ("2 hours = 120 seconds") states no minutes."""
-    if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
-        answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
+    pint reads: a result written before another unit of its kind ("2 hours = 120 seconds") states no minutes. Read
+    on `what_it_states` (Known.holds): a long answer's ends, after its last correction."""
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
     languages = languages_of(words_in(answer), default=LANGUAGES)
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
     if _HEDGED.search(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
     reason = _RESULT_BEFORE_REASON.search(text)
-    if reason and not _TURN.search(fold(text[reason.end() :])):
+    if reason and not _SO.search(fold(text[reason.end() :])):
         text = text[: reason.end()]  # "72 hours, because each day has 24 hours"
     tied = _tied_to(text, units, unit)
     if tied is not None:
@@ -118,9 +118,6 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     return numbers_in(number)[0]
 
 
-#: Where an answer turns to its result, or corrects itself.
-_CORRECTS = re.compile(r"\b(?:actually|eigentlich|en realite|en realidad|in realta)\b")
-_TURN = re.compile(rf"{_SO.pattern}|{_CORRECTS.pattern}")
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
     rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*,?\s*)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?-?\d"
@@ -133,8 +130,8 @@ _RESULT_BEFORE_REASON = re.compile(
     re.I,
 )
 _AFTER_MARKER = re.compile(
-    rf"\s*(?:approximately|about|exactly|around|actually|really|etwa|genau|eigentlich|environ|exactement|en realite|"
-    rf"aproximadamente|exactamente|en realidad|circa|esattamente|in realta)?\s*\**\s*({WRITTEN_NUMBER})(?![.,]?\d)"
+    rf"\s*(?:approximately|about|exactly|around|really|etwa|genau|environ|exactement|aproximadamente|exactamente|"
+    rf"circa|esattamente)?\s*\**\s*({WRITTEN_NUMBER})(?![.,]?\d)"
     r"(?!\s*(?:decimal|places?|digits?|significant|nachkommastellen?|stellen?|decimales?|decimali|cifre))"
 )
 
@@ -288,17 +285,15 @@ def named_beyond(answer: str, request: str, names: dict[str, int]) -> list[int]:
 
 
 def stated_weekday(answer: str, request: str) -> int | None:
-    """The weekday an answer states: the first it names beyond the request's own after its last correction that names
-    one ("Thursday... actually Friday"), else the first in it ("Tuesday. So Wednesday would be two days on."), else
-    the request's own named alone ("Monday" is 7 days after Monday); none where it offers two ("Friday or
-    Saturday")."""
+    """The weekday an answer states: the first it names beyond the request's own ("Tuesday. So Wednesday would be two
+    days on."), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers two
+    ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
     if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
-    for start in [*(m.end() for m in reversed(list(_CORRECTS.finditer(folded)))), 0]:
-        beyond = named_beyond(folded[start:], request, names)
-        if beyond:
-            return beyond[0]
+    beyond = named_beyond(answer, request, names)
+    if beyond:
+        return beyond[0]
     named = {names[w] for w in words_in(answer) if w in names}
     return named.pop() if len(named) == 1 else None
 
