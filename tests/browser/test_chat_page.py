@@ -46,7 +46,7 @@ from tests.support import deadlines
 from tests.support.chat import captured_run
 from tests.support.chat_scenarios import FIRST_10, FOLLOW_UP, PRICE_LIST, PRODUCT, PRODUCT_ANSWER, script_chat
 from tests.support.langgraph_dev import langgraph_dev, scripted_env
-from tests.support.scripted_llm import ScriptedLLM
+from tests.support.scripted_llm import RecordedRequest, ScriptedLLM
 
 PAGE = Path(__file__).parent / "page"
 CHROMIUM = os.environ.get("PAOR_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
@@ -100,10 +100,11 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
             yield Api(url, workdir / "paor-home", llm)
 
 
-#: "seen" once the newest AI message matches the pattern while the run works, "ended" if the run ends first.
+#: "seen" once the newest AI message (not a step's tool call) matches the pattern while the run works, "ended" if
+#: the run ends first.
 _SEEN_WHILE_WORKING = """pattern => {
   const working = document.querySelector("#working");
-  const ai = [...document.querySelectorAll(".message.ai")].at(-1);
+  const ai = [...document.querySelectorAll(".message.ai")].filter(m => !m.querySelector(".tool-call")).at(-1);
   if (working && ai && new RegExp(pattern).test(ai.innerText)) return "seen";
   return working ? false : "ended";
 }"""
@@ -117,19 +118,24 @@ class Chat:
     sent: list[dict[str, Any]]
     shots: Path
 
-    def say(self, text: str, *files: Path, working: re.Pattern[str] | None = None) -> Any:
+    def say(
+        self, text: str, *files: Path, working: re.Pattern[str] | None = None, held: threading.Event | None = None
+    ) -> Any:
         """Send `text` with `files` attached and wait for the run to end; `working`: a text the newest AI message
-        must show while the run still works."""
+        must show while the run still works, `held`: the model's answers it waits on (see `_model_held`)."""
         if files:
             self.page.set_input_files("#file-input", [str(f) for f in files])
             self.page.locator("#attached").filter(has_text=files[-1].name).wait_for()
         self.page.fill("#prompt", text)
         with self.page.expect_request(lambda r: r.url.endswith("/runs/stream")):
             self.page.click("button[type=submit]")
-        if working is not None:  # one check of the DOM: the newest AI message shows it while the page says working
+        if working is not None:  # the newest AI message shows it while the page says working (once it does)
+            self.page.locator("#working").wait_for()
             seen = self.page.wait_for_function(_SEEN_WHILE_WORKING, arg=working.pattern).json_value()
             assert seen == "seen", f"the run ended without showing {working.pattern!r}"
             self.shoot("working")
+            if held is not None:
+                held.set()
         self.page.locator("#working").wait_for(state="detached")
         self.shoot(str(len(self.sent)))
         return self.page.locator(".message.ai").last.locator("pre").last
@@ -141,6 +147,24 @@ class Chat:
 
     def kinds(self) -> list[str]:
         return list(self.page.locator(".message").evaluate_all("els => els.map(e => e.dataset.type)"))
+
+
+@contextlib.contextmanager
+def _model_held(llm: ScriptedLLM, route: str) -> Iterator[threading.Event]:
+    """The model answers nothing on `route` until the event is set: a step shown while it works cannot be gone
+    before the page is looked at, however fast the step."""
+    released = threading.Event()
+
+    def hold(request: RecordedRequest) -> None:
+        if request.route == route:
+            released.wait(deadlines.HTTP_S)
+
+    llm.fault = hold
+    try:
+        yield released
+    finally:
+        released.set()
+        llm.fault = None
 
 
 @contextlib.contextmanager
@@ -220,8 +244,12 @@ def _expired(api: Api, link: str, monkeypatch: pytest.MonkeyPatch) -> str:
 STEP_1 = re.compile(r"Step 1 of at most \d+: document\.extract — Read the attached price list")
 
 
-def test_a_pdf_upload_is_sent_as_agent_chat_ui_sends_it_and_its_content_answers(chat: Chat, tmp_path: Path) -> None:
-    answer = chat.say(PRICE_LIST, _file_of("agent-chat-ui-pdf.json", "bakery.pdf", tmp_path), working=STEP_1)
+def test_a_pdf_upload_is_sent_as_agent_chat_ui_sends_it_and_its_content_answers(
+    chat: Chat, api: Api, tmp_path: Path
+) -> None:
+    pdf = _file_of("agent-chat-ui-pdf.json", "bakery.pdf", tmp_path)
+    with _model_held(api.llm, "text") as summary:  # the step's summary waits until the page shows the step
+        answer = chat.say(PRICE_LIST, pdf, working=STEP_1, held=summary)
 
     _same_request(chat.sent[0], captured_run("agent-chat-ui-pdf.json"))
     assert "sourdough loaf 4.20 EUR" in answer.inner_text() and "Deliverables:" in answer.inner_text()

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from core.processes import free_port
 from core.schemas import HistoryEntry
 from tests.support import deadlines
-from tests.support.langgraph_dev import langgraph_dev, scripted_env
+from tests.support import langgraph_dev as langgraph_dev_module
+from tests.support.langgraph_dev import PortTaken, langgraph_dev, scripted_env
 from tests.support.scenarios import PRIMES_PROMPT, script_primes
 from tests.support.scripted_llm import ScriptedLLM
 
@@ -202,3 +206,40 @@ def test_a_rejection_over_http_is_asked_once_and_the_thread_says_what_was_reject
         m["content"] for c in client.threads.get_history(thread, limit=100) for m in c["values"].get("messages") or []
     ]
     assert any(str(text).endswith("Step 1 of at most 5: ai.process — rejected: not this way") for text in shown)
+
+
+class _AnswersOk(BaseHTTPRequestHandler):
+    """Another test's server: its /ok answers 200 as langgraph dev's does."""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_server_another_test_started_on_the_port_is_never_taken_for_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A port free a moment ago may be another test's server's when `langgraph dev` binds it: its /ok answers, and
+    the tests would talk to a stranger (then see "connection refused" once it stops). The harness starts again on
+    another port; told a port, it refuses."""
+    stranger = ThreadingHTTPServer(("127.0.0.1", 0), _AnswersOk)
+    threading.Thread(target=stranger.serve_forever, daemon=True).start()
+    taken = stranger.server_address[1]
+    ports = iter([taken])
+    monkeypatch.setattr(langgraph_dev_module, "free_port", lambda: next(ports, None) or free_port())
+    try:
+        with (
+            pytest.raises(PortTaken, match="another process answers"),
+            langgraph_dev(tmp_path / "told", {}, port=taken),
+        ):
+            pass
+        with ScriptedLLM() as llm, langgraph_dev(tmp_path / "retried", scripted_env(llm.base_url, tmp_path)) as url:
+            assert not url.endswith(f":{taken}")
+            assert langgraph_sdk.get_sync_client(url=url).assistants.search(graph_id=ASSISTANT)
+    finally:
+        stranger.shutdown()
+        stranger.server_close()

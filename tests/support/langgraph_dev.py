@@ -35,6 +35,10 @@ class ServerFailed(RuntimeError):
     """The server exited or did not answer /ok in time; the message carries its output."""
 
 
+class PortTaken(ServerFailed):
+    """Another process answers on the server's port: `free_port` handed it out, then someone else took it."""
+
+
 def scripted_env(model_url: str, home: Path, **extra: str) -> dict[str, str]:
     """The server environment for the scripted loopback model at `model_url`, with paor's data under `home`."""
     return {
@@ -60,24 +64,42 @@ def langgraph_dev(
     workdir: Path, env: Mapping[str, str], *, jobs_per_worker: int | None = None, port: int | None = None
 ) -> Iterator[str]:
     """Yield the URL of a running `langgraph dev` whose environment is the clean shell plus `env` (on `port`, else
-    a free one)."""
+    a free one); fails at the end if the server died while it was used, showing why."""
     project = make_project(workdir / "project")
-    port = port or free_port()
     full_env = _server_env(env)
-    command = [sys.executable, "-m", "langgraph_cli", *_dev_arguments(project, port)]
-    if jobs_per_worker is not None:
-        command += ["--n-jobs-per-worker", str(jobs_per_worker)]
     stdout, stderr = workdir / "server.stdout", workdir / "server.stderr"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen(
-            command, cwd=project, env=full_env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, process, stdout, stderr)
-        yield url
-    finally:
-        stop_process_group(process)
+    for attempt in range(3):  # a port free a moment ago may be another test's server's by now
+        chosen = port or free_port()
+        command = [sys.executable, "-m", "langgraph_cli", *_dev_arguments(project, chosen)]
+        if jobs_per_worker is not None:
+            command += ["--n-jobs-per-worker", str(jobs_per_worker)]
+        with stdout.open("ab") as out, stderr.open("ab") as err:
+            process = subprocess.Popen(
+                command,
+                cwd=project,
+                env=full_env,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        url = f"http://127.0.0.1:{chosen}"
+        try:
+            _wait_ready(url, process, stdout, stderr)
+        except PortTaken:
+            stop_process_group(process)
+            if port or attempt == 2:
+                raise
+            continue
+        try:
+            yield url
+            if process.poll() is not None:
+                raise ServerFailed(
+                    f"langgraph dev exited ({process.returncode}) while in use\n{_output(stdout, stderr)}"
+                )
+        finally:
+            stop_process_group(process)
+        return
 
 
 def served_routes(workdir: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -125,15 +147,20 @@ def scripted_langgraph_dev(workdir: Path, script: Callable[[ScriptedLLM], object
 
 def _wait_ready(url: str, process: subprocess.Popen[bytes], stdout: Path, stderr: Path) -> None:
     deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    port = int(url.rsplit(":", 1)[1])
     last_error = ""
     while time.monotonic() < deadline:
         if process.poll() is not None:
+            if _listening(port):
+                raise PortTaken(f"another process took {url} before langgraph dev could\n{_output(stdout, stderr)}")
             raise ServerFailed(
                 f"langgraph dev exited with code {process.returncode} before answering /ok\n{_output(stdout, stderr)}"
             )
         try:
             if httpx.get(f"{url}/ok", timeout=2).status_code == 200:
-                return
+                if _listens(process.pid, port):
+                    return
+                raise PortTaken(f"another process answers on {url}, not the langgraph dev started for it")
         except httpx.HTTPError as exc:
             last_error = repr(exc)
         time.sleep(0.25)
@@ -141,6 +168,24 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], stdout: Path, stderr
         f"langgraph dev did not answer {url}/ok within {STARTUP_TIMEOUT_S:.0f}s (last error: {last_error})\n"
         f"{_output(stdout, stderr)}"
     )
+
+
+def _listening(port: int) -> set[str]:
+    """The sockets listening on loopback `port`, as /proc names them ("socket:[inode]")."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()  # sl local_address rem_address st … inode (the 10th)
+        if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+            found.add(f"socket:[{fields[9]}]")
+    return found
+
+
+def _listens(pid: int, port: int) -> bool:
+    """`pid` holds the socket listening on loopback `port`."""
+    listening = _listening(port)
+    with contextlib.suppress(OSError):  # the process is gone
+        return any(os.readlink(fd) in listening for fd in Path(f"/proc/{pid}/fd").iterdir())
+    return False
 
 
 def _output(stdout: Path, stderr: Path, lines: int = 40) -> str:
