@@ -36,6 +36,7 @@ from nodes.reading.lexicon import (
     COUNTING,
     FAMILIES,
     FILLER,
+    LIST_SEPARATOR,
     NOT_SUBJECT,
     OR,
     QUESTION_WORDS,
@@ -70,6 +71,13 @@ from nodes.reading.stated import (
 )
 
 _VOWELS = frozenset("aeiou")
+#: Words that name a property of a number, filler only in French ("par": by), never in a request that names no
+#: property ("el mayor número par": the largest even number).
+_PROPERTY_WORDS = FAMILIES["prime"] | FAMILIES["even"] | FAMILIES["odd"] | FAMILIES["leap"]
+#: Words that ask which things, not how many ("Which vowels are in 'piano'?"), and those that count.
+_WHICH = frozenset(["which", "what", "welche", "welcher", "welches", "quel", "quelle", "quels", "quelles", "que",
+                    "cual", "cuales", "quale", "quali"])  # fmt: skip
+_COUNTS = COUNTING | FAMILIES["count"] | FAMILIES["number"] | frozenset(["nombre", "anzahl", "long"])
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,8 @@ class Request:
 
     def only(self, *families: str, extra: Sequence[str] = ()) -> bool:
         """Every word is one of `families`, filler or `extra`: nothing the kind does not account for."""
-        allowed = FILLER.union(*(FAMILIES[f] for f in families), extra)
+        filler = FILLER if self.languages[:1] == ["fr"] else FILLER - _PROPERTY_WORDS  # "par": by, or even
+        allowed = filler.union(*(FAMILIES[f] for f in families), extra)
         return all(word in allowed for word in self.words)
 
     def has(self, family: str) -> bool:
@@ -255,7 +264,7 @@ def _letters(read: Request) -> Known | None:
         return None
     if not read.only("letters", "count", "count_more", "words", extra=[fold(word)]) or _letter_named(read) is not None:
         return None
-    return _has(word, len(word), "letters")
+    return _has(word, len(word), "letters") if _asks_how_many(read) else None
 
 
 def _letter_named(read: Request) -> str | None:
@@ -263,7 +272,11 @@ def _letter_named(read: Request) -> str | None:
     single = [q for q in read.quoted if len(q) == 1 and q.isalpha()]
     if single:
         return single[0].casefold()
-    named = re.findall(r"\b(?:letter|buchstaben?|lettre|letra|lettera)\s+([^\W\d_])\b", read.rest, re.I)
+    named = re.findall(  # "letras a", not "lettres y a-t-il" nor "lettres a le mot" (has the word)
+        r"\b(?:letters?|buchstaben?|lettres?|letras?|letter[ae])\s+([^\W\d_])\b(?![\s-]+(?:a|le|la|les|l|un|une|il)\b)",
+        read.rest,
+        re.I,
+    )
     named += re.findall(r"(?<![\w'’])([^\W\d_])['’]s\b", read.rest)
     return named[0].casefold() if len(set(n.casefold() for n in named)) == 1 else None
 
@@ -305,7 +318,7 @@ def _vowels(read: Request) -> Known | None:
         return None
     if not read.only("vowels", "count", "count_more", "letters", "words", extra=[fold(word)]):
         return None
-    if "y" in fold(word):  # a vowel in "rhythm" and in French, not in "yes": which one the user counts is a doubt
+    if "y" in fold(word) or not _asks_how_many(read):  # "y": a vowel in "rhythm" and in French, not in "yes"
         return None
     return _has(word, sum(c in _VOWELS for c in fold(word)), "vowels")
 
@@ -332,8 +345,8 @@ def _first_or_last_letter(read: Request) -> Known | None:
 def _word_count(read: Request) -> Known | None:
     if len(read.quoted) != 1 or not read.has("words") or read.has("letters") or read.has("vowels"):
         return None
-    if not read.only("words", "count", "count_more") or "long" in read.words:  # "how many long words"
-        return None
+    if not read.only("words", "count", "count_more") or "long" in read.words or not _asks_how_many(read):
+        return None  # "how many long words", "which words"
     n = sum(bool(re.search(r"[^\W_]", part)) for part in read.quoted[0].split())  # "The U.S. costs $3.50": 4
     if n < 2:
         return None
@@ -341,8 +354,14 @@ def _word_count(read: Request) -> Known | None:
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
-    if len(read.quoted) != 1 or read.numbers or any(word in COUNTING for word in read.words):
-        return None  # "How many capital letters in 'HeLLo'?" counts
+    if (
+        len(read.quoted) != 1
+        or read.numbers
+        or any(word in COUNTING or word in _WHICH - {"what"} for word in read.words)
+    ):
+        return None  # "How many capital letters in 'HeLLo'?" counts, "Which letters of 'HeLLo' are capitals?" picks
+    if read.words and read.words[0] in _ASKS_YES_OR_NO:  # "Is 'hello' in capitals?"
+        return None
     text = read.quoted[0]
     if read.has("reverse") and len(text.split()) > 1 and read.has("words"):
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
@@ -357,6 +376,15 @@ def _reversed_or_capitals(read: Request) -> Known | None:
     else:
         return None
     return Known({"en": result}, result, holds)
+
+
+def _asks_how_many(read: Request) -> bool:
+    """The request counts, or asks nothing of which things ("Which vowels are in 'piano'?" asks for i, a, o)."""
+    return any(w in _COUNTS for w in read.words) or not any(w in _WHICH for w in read.words)
+
+
+#: A request's first word that asks a yes or a no ("Is 'hello' in capitals?", "Are all letters of 'NASA' capitals?").
+_ASKS_YES_OR_NO = frozenset(["is", "are", "does", "do", "ist", "sind", "est", "es", "e", "sont"])
 
 
 def _capitals(read: Request) -> bool:
@@ -492,6 +520,9 @@ def _extreme(read: Request) -> Known | None:
         return None
     if not _as_written(read):  # "2/3 or 3/5", "5 or 3+4": values, not the numbers stated
         return None
+    listed = max((numbers_in(m.group(0)) for m in _NUMBER_LIST.finditer(read.rest)), key=len, default=[])
+    if len(listed) != len(read.numbers) or _UNSPACED_LIST.search(read.rest):
+        return None  # "the smallest of these 3 numbers: 4, 8, 5" counts them; "9,4,6": 9.4 and 6, or three numbers
     if not read.only(
         "largest",
         "smallest",
@@ -510,6 +541,11 @@ def _extreme(read: Request) -> Known | None:
         es=f"El {'mayor' if largest else 'menor'} es {shown}.",
         it=f"Il più {'grande' if largest else 'piccolo'} è {shown}.",
     )
+
+
+#: Numbers written as one list ("4, 8, 5", "7 or 9"), and a list without spaces ("9,4,6"; "1,000" is a thousand).
+_NUMBER_LIST = re.compile(rf"-?\d+(?:[.,]\d+)*(?:(?:{LIST_SEPARATOR})-?\d+(?:[.,]\d+)*)+", re.I)
+_UNSPACED_LIST = re.compile(r"\d,(?!\d{3}(?!\d))\d")
 
 
 _YES_NO = {"en": ("Yes", "No"), "de": ("Ja", "Nein"), "fr": ("Oui", "Non"), "es": ("Sí", "No"), "it": ("Sì", "No")}
@@ -614,10 +650,16 @@ def _weekday_shift(read: Request) -> Known | None:
         return None  # "the weekday after Friday": a working day (Monday) or the day after (Saturday)? "3.5 days"
     if any(read.words.count(w) > 1 for w in FAMILIES["after"] | FAMILIES["before"]) or _A_WEEK.search(read.rest):
         return None  # "the day after the day after Monday", "a week after Monday": more than one day on
+    if _NEXT_NAMES_A_DATE.search(fold(read.rest)):
+        return None  # "next Friday", "the Monday after next", "Friday next week": a date, not a day on
     shift = int(read.numbers[0]) if read.numbers else 1
     return _weekday(read, (named[0] + (shift if after else -shift)) % 7)
 
 
+_NEXT_NAMES_A_DATE = re.compile(
+    rf"\b(?:next|nachsten?|prochain|proximo|prossimo)\s+(?:{'|'.join(weekdays())}|week|woche|semaine|semana|settimana)\b"
+    rf"|\b(?:{'|'.join(weekdays())})\s+(?:after\s+next|prochain|proximo|prossimo)\b"
+)
 _A_WEEK = re.compile(r"\b(?:a|one|eine|une|una|un)\s+(?:week|woche|semaine|semana|settimana)\b", re.I)
 
 
@@ -693,6 +735,7 @@ _PLACES = re.compile(
     r"\b(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|nachkommastellen?|stellen?|d[eé]cimales?|cifr[ae]|posti|lugar)",
     re.I,
 )
+_WHOLE = frozenset(["whole", "integer", "ganze", "ganzzahl", "entier", "entero", "intero"])
 _TO_TENS = {"ten": 10, "tens": 10, "zehn": 10, "hundred": 100, "hundert": 100, "thousand": 1000}
 
 
@@ -710,6 +753,9 @@ def _rounding(read: Request) -> Known | None:
     if not _as_written(read, scales=False):  # "Round √2 to 2 decimal places"
         return None
     places = _PLACES.search(fold(read.rest))
+    wholes = [w for w in read.words if w in _WHOLE or w in _TO_TENS]
+    if len(named) + len(_PLACES.findall(fold(read.rest))) + len(wholes) > 1:
+        return None  # "to the nearest whole number and the nearest tenth": two results
     numbers = list(read.numbers)
     if named:
         digits = 1 if named[0].group("one") else 2
@@ -735,7 +781,7 @@ def _rounding(read: Request) -> Known | None:
     rounded = float(exact)
     shown = f"{rounded:.{max(digits, 0)}f}"
     # judged to the digit: "3.1416" is not 3.14 rounded
-    return Known({"en": f"{value:g} ≈ {shown}."}, f"{rounded:g}", lambda a: stated_number(a) == rounded)
+    return Known({"en": f"{plain(value)} ≈ {shown}."}, plain(rounded), lambda a: stated_number(a) == rounded)
 
 
 KINDS: tuple[Callable[[Request], Known | None], ...] = (

@@ -22,7 +22,7 @@ from nodes.reading.lexicon import AND, fold, languages_of, told_language, words_
 
 _NUMBER = r"\d+(?:[.,]\d+)?"
 #: A number as a text writes it, with its sign, thousands separators (3,000 · 3 000 · 3'000) or decimal comma.
-WRITTEN_NUMBER = r"-?\d{1,3}(?:[,' \u202f]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"
+WRITTEN_NUMBER = r"-?[1-9]\d{0,2}(?:[,' \u202f\u00a0]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"  # never 0,375
 _SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b"
 _CUBED = r"\bcubed\b"
 _OPERATOR_WORDS = [
@@ -66,6 +66,9 @@ _EXPONENT_WORDS = re.compile(f"(?P<square>{_SQUARED})|{_CUBED}")
 #: questions ("1 plus 1 and 2 plus 2") or two things ("the difference between 10 and 3").
 _AND = re.compile(r"\band\b(?=\s*\d)", re.I)
 _ADDING = re.compile(r"\b(?:add|sum|total)\b", re.I)
+#: A result named by its operation ("the sum of", "the product of"): it holds all that follows, not what precedence
+#: says.
+_AGGREGATE = re.compile(r"\b(?:sum|total|product|summe|produkt|somme|produit|suma|producto|somma|prodotto)\b", re.I)
 _PERCENT = re.compile(
     r"%|\bper\s*cent\b|\bpercent\b|\bprozent\b|\bpour\s*cent\b|\bpor\s*ciento\b|\bper\s*cento\b", re.I
 )
@@ -224,8 +227,8 @@ def numbers_in(text: str) -> list[float]:
     """Every number a text states, with thousands separators (3,000 · 3 000 · 3'000) and decimal commas read."""
     found = []
     for raw in re.findall(WRITTEN_NUMBER, text):
-        token = raw.replace("'", "").replace(" ", "").replace("\u202f", "")
-        if re.fullmatch(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?", token):
+        token = re.sub(r"['\s]", "", raw)  # 3'000, 3 000, and the narrow and no-break spaces
+        if re.fullmatch(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", token):
             token = token.replace(",", "")
         found.append(float(token.replace(",", ".")))
     return found
@@ -258,6 +261,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if root:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
+    aggregate = _AGGREGATE.search(text)
     if _ADDING.search(text):  # "Add 2, 3 and 4", "Add 2, 3, and 4"
         text = _AND.sub(" + ", re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)", " + ", text))
     for pattern, replacement in _NAMED_FIRST:
@@ -277,6 +281,8 @@ def _calculated(request: str) -> ExpectedNumber | None:
     for candidate in sorted(candidates, key=len, reverse=True):
         if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*-?[\d(]", candidate):  # "5 - -3"
             continue
+        if aggregate and len(set(re.findall(r"\*\*|[-+*/]", candidate))) > 1:
+            return None  # "the sum of 6 and 7 times 2": (6 + 7) × 2 said aloud, 6 + 14 by precedence
         try:
             value = evaluate(candidate)
         except NotComputable:

@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from nodes.reading.lexicon import LANGUAGES, fold, languages_of, weekdays, words_in
+from nodes.reading.lexicon import FAMILIES, LANGUAGES, fold, languages_of, weekdays, words_in
 from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -23,11 +23,17 @@ _CONCLUDES = re.compile(
     r"donc|ainsi|reponse|resultat|por lo tanto|entonces|respuesta|resultado|quindi|dunque|risposta|risultato|"
     r"totale)\b"
 )
-#: The words that turn from a working to its result within a sentence.
+#: The words that turn from a working to its result within a sentence, and those that take back what came before.
 _SO = re.compile(r"\b(?:so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque)\b")
+_TURN = re.compile(rf"{_SO.pattern}|\b(?:but|however|aber|jedoch|mais|pero|sino|ma|tuttavia)\b", re.I)
+#: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
+_NOTE = re.compile(
+    r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
+    r"remarque|nota)\b"
+)
 _EXPLAINS = re.compile(
     r"^\W*(?:because|since|as|this is because|that's because|weil|da|denn|car|parce que|porque|ya que|perche|"
-    r"poiche|to (?:find|get|calculate|convert))\b"
+    rf"poiche|to (?:find|get|calculate|convert))\b|{_NOTE.pattern}"
 )
 _WORKING = re.compile(
     r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
@@ -40,8 +46,14 @@ _IS = re.compile(
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
 #: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none).
-_YES = re.compile(r"^\W*(?:yes|ja|oui|si|sí|sì)\W{0,2}\s*(?:[,.!;:—–-]|$)", re.I)
-_NO = re.compile(r"^\W*(?:no|nein|non)\W{0,2}\s*(?:[,.!;:—–-]|$)", re.I)
+#: The words that name an answer or a result (folded), which may label it ("**Answer:** No").
+_ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "risposta"])
+_RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "resultado", "risultato"])
+_LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})\W{{1,4}}"
+#: Read on the folded answer.
+_YES = re.compile(rf"^\W*(?:{_LABEL})?(?:yes|ja|oui|si)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
+_NO = re.compile(rf"^\W*(?:{_LABEL})?(?:no|nein|non)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
+_LABELLED = re.compile(rf"\b{_LABEL}(yes|ja|oui|si|no|nein|non)\b")
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
@@ -50,12 +62,28 @@ _DENIED_AFTER = re.compile(r"\s*(?:is|ist|est|es|e|are)\s+(?:not|nicht|pas|no|no
 _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*|\bneither|\bnor|\bweder|\bni)\s+(?:\w+\s+)?$", re.I)
 
 
-#: A question an answer asks or echoes ("Is 17 prime? 17 is not prime.") states nothing.
-_QUESTION = re.compile(r"[^.!?\n]{0,400}\?")
+#: A question an answer asks or echoes ("Is 17 prime? 17 is not prime."), with the yes or no it gives itself ("Is 119
+#: divisible by 2? No."), or restates ("To check if 119 is prime, …", "You asked whether 89 is prime.") states nothing.
+_QUESTION = re.compile(
+    r"[^.!?\n]{0,400}\?(?:\s*(?:yes|no|ja|nein|oui|non|si|sí|sì)\b)?"
+    r"|\b(?:to\s+(?:check|determine|find\s+out|see|decide|verify)|you\s+asked|let['’]?s\s+(?:check|see))\s+(?:if|whether)\b"
+    r"[^.,;:!?\n]{0,200}|\b(?:um\s+zu\s+prüfen|pour\s+(?:vérifier|savoir|déterminer)|para\s+(?:comprobar|saber|determinar)|"
+    r"per\s+(?:verificare|sapere|capire))\s*,?\s*(?:ob|si|se)\b[^.,;:!?\n]{0,200}",
+    re.I,
+)
+#: An offer after the answer states nothing of it ("Let me know if you'd like 27 × 37 too!").
+_OFFER = re.compile(
+    r"(?:^|(?<=[.!?\n]))[^\w\n]*(?:let\s+me\s+know|if\s+you(?:['’]d|\s+would)?\s+(?:like|want|need|have)|feel\s+free|"
+    r"would\s+you\s+like|do\s+you\s+want|i\s+hope|hope\s+this|wenn\s+du|falls\s+du|si\s+(?:vous|tu)\s+(?:voulez|veux|souhaitez)|"
+    r"n['’]h[ée]sitez|si\s+(?:quieres|necesitas)|se\s+vuoi|fammi\s+sapere)\b[^.!?\n]*[.!?]?",
+    re.I,
+)
+#: Mathematics written in LaTeX ("\\( 27 \\times 36 = \\boxed{972} \\)", "$3{,}240$"), read as the text it shows.
+_LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en realite|en realidad|"
-    r"in realta|anzi)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|re-?check(?:ing)?|double[- ]check(?:ing)?|checking again|"
+    r"on second thought|warte|eigentlich|en fait|en realite|en realidad|in realta|anzi)\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b",
     re.I,
 )
@@ -66,9 +94,17 @@ def what_it_states(answer: str) -> str:
     without the questions it asks or echoes."""
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
+    answer = _LATEX.sub(lambda m: _as_text(m.group(0)), answer)
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
     corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
-    return _QUESTION.sub(" ", answer[corrections[-1] :] if corrections else answer)
+    return _OFFER.sub(" ", _QUESTION.sub(" ", answer[corrections[-1] :] if corrections else answer))
+
+
+def _as_text(latex: str) -> str:
+    """What LaTeX mathematics shows, as text (pylatexenc): "\\frac{5}{6}" → "5/6", "\\times" → "×"."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return f" {LatexNodes2Text(math_mode='text').latex_to_text(latex)} "
 
 
 def same_number(expected: float, found: float) -> bool:
@@ -105,11 +141,17 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     reason = _RESULT_BEFORE_REASON.search(text)
     if reason and not _SO.search(fold(text[reason.end() :])):
         text = text[: reason.end()]  # "72 hours, because each day has 24 hours"
-    tied = _tied_to(text, units, unit)
+    sentence = _concluding(text)
+    if sentence is None:
+        return None
+    sentence = _turned(sentence)
+    if _concludes(sentence):  # "… = 420 minutes. Therefore, the answer is 480."
+        tied = _tied_to(sentence, units, unit)
+    else:  # "A day has 24 hours. Since we have 3 days, that's 72 hours."; "1 km = 1000 m" in a note is none
+        tied = _tied_to(" ".join(s for s in _SENTENCE_END.split(text) if not _NOTE.search(fold(s))), units, unit)
     if tied is not None:
         return tied
-    sentence = _concluding(text)
-    found = _result(fold(sentence)) if sentence is not None else None
+    found = _result(fold(sentence))
     if found is None:
         return None
     number, then = found
@@ -136,16 +178,23 @@ _AFTER_MARKER = re.compile(
 )
 
 
+def _turned(sentence: str) -> str:
+    """A sentence from its last "so" or "but" on, where what follows states a number and denies nothing ("… = 340,
+    plus 17 × 3 = 51, so 391." states 391; "… is 3240 by Gauss's formula, but the total is 3160" states 3160)."""
+    turns = [m.start() for m in _TURN.finditer(sentence) if _concludes_with_number(sentence[m.end() :])]
+    return sentence[turns[-1] :] if turns else sentence
+
+
 def _result(folded: str) -> tuple[str, str] | None:
-    """The number a concluding sentence states — from its last "so" on, after its last working, else after what it
-    "is" — and the word written right after it ("… = 340, plus 17 × 3 = 51, so 391." states 391)."""
-    so = [m.start() for m in _SO.finditer(folded) if _concludes_with_number(folded[m.end() :])]
-    folded = folded[so[-1] :] if so else folded
+    """The number a concluding sentence states — after its last working, else after what it "is", else the one that
+    "is" something ("Among 91, 57 and 12, 57 is the largest.") — and the word written right after it."""
     workings = list(_WORKING.finditer(folded))
     stated = next(
         (m for marker in [*workings[-1:], *_IS.finditer(folded)] if (m := _AFTER_MARKER.match(folded, marker.end()))),
         None,
     )
+    if stated is None:
+        stated = next((m for m in _NUMBER_THAT_IS.finditer(folded) if _is_the_result(words_in(m.group(2)))), None)
     if stated is None:
         written = re.finditer(rf"({WRITTEN_NUMBER})", folded)
         stated = next(
@@ -155,6 +204,16 @@ def _result(folded: str) -> tuple[str, str] | None:
         return None
     then = re.match(r"\s*([^\W\d_]+)", folded[stated.end(1) :])
     return stated.group(1), then.group(1) if then else ""
+
+
+#: A number that "is" the result, the largest or the smallest within a few words ("57 is the largest"; "144 divided
+#: by 12 is a classic example" says nothing of 12).
+_NUMBER_THAT_IS = re.compile(rf"({WRITTEN_NUMBER})\s+(?:is|ist|est|es|e|was)\s+((?:[^\W\d_]+\s+){{0,2}}[^\W\d_]+)")
+_RESULT_WORDS = FAMILIES["largest"] | FAMILIES["smallest"] | _RESULT_NAMES
+
+
+def _is_the_result(words: list[str]) -> bool:
+    return bool(_RESULT_WORDS.intersection(words)) and not _NEGATORS.intersection(words)
 
 
 def _concludes_with_number(rest: str) -> bool:
@@ -174,13 +233,18 @@ _NOT_THE_RESULT = frozenset([
 
 def _thousands_read(text: str, language: str) -> str:
     """Dots between groups of three digits read as thousands separators where they must be ("1.234.000") or where
-    the answer is not English ("Ein Tag hat 1.440 Minuten."); "A day has 1.440 minutes" states 1.44."""
+    the answer is not English ("Ein Tag hat 1.440 Minuten."), and a comma before three digits as a decimal comma
+    there ("etwa 6,667"); "A day has 1.440 minutes" states 1.44."""
 
     def read(match: re.Match[str]) -> str:
         written = match.group(0)
         return written.replace(".", "") if written.count(".") > 1 or language != "en" else written
 
-    return DOTTED_THOUSANDS.sub(read, text)
+    text = DOTTED_THOUSANDS.sub(read, text)
+    return text if language == "en" else _DECIMAL_COMMA.sub(r"\1.\2", text)  # "etwa 6,667" is 6.667 in German
+
+
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d{1,3}),(\d{3})(?!\d|[.,]\d)")
 
 
 def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
@@ -205,11 +269,17 @@ def _concluding(text: str) -> str | None:
     sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
     if not sentences:
         return None
-    concluding = [s for s in sentences if _CONCLUDES.search(fold(s))]
+    concluding = [s for s in sentences if _concludes(s)]
     if concluding:
         return concluding[-1]
     plain = [s for s in sentences if not _EXPLAINS.search(fold(s))]
     return plain[-1] if plain else sentences[0]
+
+
+def _concludes(sentence: str) -> bool:
+    """A word that concludes ("so", "the answer") with a number after it: "…, so we round down. 8349 → 8300"."""
+    folded = fold(sentence)
+    return any(re.search(r"\d", folded[m.end() :]) for m in _CONCLUDES.finditer(folded))
 
 
 def denied(text: str, at: int) -> bool:
@@ -219,11 +289,13 @@ def denied(text: str, at: int) -> bool:
 
 def says_yes(answer: str) -> bool | None:
     """The yes or no an answer leads with, in any of paor's languages; None when it leads with neither."""
-    if _YES.match(answer):
+    folded = fold(answer)
+    if _YES.match(folded):
         return True
-    if _NO.match(answer):
+    if _NO.match(folded):
         return False
-    return None
+    labelled = _LABELLED.findall(folded)  # "… 2032 ÷ 4 = 508 with no remainder. **Answer: Yes**"
+    return labelled[-1] in ("yes", "ja", "oui", "si") if labelled else None
 
 
 #: Words that deny what follows them ("isn't" reads as "isn", "t").
@@ -291,11 +363,19 @@ def stated_weekday(answer: str, request: str) -> int | None:
     names, folded = weekdays(), fold(answer)
     if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
+    marked = [s for s in _SENTENCE_END.split(answer) if _marked(s) and named_beyond(s, request, names)]
+    if marked:  # "Step 1: 13 July 1969 was a Sunday. … **Answer:** 20 July 1969 was a Monday."
+        return named_beyond(marked[-1], request, names)[-1]
     beyond = named_beyond(answer, request, names)
     if beyond:
         return beyond[0]
     named = {names[w] for w in words_in(answer) if w in names}
     return named.pop() if len(named) == 1 else None
+
+
+def _marked(sentence: str) -> bool:
+    """The sentence gives the answer: "Answer:", "the result is", a bold name ("So it's **Monday**.")."""
+    return bool(_RESULT_NAMES.intersection(words_in(sentence)) or re.search(r"\*\*\w+\*\*", sentence))
 
 
 def stated_letter(answer: str, request: str) -> str | None:
@@ -317,10 +397,14 @@ def stated_letter(answer: str, request: str) -> str | None:
 _WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
 
 
+#: A numbered list's numbers ("1. 4\n2. 9"): no naming of an item.
+_LIST_NUMBER = re.compile(r"(?m)^\s*\d+[.)]\s+")
+
+
 def in_order(answer: str, ordered: Sequence[str]) -> bool:
     """Every item is named, and the last naming of each comes after the one before it: an answer that echoes the
     list first ("Sorted, kiwi, banana, cherry are: banana, cherry, kiwi") gives its own last."""
-    answer = _ASIDE.sub(" ", answer).replace("−", "-")  # "2, 4, 7, 9 (from 9, 2, 7, 4)"; the minus sign
+    answer = _ASIDE.sub(" ", _LIST_NUMBER.sub("", answer)).replace("−", "-")  # "2, 4, 7, 9 (from 9, 2, 7, 4)"
     places = []
     for item in ordered:
         found = list(re.finditer(rf"(?<!\w)(?<!\d\.){re.escape(item)}(?!\w|\.\d)", answer, re.I))  # not in 1.5

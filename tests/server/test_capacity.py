@@ -11,12 +11,9 @@ Both through the real server (tests/support/langgraph_dev.py) and the scripted m
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
-import sys
-from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -24,16 +21,8 @@ from typing import Any
 import pytest
 
 from bench.server_load import ANSWER, PROMPT, HeldLLM
-from core.processes import free_port, stop_process_group
 from tests.support import deadlines
-from tests.support.langgraph_dev import (
-    _dev_arguments,
-    _server_env,
-    _wait_ready,
-    langgraph_dev,
-    make_project,
-    scripted_env,
-)
+from tests.support.langgraph_dev import langgraph_dev, make_project, scripted_env, served
 from tests.support.scripted_llm import ScriptedLLM
 
 langgraph_sdk = pytest.importorskip("langgraph_sdk", reason="the server extra is not installed")
@@ -63,31 +52,6 @@ def test_more_model_requests_are_in_flight_than_pythons_default_pool_has_threads
     assert llm.peak > DEFAULT_POOL, f"{llm.peak} of {RUNS} model requests in flight at once"
 
 
-@contextlib.contextmanager
-def _served(project: Path, env: Mapping[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`langgraph dev` on `project` as tests/support/langgraph_dev.py starts it, with its process in hand: the test
-    kills it, then starts another on the same folder (`langgraph_dev` makes a new project folder each time)."""
-    port = free_port()
-    command = [sys.executable, "-m", "langgraph_cli", *_dev_arguments(project, port)]
-    stdout, stderr = project.parent / "server.stdout", project.parent / "server.stderr"
-    with stdout.open("ab") as out, stderr.open("ab") as err:
-        process = subprocess.Popen(
-            command,
-            cwd=project,
-            env=_server_env(env),
-            stdout=out,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, process, stdout, stderr)
-        yield url, process
-    finally:
-        stop_process_group(process)
-
-
 def _kill(process: subprocess.Popen[bytes]) -> None:
     """kill -9 to the server's whole process group: no shutdown, no last write."""
     os.killpg(process.pid, signal.SIGKILL)
@@ -99,7 +63,7 @@ def test_a_thread_and_a_run_created_just_before_a_kill_are_there_after_the_resta
     with ScriptedLLM() as llm:
         llm.on("text", ANSWER)
         env = scripted_env(llm.base_url, tmp_path / "home")
-        with _served(project, env) as (url, process):
+        with served(project, env) as (url, process):
             client = langgraph_sdk.get_sync_client(url=url, timeout=deadlines.HTTP_S)
             thread = client.threads.create(metadata={"test": "crash"})["thread_id"]
             run = client.runs.create(thread, ASSISTANT, input={"prompt": PROMPT}, after_seconds=LATER_S)
@@ -108,7 +72,7 @@ def test_a_thread_and_a_run_created_just_before_a_kill_are_there_after_the_resta
             client.runs.join(answered, finished["run_id"])  # its end is on disk at the next periodic write
             _kill(process)
 
-        with _served(project, env) as (url, _):
+        with served(project, env) as (url, _):
             client = langgraph_sdk.get_sync_client(url=url, timeout=deadlines.HTTP_S)
             found: dict[str, Any] = client.threads.get(thread)
             queued: dict[str, Any] = client.runs.get(thread, run["run_id"])

@@ -65,9 +65,17 @@ def langgraph_dev(
 ) -> Iterator[str]:
     """Yield the URL of a running `langgraph dev` whose environment is the clean shell plus `env` (on `port`, else
     a free one); fails at the end if the server died while it was used, showing why."""
-    project = make_project(workdir / "project")
-    full_env = _server_env(env)
-    stdout, stderr = workdir / "server.stdout", workdir / "server.stderr"
+    with served(make_project(workdir / "project"), env, jobs_per_worker=jobs_per_worker, port=port) as (url, _):
+        yield url
+
+
+@contextlib.contextmanager
+def served(
+    project: Path, env: Mapping[str, str], *, jobs_per_worker: int | None = None, port: int | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`langgraph dev` on an existing `project` folder, with its process in hand (a test may kill it and start
+    another on the same folder); its output goes beside the folder."""
+    stdout, stderr = project.parent / "server.stdout", project.parent / "server.stderr"
     for attempt in range(3):  # a port free a moment ago may be another test's server's by now
         chosen = port or free_port()
         command = [sys.executable, "-m", "langgraph_cli", *_dev_arguments(project, chosen)]
@@ -77,7 +85,7 @@ def langgraph_dev(
             process = subprocess.Popen(
                 command,
                 cwd=project,
-                env=full_env,
+                env=_server_env(env),
                 stdout=out,
                 stderr=err,
                 stdin=subprocess.DEVNULL,
@@ -92,8 +100,8 @@ def langgraph_dev(
                 raise
             continue
         try:
-            yield url
-            if process.poll() is not None:
+            yield url, process
+            if process.poll() is not None and process.returncode not in (-9, -15):  # not killed by the test
                 raise ServerFailed(
                     f"langgraph dev exited ({process.returncode}) while in use\n{_output(stdout, stderr)}"
                 )

@@ -151,6 +151,19 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "Combien de lettres dans « cœur » ?",  # œ: one letter or two
         "what is 2 times 3 squared",  # said aloud: 36 or 18
         "what is 10 divided by 4 times 2",  # 5 or 1.25
+        # found in a fifth round: each was decided, wrongly
+        "What's the smallest of these 3 numbers: 4, 8, 5?",  # 3 counts the numbers
+        "Welche der 2 Zahlen ist kleiner: 9 oder 12?",
+        "Which is largest: 1,9,5?",  # 1.9 and 5, or three numbers
+        "¿Cuál es el mayor número par entre 3 y 9?",  # "par" is even in Spanish (and "by" in French)
+        "Which vowels are in 'piano'?",  # which ones, not how many
+        "Quelles voyelles y a-t-il dans « chat » ?",
+        "Is 'hello' in capitals?",  # a yes or a no
+        "Which letters of 'HeLLo' are capitals?",
+        "What day is next Friday?",  # a date, not the day after Friday
+        "What's the Monday after next?",
+        "What's the sum of 6 and 7 times 2?",  # (6 + 7) × 2 said aloud
+        "Round 3.456 to the nearest whole number and the nearest tenth",  # two results
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -577,6 +590,16 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What day of the week was 25 December 2023?", "It was Monday, no wait, Tuesday."),
         ("What is 15% of 240?", "The answer is 36.0... hmm, more like 35."),
         ("Which is the largest of 12, 45, 3, 27?", "45 is not the largest; 27 is."),
+        # found in a fifth round, written as small local models write
+        ("What is 27 times 36?", "**Step 3:** 810 + 162 = 972\n\n**Final Answer:** \\( \\boxed{982} \\)"),  # LaTeX
+        ("How many minutes are in 7 hours?", "7 × 60 = 420 minutes. Therefore, the answer is 480."),
+        ("What is the sum of 1 to 80?", "It is 3240 by Gauss's formula, but the correct total is 3160."),
+        ("Which is the largest: 34, 91, 57, 12?", "Among 91, 57, 34 and 12, 57 is the largest."),
+        ("What is 96 divided by 8?", "96 divided by 8 is a classic example. To see it, 96 ÷ 8 = 14."),  # 8 is no result
+        ("Is 119 prime?", "Is 119 divisible by 2? No. Is it divisible by 3? No. Therefore, 119 is a prime number."),
+        ("Is 89 prime?", "You asked whether 89 is prime. It is not, because 89 = 7 × 13 − 2."),
+        ("Reverse the word 'basket'.", "First attempt: teksab. Checking again, the correct reversal is **tekasb**."),
+        ("What day of the week was 20 July 1969?", "Step 1: 13 July 1969 was a Sunday.\n**Answer:** it was a Monday."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -673,6 +696,30 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("What weekday was the 1st of March 2024?", "It was Thursday... actually Friday."),
         ("What day is 7 days after Monday?", "Monday"),
         ("How many r's are in 'strawberry'?", "Strawberry has 10 letters and 3 r's."),
+        # found in a fifth round, written as small local models write
+        ("What is 27 times 36?", "So, \\( 27 \\times 36 = \\boxed{972} \\)."),
+        ("What is 8 minus 15?", "\\( 8 - 15 = -7 \\)"),
+        ("What is 3 divided by 8?", "3 ÷ 8 = 0,375"),  # a leading 0 is no thousands group
+        ("What is 20 divided by 3?", "20 geteilt durch 3 ist etwa 6,667."),
+        ("How many seconds are in 4 hours?", "Il y a 14\u00a0400 secondes dans 4 heures."),
+        ("How many metres are in 6 km?", "6 km = 6,000 meters.\n\nNote that 1 km equals 1,000 meters."),
+        (
+            "What is 27 times 36?",
+            "27 × 36 = 972.\n\nLet me know if you'd like to see another way to multiply 27 by 36!",
+        ),
+        (
+            "Is 119 prime?",
+            "To determine if 119 is prime, we look for divisors. Therefore, 119 is **not** a prime number.",
+        ),
+        ("Is 119 prime?", "Is 119 divisible by 7? Yes: 119 = 7 × 17. So 119 is not prime."),
+        ("Is 1900 a leap year?", "**Answer:** No"),
+        ("Is 2032 a leap year?", "To determine whether 2032 is a leap year: 2032 ÷ 4 = 508. **Answer: Yes**"),
+        ("Sort these numbers in ascending order: 56, 9, 31, 4, 77", "1. 4\n2. 9\n3. 31\n4. 56\n5. 77"),
+        (
+            "Round 8349 to the nearest hundred.",
+            "The tens digit is 4, which is less than 5, so we round down. 8349 → 8300",
+        ),
+        ("What day of the week was 20 July 1969?", "Step 1: 13 July 1969 was a Monday. **Answer:** a Sunday."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
