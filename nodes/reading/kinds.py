@@ -326,8 +326,8 @@ def _vowels(read: Request) -> Known | None:
 def _first_or_last_letter(read: Request) -> Known | None:
     word = _word(read)
     first, last = read.has("first"), read.has("last")
-    if word is None or first == last or not read.has("letters"):
-        return None
+    if word is None or first == last or not read.has("letters") or any(w in COUNTING for w in read.words):
+        return None  # "How many letters does 'apple' start with?" counts nothing
     if not read.only("first", "last", "letters", "words", extra=[fold(word)]):
         return None
     letter = word[0] if first else word[-1]
@@ -367,7 +367,7 @@ def _reversed_or_capitals(read: Request) -> Known | None:
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
     if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
         result = "".join(reversed(regex.findall(r"\X", text)))  # "naïve" with a combining ¨ stays on its i
-        holds = _names_whole(result, case=False)
+        holds = _names_whole(result, case=False, original=text)
     elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
         result = text.upper()
         if len(result) != len(text):  # "straße": "STRASSE", or "STRAẞE" as German writes it since 2017
@@ -391,9 +391,19 @@ def _capitals(read: Request) -> bool:
     return read.has("capitals") or ("capital" in read.words and read.has("letters"))
 
 
-def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
+def _names_whole(result: str, *, case: bool, original: str = "") -> Callable[[str], bool]:
+    """The answer names the result, and no other arrangement of the word's letters ("First attempt: teksab. … the
+    correct reversal is tekasb" offers two)."""
     pattern = re.compile(rf"(?<![\w]){re.escape(result)}(?![\w])", 0 if case else re.I)
-    return lambda answer: any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+    letters = sorted(result.casefold())
+
+    def holds(answer: str) -> bool:
+        others = {w.casefold() for w in re.findall(r"\w+", answer) if sorted(w.casefold()) == letters}
+        if original and others - {result.casefold(), original.casefold()}:
+            return False
+        return any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+
+    return holds
 
 
 def _letter_shift(read: Request) -> Known | None:
@@ -582,7 +592,9 @@ def _property(read: Request) -> Known | None:
     if len(named) != 1 or len(read.numbers) != 1 or read.quoted or not read.numbers[0].is_integer():
         return None
     prop, number = named[0], int(read.numbers[0])
-    if number < 0 or number > 10**12 or not read.only(prop, "year") or not _as_written(read):
+    if (number < 0 and prop in ("prime", "leap")) or abs(number) > 10**12:  # -7 is odd, and prime or not by convention
+        return None
+    if not read.only(prop, "year") or not _as_written(read):
         return None
     if prop == "leap" and number < GREGORIAN.year:  # 1500 was a leap year in the calendar of its day
         return None
@@ -611,6 +623,8 @@ def _month_days(read: Request) -> Known | None:
     if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
         return None
     month = named[0]
+    if month == 2 and not years and read.has("leap"):  # "February of a leap year"
+        return _count(29, _DAYS, **{code: _month_says(code, month, 29) for code in _YES_NO})
     if month == 2 and not years:  # 28 or 29: the year decides
         return None
     if years and years[0] <= GREGORIAN.year and month in (2, 10):  # the Julian calendar's Februaries; October 1582
@@ -732,7 +746,7 @@ _DAYS = ("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni")
 
 
 _PLACES = re.compile(
-    r"\b(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|nachkommastellen?|stellen?|d[eé]cimales?|cifr[ae]|posti|lugar)",
+    r"\b(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|places?|nachkommastellen?|stellen?|d[eé]cimales?|cifr[ae]|posti|lugar)",
     re.I,
 )
 _WHOLE = frozenset(["whole", "integer", "ganze", "ganzzahl", "entier", "entero", "intero"])

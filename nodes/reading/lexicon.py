@@ -29,30 +29,30 @@ FILLER_BY_LANGUAGE = {
         "tell me us give calculate compute work out find answer with or number numbers value "
         "result exactly it this that for to say can you could would i need know want quick question show kindly "
         "get determine figure whole given following these those here word words my our now briefly short one "
-        "simply reply respond single and its has have s"
+        "simply reply respond single and its has have s hey hi thanks thank quickly"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
-        "dieses genau ergebnis nenne gib an und kurz einfach von am auf"
+        "dieses genau ergebnis nenne gib an und kurz einfach von am auf gewesen"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que "
         "est-ce elle ou nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
         "repondez par font fait stp svp ces suivants suivantes peux pouvez tu vous resultat exactement dis "
-        "dites et"
+        "dites et etait"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
-        "estas siguientes puedes resultado exactamente y da dame a"
+        "estas siguientes puedes resultado exactamente y da dame a fue"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del "
         "della dello in nella nel "
         "c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi a"
+        "queste seguenti puoi risultato esattamente dai dammi a era"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -136,7 +136,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "month": _words("month monat mois mes mese"),
     "after": _words("after follows next nach folgt apres suit despues sigue dopo segue"),
     "before": _words("before precedes previous vor vorher avant precede antes prima"),
-    "comes": _words("comes come kommt vient viene"),
+    "comes": _words("comes come kommt vient viene right directly immediately"),
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
         "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "
@@ -162,7 +162,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "reverse reversed backwards backward ruckwarts umgekehrt umkehren umdrehen envers inverse inverser "
         "reves inverso invertir contrario inverti invertire rovescio"
     ),
-    "reverse_more": _words("spell write schreibe buchstabiere ecris escribe scrivi l a al order reihenfolge"),
+    "reverse_more": _words("spell write schreib schreibe buchstabiere ecris escribe scrivi l a al order reihenfolge"),
     "capitals": _words(
         "capitals uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
     ),
@@ -170,12 +170,15 @@ FAMILIES: dict[str, frozenset[str]] = {
     "capitals_more": _words(
         "capital upper case write letters in all schreibe ecris escribe scrivi lettres letras lettere"
     ),
-    "first": _words("first erste ersten premiere primera primer prima primo"),
-    "last": _words("last final letzte letzten derniere dernier ultima ultimo"),
+    "first": _words(
+        "first erste ersten premiere primera primer prima primo begin begins start starts beginnt commence empieza "
+        "comienza inizia comincia"
+    ),
+    "last": _words("last final letzte letzten derniere dernier ultima ultimo end ends endet finit termina finisce"),
     "words": _words("words word worter wort mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
         "plus minus times multiplied divided by x add sum total of and the square root squared cubed power to "
-        "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product "
+        "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "
         "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "
         "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "

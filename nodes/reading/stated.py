@@ -25,7 +25,6 @@ _CONCLUDES = re.compile(
 )
 #: The words that turn from a working to its result within a sentence, and those that take back what came before.
 _SO = re.compile(r"\b(?:so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque)\b")
-_TURN = re.compile(rf"{_SO.pattern}|\b(?:but|however|aber|jedoch|mais|pero|sino|ma|tuttavia)\b", re.I)
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
@@ -53,7 +52,10 @@ _LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})\W{{1,4}}"
 #: Read on the folded answer.
 _YES = re.compile(rf"^\W*(?:{_LABEL})?(?:yes|ja|oui|si)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
 _NO = re.compile(rf"^\W*(?:{_LABEL})?(?:no|nein|non)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
-_LABELLED = re.compile(rf"\b{_LABEL}(yes|ja|oui|si|no|nein|non)\b")
+#: A yes or no that ends the answer, labelled or concluded: "… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."
+_LABELLED = re.compile(
+    rf"(?:\b{_LABEL}|\b(?:so|therefore|thus|also|donc|entonces|quindi)\W+)(yes|ja|oui|si|no|nein|non)\W*$"
+)
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
@@ -62,28 +64,27 @@ _DENIED_AFTER = re.compile(r"\s*(?:is|ist|est|es|e|are)\s+(?:not|nicht|pas|no|no
 _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*|\bneither|\bnor|\bweder|\bni)\s+(?:\w+\s+)?$", re.I)
 
 
-#: A question an answer asks or echoes ("Is 17 prime? 17 is not prime."), with the yes or no it gives itself ("Is 119
-#: divisible by 2? No."), or restates ("To check if 119 is prime, …", "You asked whether 89 is prime.") states nothing.
+#: A question an answer asks or echoes ("Is 17 prime? 17 is not prime."), or restates in a short clause ("To check if
+#: 119 is prime, …", "You asked whether 89 is prime.") states nothing.
 _QUESTION = re.compile(
-    r"[^.!?\n]{0,400}\?(?:\s*(?:yes|no|ja|nein|oui|non|si|sí|sì)\b)?"
-    r"|\b(?:to\s+(?:check|determine|find\s+out|see|decide|verify)|you\s+asked|let['’]?s\s+(?:check|see))\s+(?:if|whether)\b"
-    r"[^.,;:!?\n]{0,200}|\b(?:um\s+zu\s+prüfen|pour\s+(?:vérifier|savoir|déterminer)|para\s+(?:comprobar|saber|determinar)|"
-    r"per\s+(?:verificare|sapere|capire))\s*,?\s*(?:ob|si|se)\b[^.,;:!?\n]{0,200}",
+    r"[^.!?\n]{0,400}\?"
+    r"|\b(?:(?:to\s+(?:check|determine|find\s+out|see|decide|verify)|you\s+asked|let['’]?s\s+(?:check|see))\s+(?:if|whether)"
+    r"|um\s+zu\s+prüfen,?\s+ob|pour\s+(?:vérifier|savoir|déterminer)\s+si|para\s+(?:comprobar|saber|determinar)\s+si"
+    r"|per\s+(?:verificare|sapere|capire)\s+se)(?:\s+[^\s.,;:!?]+){1,6}(?=\s*(?:[.,;:!?\n]|$))",
     re.I,
 )
-#: An offer after the answer states nothing of it ("Let me know if you'd like 27 × 37 too!").
-_OFFER = re.compile(
-    r"(?:^|(?<=[.!?\n]))[^\w\n]*(?:let\s+me\s+know|if\s+you(?:['’]d|\s+would)?\s+(?:like|want|need|have)|feel\s+free|"
-    r"would\s+you\s+like|do\s+you\s+want|i\s+hope|hope\s+this|wenn\s+du|falls\s+du|si\s+(?:vous|tu)\s+(?:voulez|veux|souhaitez)|"
-    r"n['’]h[ée]sitez|si\s+(?:quieres|necesitas)|se\s+vuoi|fammi\s+sapere)\b[^.!?\n]*[.!?]?",
+#: The offers an answer ends with state nothing of it ("Let me know if you'd like 27 × 37 too!").
+_OFFERS = re.compile(
+    r"(?:(?:^|(?<=[.!?\n]))[^\w\n]*(?:let\s+me\s+know|feel\s+free|would\s+you\s+like|i\s+hope\s+this|hope\s+this\s+helps|"
+    r"lass\s+mich\s+wissen|n['’]h[ée]sitez\s+pas|av[ií]same|fammi\s+sapere)\b(?:[^.!?\n]|[.!?](?!\s|$))*[.!?]*\s*)+$",
     re.I,
 )
 #: Mathematics written in LaTeX ("\\( 27 \\times 36 = \\boxed{972} \\)", "$3{,}240$"), read as the text it shows.
 _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|re-?check(?:ing)?|double[- ]check(?:ing)?|checking again|"
-    r"on second thought|warte|eigentlich|en fait|en realite|en realidad|in realta|anzi)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en realite|en realidad|"
+    r"in realta|anzi)\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b",
     re.I,
 )
@@ -95,15 +96,18 @@ def what_it_states(answer: str) -> str:
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     answer = _LATEX.sub(lambda m: _as_text(m.group(0)), answer)
+    offered = _OFFERS.sub(" ", answer)
+    answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
     corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
-    return _OFFER.sub(" ", _QUESTION.sub(" ", answer[corrections[-1] :] if corrections else answer))
+    return _QUESTION.sub(" ? ", answer[corrections[-1] :] if corrections else answer)  # "?": an answer to it follows
 
 
 def _as_text(latex: str) -> str:
     """What LaTeX mathematics shows, as text (pylatexenc): "\\frac{5}{6}" → "5/6", "\\times" → "×"."""
     from pylatexenc.latex2text import LatexNodes2Text
 
+    latex = re.sub(r"\\[dt]frac\b", r"\\frac", latex.replace("%", r"\%").replace(r"\\%", r"\%"))
     return f" {LatexNodes2Text(math_mode='text').latex_to_text(latex)} "
 
 
@@ -134,6 +138,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     pint reads: a result written before another unit of its kind ("2 hours = 120 seconds") states no minutes. Read
     on `what_it_states` (Known.holds): a long answer's ends, after its last correction."""
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
+    answer = _FRACTION.sub(" a fraction ", answer)  # "5/2 hours" states no 2 hours; "144 / 12 = 12" states 12
     languages = languages_of(words_in(answer), default=LANGUAGES)
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
     if _HEDGED.search(fold(text)):
@@ -145,21 +150,23 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     if sentence is None:
         return None
     sentence = _turned(sentence)
-    if _concludes(sentence):  # "… = 420 minutes. Therefore, the answer is 480."
-        tied = _tied_to(sentence, units, unit)
-    else:  # "A day has 24 hours. Since we have 3 days, that's 72 hours."; "1 km = 1000 m" in a note is none
-        tied = _tied_to(" ".join(s for s in _SENTENCE_END.split(text) if not _NOTE.search(fold(s))), units, unit)
-    if tied is not None:
-        return tied
+    if _contrasted(sentence):
+        return None  # "… is 3240 by Gauss's formula, but the correct total is 3160": which one it states is a doubt
+    sentences = _SENTENCE_END.split(text)
+    tied = _tied_to(" ".join([s for s in sentences if not _NOTE.search(fold(s))] or sentences), units, unit)
     found = _result(fold(sentence))
-    if found is None:
-        return None
-    number, then = found
-    if unit and then and unit_named(then, unit) == "other":
-        return None
-    return numbers_in(number)[0]
+    other = found is not None and bool(unit and found[1]) and unit_named(found[1], unit) == "other"
+    concluded = numbers_in(found[0])[0] if found is not None and not other else None  # "2 hours = 120 s" no minutes
+    if not _concludes(sentence) or concluded is None:  # "A day has 24 hours. Since we have 3 days, that's 72 hours."
+        return tied if tied is not None else concluded
+    in_sentence = _tied_to(sentence, units, unit)
+    if in_sentence is not None or tied is None:
+        return in_sentence if in_sentence is not None else concluded
+    return tied if tied == concluded else None  # "… = 420 minutes. Therefore, the answer is 480."
 
 
+#: A fraction written with a slash: no number it states ("5/2 hours"), as 144 / 12 is no 12 it states.
+_FRACTION = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)?\s*/\s*\d+(?:[.,]\d+)?(?!\d|[.,]\d)")
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
     rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*,?\s*)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?-?\d"
@@ -179,10 +186,21 @@ _AFTER_MARKER = re.compile(
 
 
 def _turned(sentence: str) -> str:
-    """A sentence from its last "so" or "but" on, where what follows states a number and denies nothing ("… = 340,
-    plus 17 × 3 = 51, so 391." states 391; "… is 3240 by Gauss's formula, but the total is 3160" states 3160)."""
-    turns = [m.start() for m in _TURN.finditer(sentence) if _concludes_with_number(sentence[m.end() :])]
+    """A sentence from its last "so" on, where what follows states a number and denies nothing ("… = 340, plus 17 × 3
+    = 51, so 391." states 391)."""
+    turns = [m.start() for m in _SO.finditer(fold(sentence)) if _concludes_with_number(fold(sentence)[m.end() :])]
     return sentence[turns[-1] :] if turns else sentence
+
+
+def _contrasted(sentence: str) -> bool:
+    """A "but" between two different results ("17 × 23 is 401, but many people guess 391"; "The largest is 4, but 9
+    comes close"): neither is surely the one stated."""
+    folded = fold(sentence)
+    for turn in _BUT.finditer(folded):
+        before, after = _result(folded[: turn.start()]), _result(folded[turn.end() :])
+        if before and after and numbers_in(before[0]) != numbers_in(after[0]):
+            return True
+    return False
 
 
 def _result(folded: str) -> tuple[str, str] | None:
@@ -233,18 +251,13 @@ _NOT_THE_RESULT = frozenset([
 
 def _thousands_read(text: str, language: str) -> str:
     """Dots between groups of three digits read as thousands separators where they must be ("1.234.000") or where
-    the answer is not English ("Ein Tag hat 1.440 Minuten."), and a comma before three digits as a decimal comma
-    there ("etwa 6,667"); "A day has 1.440 minutes" states 1.44."""
+    the answer is not English ("Ein Tag hat 1.440 Minuten."); "A day has 1.440 minutes" states 1.44."""
 
     def read(match: re.Match[str]) -> str:
         written = match.group(0)
         return written.replace(".", "") if written.count(".") > 1 or language != "en" else written
 
-    text = DOTTED_THOUSANDS.sub(read, text)
-    return text if language == "en" else _DECIMAL_COMMA.sub(r"\1.\2", text)  # "etwa 6,667" is 6.667 in German
-
-
-_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d{1,3}),(\d{3})(?!\d|[.,]\d)")
+    return DOTTED_THOUSANDS.sub(read, text)
 
 
 def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
@@ -294,8 +307,10 @@ def says_yes(answer: str) -> bool | None:
         return True
     if _NO.match(folded):
         return False
-    labelled = _LABELLED.findall(folded)  # "… 2032 ÷ 4 = 508 with no remainder. **Answer: Yes**"
-    return labelled[-1] in ("yes", "ja", "oui", "si") if labelled else None
+    labelled = _LABELLED.search(folded)
+    if labelled is None or folded[: labelled.start()].rstrip(" *_").endswith("?"):
+        return None  # "Is 7 prime? Answer: yes." answers its own question
+    return labelled.group(1) in ("yes", "ja", "oui", "si")
 
 
 #: Words that deny what follows them ("isn't" reads as "isn", "t").
@@ -307,6 +322,7 @@ _NEGATORS = frozenset([
 # fmt: on
 #: Words after which a sentence takes back what it said before ("51 looks prime but is not prime").
 _CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero", "sino", "ma", "tuttavia"])
+_BUT = re.compile(rf"\b(?:{'|'.join(sorted(_CONTRAST))})\b")
 
 
 def states_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
@@ -314,10 +330,13 @@ def states_property(answer: str, number: int, says: frozenset[str], opposite: fr
     (`says`, folded words) or its opposite after the number (else before it: "It's not prime: 91 = 7 × 13." says
     no) — "97 is a prime number." says yes, "91 is not
     prime." and "15 is odd." say no; "Unlike 91, which is not prime, 97 is prime." says yes of 97; what follows a
-    "but" in the sentence stands ("51 looks prime but is not prime" says no). None when it names neither."""
-    leads = says_yes(answer)
-    if leads is not None:
-        return leads
+    "but" in the sentence stands ("51 looks prime but is not prime" says no). None when it names neither, or the
+    yes or no it leads with and how it names the property disagree ("Divisible by 2? No. … 119 is prime.")."""
+    leads, named = says_yes(answer), _names_property(answer, number, says, opposite)
+    return named if leads is None else leads if named in (None, leads) else None
+
+
+def _names_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
     text = _ASIDE.sub(" ", answer)
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
     read = text[named.end() :] if named else text
@@ -374,8 +393,11 @@ def stated_weekday(answer: str, request: str) -> int | None:
 
 
 def _marked(sentence: str) -> bool:
-    """The sentence gives the answer: "Answer:", "the result is", a bold name ("So it's **Monday**.")."""
-    return bool(_RESULT_NAMES.intersection(words_in(sentence)) or re.search(r"\*\*\w+\*\*", sentence))
+    """The sentence gives the answer: "**Answer:** Monday", "the result is Monday" ("The answer assumes …" does not)."""
+    return bool(_ANSWER_LABEL.search(fold(sentence)))
+
+
+_ANSWER_LABEL = re.compile(rf"\b(?:{'|'.join(sorted(_RESULT_NAMES))})(?:\W*[:=]|\s+(?:is|ist|est|es|e|was)\b)")
 
 
 def stated_letter(answer: str, request: str) -> str | None:
