@@ -367,7 +367,7 @@ def _reversed_or_capitals(read: Request) -> Known | None:
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
     if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
         result = "".join(reversed(regex.findall(r"\X", text)))  # "naïve" with a combining ¨ stays on its i
-        holds = _names_whole(result, case=False, original=text)
+        holds = _names_whole(result, case=False)
     elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
         result = text.upper()
         if len(result) != len(text):  # "straße": "STRASSE", or "STRAẞE" as German writes it since 2017
@@ -391,19 +391,9 @@ def _capitals(read: Request) -> bool:
     return read.has("capitals") or ("capital" in read.words and read.has("letters"))
 
 
-def _names_whole(result: str, *, case: bool, original: str = "") -> Callable[[str], bool]:
-    """The answer names the result, and no other arrangement of the word's letters ("First attempt: teksab. … the
-    correct reversal is tekasb" offers two)."""
+def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
     pattern = re.compile(rf"(?<![\w]){re.escape(result)}(?![\w])", 0 if case else re.I)
-    letters = sorted(result.casefold())
-
-    def holds(answer: str) -> bool:
-        others = {w.casefold() for w in re.findall(r"\w+", answer) if sorted(w.casefold()) == letters}
-        if original and others - {result.casefold(), original.casefold()}:
-            return False
-        return any(not denied(answer, m.start()) for m in pattern.finditer(answer))
-
-    return holds
+    return lambda answer: any(not denied(answer, m.start()) for m in pattern.finditer(answer))
 
 
 def _letter_shift(read: Request) -> Known | None:

@@ -150,19 +150,17 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     if sentence is None:
         return None
     sentence = _turned(sentence)
-    if _contrasted(sentence):
-        return None  # "… is 3240 by Gauss's formula, but the correct total is 3160": which one it states is a doubt
     sentences = _SENTENCE_END.split(text)
     tied = _tied_to(" ".join([s for s in sentences if not _NOTE.search(fold(s))] or sentences), units, unit)
     found = _result(fold(sentence))
     other = found is not None and bool(unit and found[1]) and unit_named(found[1], unit) == "other"
     concluded = numbers_in(found[0])[0] if found is not None and not other else None  # "2 hours = 120 s" no minutes
-    if not _concludes(sentence) or concluded is None:  # "A day has 24 hours. Since we have 3 days, that's 72 hours."
-        return tied if tied is not None else concluded
-    in_sentence = _tied_to(sentence, units, unit)
-    if in_sentence is not None or tied is None:
-        return in_sentence if in_sentence is not None else concluded
-    return tied if tied == concluded else None  # "… = 420 minutes. Therefore, the answer is 480."
+    if concluded is not None and _NAMES_THE_ANSWER.search(fold(sentence)):
+        in_sentence = _tied_to(sentence, units, unit)
+        if in_sentence is not None or tied in (None, concluded):
+            return in_sentence if in_sentence is not None else concluded
+        return None  # "… = 420 minutes. The answer is 480.": which of the two it states is a doubt
+    return tied if tied is not None else concluded  # "5 km is 5,000 meters. So you multiply by 1,000." states 5000
 
 
 #: A fraction written with a slash: no number it states ("5/2 hours"), as 144 / 12 is no 12 it states.
@@ -186,21 +184,17 @@ _AFTER_MARKER = re.compile(
 
 
 def _turned(sentence: str) -> str:
-    """A sentence from its last "so" on, where what follows states a number and denies nothing ("… = 340, plus 17 × 3
-    = 51, so 391." states 391)."""
-    turns = [m.start() for m in _SO.finditer(fold(sentence)) if _concludes_with_number(fold(sentence)[m.end() :])]
-    return sentence[turns[-1] :] if turns else sentence
-
-
-def _contrasted(sentence: str) -> bool:
-    """A "but" between two different results ("17 × 23 is 401, but many people guess 391"; "The largest is 4, but 9
-    comes close"): neither is surely the one stated."""
+    """A sentence from its last "so" on, or "but" where what follows names the answer, if what follows states a
+    number and denies nothing ("… = 340, plus 17 × 3 = 51, so 391." states 391; "Many guess 401, but the correct
+    answer is 391" 391; "28 days, but in a leap year it would have 29" 28)."""
     folded = fold(sentence)
-    for turn in _BUT.finditer(folded):
-        before, after = _result(folded[: turn.start()]), _result(folded[turn.end() :])
-        if before and after and numbers_in(before[0]) != numbers_in(after[0]):
-            return True
-    return False
+    turns = [m.start() for m in _SO.finditer(folded) if _concludes_with_number(folded[m.end() :])]
+    turns += [
+        m.start()
+        for m in _BUT.finditer(folded)
+        if _concludes_with_number(folded[m.end() :]) and _NAMES_THE_ANSWER.search(folded[m.end() :])
+    ]
+    return sentence[max(turns) :] if turns else sentence
 
 
 def _result(folded: str) -> tuple[str, str] | None:
@@ -282,17 +276,11 @@ def _concluding(text: str) -> str | None:
     sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
     if not sentences:
         return None
-    concluding = [s for s in sentences if _concludes(s)]
+    concluding = [s for s in sentences if _CONCLUDES.search(fold(s))]
     if concluding:
         return concluding[-1]
     plain = [s for s in sentences if not _EXPLAINS.search(fold(s))]
     return plain[-1] if plain else sentences[0]
-
-
-def _concludes(sentence: str) -> bool:
-    """A word that concludes ("so", "the answer") with a number after it: "…, so we round down. 8349 → 8300"."""
-    folded = fold(sentence)
-    return any(re.search(r"\d", folded[m.end() :]) for m in _CONCLUDES.finditer(folded))
 
 
 def denied(text: str, at: int) -> bool:
@@ -323,6 +311,11 @@ _NEGATORS = frozenset([
 #: Words after which a sentence takes back what it said before ("51 looks prime but is not prime").
 _CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero", "sino", "ma", "tuttavia"])
 _BUT = re.compile(rf"\b(?:{'|'.join(sorted(_CONTRAST))})\b")
+#: The words of a conclusion that names the answer, not merely goes on ("So you multiply by 1,000", "Donc …").
+_NAMES_THE_ANSWER = re.compile(
+    r"\b(?:answer|result|final|correct|ergebnis|antwort|richtig\w*|reponse|resultat|respuesta|resultado|correcto|"
+    r"risposta|risultato|corretto)\b"
+)
 
 
 def states_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
@@ -332,8 +325,12 @@ def states_property(answer: str, number: int, says: frozenset[str], opposite: fr
     prime." and "15 is odd." say no; "Unlike 91, which is not prime, 97 is prime." says yes of 97; what follows a
     "but" in the sentence stands ("51 looks prime but is not prime" says no). None when it names neither, or the
     yes or no it leads with and how it names the property disagree ("Divisible by 2? No. … 119 is prime.")."""
-    leads, named = says_yes(answer), _names_property(answer, number, says, opposite)
-    return named if leads is None else leads if named in (None, leads) else None
+    leads = says_yes(answer)
+    if leads is None:
+        return _names_property(answer, number, says, opposite)
+    own = re.search(rf"(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", _ASIDE.sub(" ", answer))  # "… 119 is a prime number."
+    told = _names_property(own.group(1), number, says, opposite) if own else None
+    return leads if told in (None, leads) else None
 
 
 def _names_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
@@ -382,22 +379,11 @@ def stated_weekday(answer: str, request: str) -> int | None:
     names, folded = weekdays(), fold(answer)
     if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
-    marked = [s for s in _SENTENCE_END.split(answer) if _marked(s) and named_beyond(s, request, names)]
-    if marked:  # "Step 1: 13 July 1969 was a Sunday. … **Answer:** 20 July 1969 was a Monday."
-        return named_beyond(marked[-1], request, names)[-1]
     beyond = named_beyond(answer, request, names)
     if beyond:
         return beyond[0]
     named = {names[w] for w in words_in(answer) if w in names}
     return named.pop() if len(named) == 1 else None
-
-
-def _marked(sentence: str) -> bool:
-    """The sentence gives the answer: "**Answer:** Monday", "the result is Monday" ("The answer assumes …" does not)."""
-    return bool(_ANSWER_LABEL.search(fold(sentence)))
-
-
-_ANSWER_LABEL = re.compile(rf"\b(?:{'|'.join(sorted(_RESULT_NAMES))})(?:\W*[:=]|\s+(?:is|ist|est|es|e|was)\b)")
 
 
 def stated_letter(answer: str, request: str) -> str | None:
@@ -420,7 +406,7 @@ _WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
 
 
 #: A numbered list's numbers ("1. 4\n2. 9"): no naming of an item.
-_LIST_NUMBER = re.compile(r"(?m)^\s*\d+[.)]\s+")
+_LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d+[.)][ \t]+(?=\S)")
 
 
 def in_order(answer: str, ordered: Sequence[str]) -> bool:

@@ -630,10 +630,15 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ),
         ("How many hours are in 120 minutes?", "That is \\( \\frac{5}{2} \\) hours."),  # 5/2 hours, not 2 hours
         ("What day comes 2 days after Saturday?", "It is Tuesday. The answer assumes the week starts on Monday."),
+        # found comparing with the judge before: a conclusion named, a day named as the answer only "if"
+        ("What is 17 times 23?", "401 is the final answer. Check: 17 × 20 = 340, 17 × 3 = 51, 340 + 51 = 391."),
+        ("What day comes after Thursday?", "Saturday. The answer is Friday only if you count Thursday itself."),
+        (
+            "How many grams are in 2.5 kilograms?",
+            "Multiply by 1,000: the result is 2,500. 2.5 kilograms equals 250 grams.",
+        ),
         ("Is 119 prime?", "Is 119 divisible by 2? No. Is it divisible by 3? No. Therefore, 119 is a prime number."),
         ("Is 89 prime?", "You asked whether 89 is prime. It is not, because 89 = 7 × 13 − 2."),
-        ("Reverse the word 'basket'.", "First attempt: teksab. Checking again, the correct reversal is **tekasb**."),
-        ("What day of the week was 20 July 1969?", "Step 1: 13 July 1969 was a Sunday.\n**Answer:** it was a Monday."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -747,15 +752,22 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Is 1900 a leap year?", "**Answer:** No"),
         ("Is 2032 a leap year?", "To determine whether 2032 is a leap year: 2032 ÷ 4 = 508. **Answer: Yes**"),
         ("Sort these numbers in ascending order: 56, 9, 31, 4, 77", "1. 4\n2. 9\n3. 31\n4. 56\n5. 77"),
-        (
-            "Round 8349 to the nearest hundred.",
-            "The tens digit is 4, which is less than 5, so we round down. 8349 → 8300",
-        ),
-        ("What day of the week was 20 July 1969?", "Step 1: 13 July 1969 was a Monday. **Answer:** a Sunday."),
         ("Is 91 prime?", "Is 91 prime? No. It equals 7 × 13."),  # the question echoed, then answered
         ("What is 17 times 23?", "17 × 23 = 391. Feel free to double-check with a calculator!"),
         ("Is 2024 a leap year?", "To check whether 2024 is a leap year: 2024 ÷ 4 = 506, so yes."),
         ("What is 5 divided by 6?", "5 divided by 6 is 5/6, which is about 0.83."),
+        # found comparing with the judge before: a remark after the result is no result
+        ("How many days are in February 2023?", "February 2023 has 28 days, but in a leap year it would have 29."),
+        ("What is 17 times 23?", "Many people guess 401, but the correct answer is 391."),
+        ("Convert 5 km to meters.", "5 kilometers is 5,000 meters. So you multiply by 1,000."),
+        ("Combien de mètres dans 3 kilomètres ?", "3 km = 3 000 m. Donc on multiplie par 1 000."),
+        ("Is 2023 a leap year?", "No, 2023 isn't divisible by 4. The next leap year is 2024."),
+        (
+            "2100 est-elle une année bissextile ?",
+            "Non, 2100 n'est pas bissextile : divisible par 100 mais pas par 400.",
+        ),
+        ("What is 15% of 240?", "**36** is the answer. Here's how: 10% of 240 is 24, and 5% is 12."),
+        ("Sort these numbers in ascending order: 42, 7, 19, 3, 88", "Ascending:\n3.\n7.\n19.\n42.\n88."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
