@@ -23,7 +23,7 @@ _CONCLUDES = re.compile(
     r"donc|ainsi|reponse|resultat|por lo tanto|entonces|respuesta|resultado|quindi|dunque|risposta|risultato|"
     r"totale)\b"
 )
-#: The words that turn from a working to its result within a sentence, and those that take back what came before.
+#: The words that turn from a working to its result within a sentence.
 _SO = re.compile(r"\b(?:so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque)\b")
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
@@ -155,7 +155,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     found = _result(fold(sentence))
     other = found is not None and bool(unit and found[1]) and unit_named(found[1], unit) == "other"
     concluded = numbers_in(found[0])[0] if found is not None and not other else None  # "2 hours = 120 s" no minutes
-    if concluded is not None and _NAMES_THE_ANSWER.search(fold(sentence)):
+    if concluded is not None and _names_the_answer(sentence):
         in_sentence = _tied_to(sentence, units, unit)
         if in_sentence is not None or tied in (None, concluded):
             return in_sentence if in_sentence is not None else concluded
@@ -192,7 +192,7 @@ def _turned(sentence: str) -> str:
     turns += [
         m.start()
         for m in _BUT.finditer(folded)
-        if _concludes_with_number(folded[m.end() :]) and _NAMES_THE_ANSWER.search(folded[m.end() :])
+        if _concludes_with_number(folded[m.end() :]) and _names_the_answer(folded[m.end() :])
     ]
     return sentence[max(turns) :] if turns else sentence
 
@@ -312,10 +312,11 @@ _NEGATORS = frozenset([
 _CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero", "sino", "ma", "tuttavia"])
 _BUT = re.compile(rf"\b(?:{'|'.join(sorted(_CONTRAST))})\b")
 #: The words of a conclusion that names the answer, not merely goes on ("So you multiply by 1,000", "Donc …").
-_NAMES_THE_ANSWER = re.compile(
-    r"\b(?:answer|result|final|correct|ergebnis|antwort|richtig\w*|reponse|resultat|respuesta|resultado|correcto|"
-    r"risposta|risultato|corretto)\b"
-)
+_NAMES_THE_ANSWER = _RESULT_NAMES | frozenset(["final", "correct", "richtig", "richtige", "correcto", "corretto"])
+
+
+def _names_the_answer(text: str) -> bool:
+    return bool(_NAMES_THE_ANSWER.intersection(words_in(text)))
 
 
 def states_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
