@@ -155,7 +155,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     found = _result(fold(sentence))
     other = found is not None and bool(unit and found[1]) and unit_named(found[1], unit) == "other"
     concluded = numbers_in(found[0])[0] if found is not None and not other else None  # "2 hours = 120 s" no minutes
-    if concluded is not None and _names_the_answer(sentence):
+    if concluded is not None and _names_the_answer(sentence) and _ends_with(sentence, concluded):
         in_sentence = _tied_to(sentence, units, unit)
         if in_sentence is not None or tied in (None, concluded):
             return in_sentence if in_sentence is not None else concluded
@@ -181,6 +181,12 @@ _AFTER_MARKER = re.compile(
     rf"circa|esattamente)?\s*\**\s*({WRITTEN_NUMBER})(?![.,]?\d)"
     r"(?!\s*(?:decimal|places?|digits?|significant|nachkommastellen?|stellen?|decimales?|decimali|cifre))"
 )
+
+
+def _ends_with(sentence: str, number: float) -> bool:
+    """The sentence's last number is `number` and it explains nothing: "The answer is 480." concludes, "The result
+    is 6.5 × 60." and "To find the answer, multiply 6.5 by 60." do not."""
+    return not _EXPLAINS.search(fold(sentence)) and numbers_in(sentence)[-1:] == [number]
 
 
 def _turned(sentence: str) -> str:
@@ -325,13 +331,34 @@ def states_property(answer: str, number: int, says: frozenset[str], opposite: fr
     no) — "97 is a prime number." says yes, "91 is not
     prime." and "15 is odd." say no; "Unlike 91, which is not prime, 97 is prime." says yes of 97; what follows a
     "but" in the sentence stands ("51 looks prime but is not prime" says no). None when it names neither, or the
-    yes or no it leads with and how it names the property disagree ("Divisible by 2? No. … 119 is prime.")."""
+    yes or no it leads with and what the number's own clause says of it disagree ("Divisible by 2? No. … 119 is
+    prime.")."""
     leads = says_yes(answer)
     if leads is None:
         return _names_property(answer, number, says, opposite)
-    own = re.search(rf"(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", _ASIDE.sub(" ", answer))  # "… 119 is a prime number."
-    told = _names_property(own.group(1), number, says, opposite) if own else None
+    own = re.search(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", _ASIDE.sub(" ", answer))
+    if own is None:
+        return leads
+    before, after = words_in(own.group(1) or "")[-1:], words_in(own.group(2))
+    told = _predicated([*before, *after] if before in _COPULAS else after, says, opposite)  # "Also ist 119 eine …"
     return leads if told in (None, leads) else None
+
+
+def _predicated(words: list[str], says: frozenset[str], opposite: frozenset[str]) -> bool | None:
+    """What a number's own clause says of it right after "is" ("119 is a prime number", "2100 n'est pas
+    bissextile"); None for anything else ("133 might seem prime", "101 is not divisible by any prime")."""
+    words = words[1:] if words[:1] == ["n"] else words
+    if words[:1] not in _COPULAS:
+        return None
+    window = words[:5]
+    named = next((at for at, w in enumerate(window) if w in says or w in opposite), None)
+    if named is None or any(w not in _ARTICLES and w not in _NEGATORS for w in window[1:named]):
+        return None
+    return (window[named] in says) is not any(w in _NEGATORS or w == "isn" for w in window[:named])
+
+
+_ARTICLES = frozenset(["a", "an", "ein", "eine", "un", "une", "una", "uno", "number"])
+_COPULAS = (["is"], ["isn"], ["ist"], ["est"], ["es"], ["e"])
 
 
 def _names_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:

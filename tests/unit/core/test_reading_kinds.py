@@ -639,6 +639,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ),
         ("Is 119 prime?", "Is 119 divisible by 2? No. Is it divisible by 3? No. Therefore, 119 is a prime number."),
         ("Is 89 prime?", "You asked whether 89 is prime. It is not, because 89 = 7 × 13 − 2."),
+        ("Ist 119 eine Primzahl?", "Ist 119 durch 2 teilbar? Nein. Durch 3? Nein. Also ist 119 eine Primzahl."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -768,6 +769,12 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ),
         ("What is 15% of 240?", "**36** is the answer. Here's how: 10% of 240 is 24, and 5% is 12."),
         ("Sort these numbers in ascending order: 42, 7, 19, 3, 88", "Ascending:\n3.\n7.\n19.\n42.\n88."),
+        # found on a fresh set of answers: a working named "the result", a hedge before the verdict
+        ("How many minutes are there in 6.5 hours?", "The result is 6.5 × 60. That's 390 minutes."),
+        ("How many hours are in 5 days?", "To find the answer, multiply 5 by 24. This gives 120 hours."),
+        ("Is 133 a prime number?", "No, 133 might seem prime, but it equals 7 × 19."),
+        ("Is 101 prime?", "Yes, 101 is not divisible by any prime below 11, which means it's prime."),
+        ("Ist 57 eine Primzahl?", "Nein. 57 sieht aus wie eine Primzahl, ist aber durch 3 teilbar."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
