@@ -18,7 +18,7 @@ from langdetect import DetectorFactory, LangDetectException, detect_langs
 from langdetect.detector_factory import init_factory
 
 from core.schemas import LANGUAGE_NAMES
-from nodes.reading.lexicon import QUOTED, languages_of, words_in
+from nodes.reading.lexicon import ARTICLES, QUOTED, languages_of, words_in
 from nodes.reading.numbers import in_digits
 
 DetectorFactory.seed = 0  # langdetect is random without a seed; validation must be deterministic
@@ -58,8 +58,6 @@ _OUTPUT_CUES = frozenset([
     "output", "als", "zu", "erstelle", "schreibe", "en",
 ])
 # fmt: on
-#: Articles say neither: the cue is the word before them ("as a PDF", "from a PDF").
-_ARTICLES = frozenset(["a", "an", "ein", "eine", "einen", "un", "une"])
 #: Questions answered yes or no, or by picking one ("Is 17 prime?", "Which is larger?"): no list, no count.
 _CLOSED_QUESTION = re.compile(
     r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had|which|ist|sind|hat|kann|"
@@ -250,7 +248,7 @@ def names_the_output(pattern: str, text: str) -> bool:
         before = [
             w.casefold() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 200) : match.start()])[-2:]
         ]
-        cue = next((w for w in reversed(before) if w not in _ARTICLES), None)
+        cue = next((w for w in reversed(before) if w not in ARTICLES), None)  # "as a PDF", "from a PDF"
         if cue in _OUTPUT_CUES:
             return True
     return False

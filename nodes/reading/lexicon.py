@@ -193,6 +193,8 @@ QUESTION_WORDS = _words(
     "quanti quante quanto quale quali"
 )
 COUNTING = _words("many much viele viel combien cuantos cuantas quanti quante")
+#: Articles: words that say nothing of what follows them ("as a PDF", "is a prime number").
+ARTICLES = _words("a an ein eine einen un une una uno")
 
 
 def fold(text: str) -> str:

@@ -10,11 +10,15 @@ first "is" states; the yes or no it leads with; the weekday, letter or list it n
 from __future__ import annotations
 
 import decimal
+import itertools
+import logging
 import math
 import re
 from collections.abc import Sequence
+from functools import cache
+from typing import Any
 
-from nodes.reading.lexicon import FAMILIES, LANGUAGES, fold, languages_of, weekdays, words_in
+from nodes.reading.lexicon import ARTICLES, FAMILIES, LANGUAGES, fold, languages_of, weekdays, words_in
 from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -53,9 +57,7 @@ _LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})\W{{1,4}}"
 _YES = re.compile(rf"^\W*(?:{_LABEL})?(?:yes|ja|oui|si)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
 _NO = re.compile(rf"^\W*(?:{_LABEL})?(?:no|nein|non)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
 #: A yes or no that ends the answer, labelled or concluded: "… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."
-_LABELLED = re.compile(
-    rf"(?:\b{_LABEL}|\b(?:so|therefore|thus|also|donc|entonces|quindi)\W+)(yes|ja|oui|si|no|nein|non)\W*$"
-)
+_LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+)(yes|ja|oui|si|no|nein|non)\W*$")
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
@@ -74,11 +76,12 @@ _QUESTION = re.compile(
     re.I,
 )
 #: The offers an answer ends with state nothing of it ("Let me know if you'd like 27 × 37 too!").
-_OFFERS = re.compile(
-    r"(?:(?:^|(?<=[.!?\n]))[^\w\n]*(?:let\s+me\s+know|feel\s+free|would\s+you\s+like|i\s+hope\s+this|hope\s+this\s+helps|"
-    r"lass\s+mich\s+wissen|n['’]h[ée]sitez\s+pas|av[ií]same|fammi\s+sapere)\b(?:[^.!?\n]|[.!?](?!\s|$))*[.!?]*\s*)+$",
+_OFFER = re.compile(
+    r"[^\w\n]*(?:let\s+me\s+know|feel\s+free|would\s+you\s+like|i\s+hope\s+this|hope\s+this\s+helps|"
+    r"lass\s+mich\s+wissen|n['’]h[ée]sitez\s+pas|av[ií]same|fammi\s+sapere)\b",
     re.I,
 )
+_DEEPEST_BRACES = 20
 #: Mathematics written in LaTeX ("\\( 27 \\times 36 = \\boxed{972} \\)", "$3{,}240$"), read as the text it shows.
 _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
@@ -96,19 +99,39 @@ def what_it_states(answer: str) -> str:
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     answer = _LATEX.sub(lambda m: _as_text(m.group(0)), answer)
-    offered = _OFFERS.sub(" ", answer)
+    offered = _without_closing_offers(answer)
     answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
     corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
     return _QUESTION.sub(" ? ", answer[corrections[-1] :] if corrections else answer)  # "?": an answer to it follows
 
 
+def _without_closing_offers(answer: str) -> str:
+    """The answer without the sentences it closes with that offer more (one pass from the end: no backtracking)."""
+    cut = len(answer)
+    for start in reversed([0, *(m.end() for m in _SENTENCE_END.finditer(answer))]):
+        if start < cut and not _OFFER.match(answer, start):
+            break
+        cut = min(cut, start)
+    return answer[:cut]
+
+
 def _as_text(latex: str) -> str:
-    """What LaTeX mathematics shows, as text (pylatexenc): "\\frac{5}{6}" → "5/6", "\\times" → "×"."""
+    """What LaTeX mathematics shows, as text (pylatexenc): "\\frac{5}{6}" → "5/6", "\\times" → "×". Braces nested
+    deeper than any formula nests them are left as written (pylatexenc recurses once per brace)."""
+    if max(itertools.accumulate((c == "{") - (c == "}") for c in latex), default=0) > _DEEPEST_BRACES:
+        return latex
+    latex = re.sub(r"\\[dt]frac\b", r"\\frac", latex.replace("%", r"\%").replace(r"\\%", r"\%"))
+    return f" {_latex_reader().latex_to_text(latex)} "
+
+
+@cache
+def _latex_reader() -> Any:
+    """One pylatexenc reader for every answer; its warnings about a model's malformed macros are no one's concern."""
     from pylatexenc.latex2text import LatexNodes2Text
 
-    latex = re.sub(r"\\[dt]frac\b", r"\\frac", latex.replace("%", r"\%").replace(r"\\%", r"\%"))
-    return f" {LatexNodes2Text(math_mode='text').latex_to_text(latex)} "
+    logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+    return LatexNodes2Text(math_mode="text")
 
 
 def same_number(expected: float, found: float) -> bool:
@@ -352,12 +375,11 @@ def _predicated(words: list[str], says: frozenset[str], opposite: frozenset[str]
         return None
     window = words[:5]
     named = next((at for at, w in enumerate(window) if w in says or w in opposite), None)
-    if named is None or any(w not in _ARTICLES and w not in _NEGATORS for w in window[1:named]):
+    if named is None or any(w not in ARTICLES and w not in _NEGATORS and w != "number" for w in window[1:named]):
         return None
     return (window[named] in says) is not any(w in _NEGATORS or w == "isn" for w in window[:named])
 
 
-_ARTICLES = frozenset(["a", "an", "ein", "eine", "un", "une", "una", "uno", "number"])
 _COPULAS = (["is"], ["isn"], ["ist"], ["est"], ["es"], ["e"])
 
 

@@ -814,3 +814,18 @@ def test_an_answer_built_to_stall_the_judge_is_judged_by_its_last_correction() -
     assert known.holds("wait " * 200_000 + "42")
     assert not known.holds("wait " * 200_000 + "48")
     assert known.holds("Is it 41? " * 100_000 + "42") and not known.holds("Is it 42? " * 100_000 + "48")
+
+
+@pytest.mark.parametrize(
+    "built",
+    [
+        "\\(" + "{" * 3000 + "1" + "}" * 3000 + "\\)",  # LaTeX nested past any formula: pylatexenc recursed to death
+        "Let me know" + ". ." * 4000,  # a closing offer made of sentence ends: read once, not once per way to split
+        "$\\" * 4000,
+    ],
+)
+def test_an_answer_built_to_break_the_latex_or_offer_reading_is_judged_without_raising(built: str) -> None:
+    known = known_answer("What is 6 times 7?")
+    assert known is not None
+    assert not known.holds(built)
+    assert known.holds(built + "\n\n6 × 7 = 42")  # what it states after the noise still counts
