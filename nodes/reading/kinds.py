@@ -75,8 +75,7 @@ _VOWELS = frozenset("aeiou")
 #: property ("el mayor número par": the largest even number).
 _PROPERTY_WORDS = FAMILIES["prime"] | FAMILIES["even"] | FAMILIES["odd"] | FAMILIES["leap"]
 #: Words that ask which things, not how many ("Which vowels are in 'piano'?"), and those that count.
-_WHICH = frozenset(["which", "what", "welche", "welcher", "welches", "quel", "quelle", "quels", "quelles", "que",
-                    "cual", "cuales", "quale", "quali"])  # fmt: skip
+_WHICH = (QUESTION_WORDS | {"que"}) - COUNTING - {"how", "wie", "cuanto", "quanto"}
 _COUNTS = COUNTING | FAMILIES["count"] | FAMILIES["number"] | frozenset(["nombre", "anzahl", "long"])
 
 

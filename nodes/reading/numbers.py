@@ -372,18 +372,21 @@ def unit_named(word: str, unit: str) -> str | None:
 def _unit(name: str) -> Any | None:
     """The unit pint reads `name` as ("Minuten" → minute), or None: no unit pint knows, two it reads as written and in
     small letters, or a word too long to be one (pint takes ~0.4 s to refuse an 8,000-letter word)."""
-    import pint
-
     if len(name) > 40:
         return None
-    read = []
     cased = {name.strip()} - {name.strip().casefold()}  # "MB" is a megabyte as written, a millibarn in small letters
-    for written in {_unit_name(name), *cased}:
-        try:
-            read.append(_registry().Unit(written))
-        except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
-            continue
-    return read[0] if len(set(read)) == 1 else None  # none, or a doubt: "Mg", "Mm", "MB"
+    read = {unit for written in {_unit_name(name), *cased} if (unit := _pint_unit(written)) is not None}
+    return read.pop() if len(read) == 1 else None  # none, or a doubt: "Mg", "Mm", "MB"
+
+
+def _pint_unit(written: str) -> Any | None:
+    """The unit pint reads `written` as exactly, or None."""
+    import pint
+
+    try:
+        return _registry().Unit(written)
+    except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
+        return None
 
 
 #: Units whose everyday meaning is not pint's one: a year of 365.25 days, a month of 30.44, a US short ton, US
@@ -453,17 +456,13 @@ def other_names(unit: str) -> list[str]:
 @cache
 def _names_by_unit() -> dict[Any, list[str]]:
     """paor's own names of units, by the unit pint reads them as (one reading per unit, not per name: 0.4 s)."""
-    import pint
-
     by_name: dict[str, list[str]] = {}
     for name in (*_UNIT_ALIASES, *_UNITS_BY_NAME):
         by_name.setdefault(_unit_name(name), []).append(name)
     found: dict[Any, list[str]] = {}
     for written, names in by_name.items():
-        try:
-            found.setdefault(_registry().Unit(written), []).extend(names)
-        except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
-            continue
+        if (unit := _pint_unit(written)) is not None:
+            found.setdefault(unit, []).extend(names)
     return found
 
 

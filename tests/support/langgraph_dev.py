@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -101,7 +102,10 @@ def served(
             continue
         try:
             yield url, process
-            if process.poll() is not None and process.returncode not in (-9, -15):  # not killed by the test
+            if process.poll() is not None and -process.returncode not in (
+                signal.SIGKILL,
+                signal.SIGTERM,
+            ):  # not the test's
                 raise ServerFailed(
                     f"langgraph dev exited ({process.returncode}) while in use\n{_output(stdout, stderr)}"
                 )
