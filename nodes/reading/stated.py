@@ -84,6 +84,11 @@ _OFFER = re.compile(
 _DEEPEST_BRACES = 20
 #: Mathematics written in LaTeX ("\\( 27 \\times 36 = \\boxed{972} \\)", "$3{,}240$"), read as the text it shows.
 _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
+#: A label before the answer's result: "**Final Answer:** 972", "Antwort: Nein" (what comes before it is working).
+_ANSWER_LABEL = re.compile(
+    r"(?:^|(?<=[.!?]))[\s*#_]*(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta)(?:\s+final)?\W{0,3}:",
+    re.I | re.M,
+)
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
 _CORRECTION = re.compile(
     r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en realite|en realidad|"
@@ -94,16 +99,18 @@ _CORRECTION = re.compile(
 
 
 def what_it_states(answer: str) -> str:
-    """The part of an answer that states its result: after its last correction ("It was Monday, no wait, Tuesday."),
-    without the questions it asks or echoes."""
+    """The part of an answer that states its result: after its last correction ("It was Monday, no wait, Tuesday.")
+    or its last label ("Answer:"), without the questions it asks or echoes."""
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     answer = _LATEX.sub(lambda m: _as_text(m.group(0)), answer)
     offered = _without_closing_offers(answer)
     answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
-    corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
-    return _QUESTION.sub(" ? ", answer[corrections[-1] :] if corrections else answer)  # "?": an answer to it follows
+    cuts = [m.end() for m in _CORRECTION.finditer(answer)]  # "Step 1: … Sunday. **Answer:** … Monday." is Monday
+    cuts += [m.end() for m in _ANSWER_LABEL.finditer(answer) if not answer[: m.start()].rstrip(" *_#").endswith("?")]
+    cut = max((at for at in cuts if said and at <= said[-1]), default=0)
+    return _QUESTION.sub(" ? ", answer[cut:])  # "?": an answer to it follows
 
 
 def _without_closing_offers(answer: str) -> str:

@@ -640,6 +640,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Is 119 prime?", "Is 119 divisible by 2? No. Is it divisible by 3? No. Therefore, 119 is a prime number."),
         ("Is 89 prime?", "You asked whether 89 is prime. It is not, because 89 = 7 × 13 − 2."),
         ("Ist 119 eine Primzahl?", "Ist 119 durch 2 teilbar? Nein. Durch 3? Nein. Also ist 119 eine Primzahl."),
+        # the steps before a label are working: what follows "Answer:" is the result
+        ("What day comes after Saturday?", "Step 1: Saturday, then Sunday. **Answer:** The day after is Monday."),
+        ("Quel jour vient après samedi ?", "Étape 1 : samedi, puis dimanche.\n\nRéponse : lundi."),
+        ("How many minutes are in 3 hours?", "3 × 60 = 180 minutes.\n**Final answer:** 190 minutes"),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -775,6 +779,8 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Is 133 a prime number?", "No, 133 might seem prime, but it equals 7 × 19."),
         ("Is 101 prime?", "Yes, 101 is not divisible by any prime below 11, which means it's prime."),
         ("Ist 57 eine Primzahl?", "Nein. 57 sieht aus wie eine Primzahl, ist aber durch 3 teilbar."),
+        ("What day comes after Saturday?", "Saturday is day 6, Monday day 1.\n**Answer:** Sunday"),
+        ("Is 7 prime?", "Is 7 prime? Answer: yes."),  # a label answering a question asked is no cut
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
