@@ -22,13 +22,14 @@ from nodes.reading.lexicon import ARTICLES, FAMILIES, LANGUAGES, fold, languages
 from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-_CONCLUDES = re.compile(
-    r"\b(?:so|therefore|thus|hence|answer|result|total|final|altogether|also|daher|insgesamt|ergebnis|antwort|"
-    r"donc|ainsi|reponse|resultat|por lo tanto|entonces|respuesta|resultado|quindi|dunque|risposta|risultato|"
-    r"totale)\b"
-)
 #: The words that turn from a working to its result within a sentence.
-_SO = re.compile(r"\b(?:so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque)\b")
+_SO_WORDS = "so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque"
+_SO = re.compile(rf"\b(?:{_SO_WORDS})\b")
+#: The words that name an answer or a result (folded), which may label it ("**Answer:** No").
+_ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "risposta"])
+_RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "resultado", "risultato"])
+#: A sentence that concludes: it turns to its result, or names it or a total.
+_CONCLUDES = re.compile(rf"\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|total|final|altogether|insgesamt|totale)\b")
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
@@ -48,20 +49,16 @@ _IS = re.compile(
 )
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
-#: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none).
-#: The words that name an answer or a result (folded), which may label it ("**Answer:** No").
-_ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "risposta"])
-_RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "resultado", "risultato"])
 _LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})\W{{1,4}}"
-#: Read on the folded answer.
-_YES = re.compile(rf"^\W*(?:{_LABEL})?(?:yes|ja|oui|si)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
-_NO = re.compile(rf"^\W*(?:{_LABEL})?(?:no|nein|non)\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
-#: A yes or no that ends the answer, labelled or concluded: "… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."
-_LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+)(yes|ja|oui|si|no|nein|non)\W*$")
+_YES_WORDS = ("yes", "ja", "oui", "si")
+_YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nein|non)"
+#: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none),
+#: and one that ends it, labelled or concluded ("… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."). Read folded.
+_LEADS = re.compile(rf"^\W*(?:{_LABEL})?{_YES_OR_NO}\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
+_LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+){_YES_OR_NO}\W*$")
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
-#: A number or name the answer denies ("not 15", "nicht 15") is no result it states.
-#: A number the answer denies after it ("45 is not the largest").
+#: A number or name the answer denies, after it ("45 is not the largest") or before it ("not 15", "nicht 15").
 _DENIED_AFTER = re.compile(r"\s*(?:is|ist|est|es|e|are)\s+(?:not|nicht|pas|no|non)\b|\s*isn['’]t\b|\s*n['’]est\s+pas\b")
 _DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*|\bneither|\bnor|\bweder|\bni)\s+(?:\w+\s+)?$", re.I)
 
@@ -327,14 +324,12 @@ def denied(text: str, at: int) -> bool:
 def says_yes(answer: str) -> bool | None:
     """The yes or no an answer leads with, in any of paor's languages; None when it leads with neither."""
     folded = fold(answer)
-    if _YES.match(folded):
-        return True
-    if _NO.match(folded):
-        return False
-    labelled = _LABELLED.search(folded)
-    if labelled is None or folded[: labelled.start()].rstrip(" *_").endswith("?"):
-        return None  # "Is 7 prime? Answer: yes." answers its own question
-    return labelled.group(1) in ("yes", "ja", "oui", "si")
+    said = _LEADS.match(folded)
+    if said is None:
+        said = _LABELLED.search(folded)
+        if said is None or folded[: said.start()].rstrip(" *_").endswith("?"):
+            return None  # "Is 7 prime? Answer: yes." answers its own question
+    return said.group(1) in _YES_WORDS
 
 
 #: Words that deny what follows them ("isn't" reads as "isn", "t").
