@@ -24,7 +24,7 @@ import re
 import string
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import regex
@@ -71,9 +71,6 @@ from nodes.reading.stated import (
 )
 
 _VOWELS = frozenset("aeiou")
-#: Words that name a property of a number, filler only in French ("par": by), never in a request that names no
-#: property ("el mayor número par": the largest even number).
-_PROPERTY_WORDS = FAMILIES["prime"] | FAMILIES["even"] | FAMILIES["odd"] | FAMILIES["leap"]
 #: Words that ask which things, not how many ("Which vowels are in 'piano'?"), and those that count.
 _WHICH = (QUESTION_WORDS | {"que"}) - COUNTING - {"how", "wie", "cuanto", "quanto"}
 _COUNTS = COUNTING | FAMILIES["count"] | FAMILIES["number"] | frozenset(["nombre", "anzahl", "long"])
@@ -109,23 +106,23 @@ class Request:
     numbers: list[float]
     words: list[str]
     rest: str  # the text without its quoted parts, numbers in digits
-    languages: list[str] = field(default_factory=list)
+    languages: list[str]
 
     def only(self, *families: str, extra: Sequence[str] = ()) -> bool:
         """Every word is one of `families`, filler or `extra`: nothing the kind does not account for."""
-        filler = FILLER if self.languages[:1] == ["fr"] else FILLER - _PROPERTY_WORDS  # "par": by, or even
+        # "par" is French filler (by) and names a property elsewhere ("el mayor número par": the largest even number)
+        filler = FILLER if self.languages[:1] == ["fr"] else FILLER - {"par"}
         allowed = filler.union(*(FAMILIES[f] for f in families), extra)
         return all(word in allowed for word in self.words)
 
-    def has(self, family: str) -> bool:
-        return any(word in FAMILIES[family] for word in self.words)
+    def has(self, *families: str) -> bool:
+        return any(word in FAMILIES[family] for family in families for word in self.words)
 
 
 def read_request(text: str) -> Request:
     quoted = [q.strip() for q in QUOTED.findall(text)]
     rest = QUOTED.sub(" ", text)
-    words = re.findall(r"[^\W\d_]+", fold(rest))
-    languages = languages_of(words)
+    languages = languages_of(words_in(rest))
     rest = in_digits(rest, languages)
     numbers = numbers_in(rest)
     return Request(text, quoted, numbers, re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(rest))), rest, languages)
@@ -222,20 +219,12 @@ def _unsorted(text: str) -> bool:
 def _word(read: Request) -> str | None:
     """The one word the request is about: quoted, or named after "word" ("the word banana"); none where its letters
     are counted differently by language ("cœur": 4 or 5)."""
-    word = _the_word(read)
-    return None if word is None or _unsorted(word) else word
-
-
-def _the_word(read: Request) -> str | None:
-    single = [q for q in read.quoted if re.fullmatch(r"[^\W\d_]+", q)]
-    if len(read.quoted) == 1 and single:
-        return single[0]
     if read.quoted:
-        return None
-    named = re.findall(r"\b(?:word|wort|mot|palabra|parola)\s+([^\W\d_]+)", read.rest, re.I)
-    if len(named) != 1 or fold(named[0]) in NOT_SUBJECT:  # "How many letters does the word have?" names none
-        return None
-    return named[0]
+        word = read.quoted[0] if len(read.quoted) == 1 and re.fullmatch(r"[^\W\d_]+", read.quoted[0]) else None
+    else:  # "How many letters does the word have?" names none
+        named = re.findall(r"\b(?:word|wort|mot|palabra|parola)\s+([^\W\d_]+)", read.rest, re.I)
+        word = named[0] if len(named) == 1 and fold(named[0]) not in NOT_SUBJECT else None
+    return None if word is None or _unsorted(word) else word
 
 
 # -- the kinds -------------------------------------------------------------------------------------------------------
@@ -246,20 +235,14 @@ def _calculation(read: Request) -> Known | None:
     if expected is None or not read.only("calculation", extra=words_in(expected.how)):
         return None  # a word the calculation does not account for: "in binary", "rounded", "the difference"
     how = expected.how.replace("**", "^").replace("*", "×")
-    units, unit, value = _unit_names(expected.target), expected.target, expected.value
+    unit, value, name = expected.target, expected.value, expected.target.casefold()
+    units = tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s", *other_names(unit)}) if unit else ()
     return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units, unit), value))
-
-
-def _unit_names(target: str) -> tuple[str, ...]:
-    if not target:
-        return ()
-    name = target.casefold()
-    return tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s", *other_names(target)})
 
 
 def _letters(read: Request) -> Known | None:
     word = _word(read)
-    if word is None or not read.has("letters") or read.has("vowels") or read.has("first") or read.has("last"):
+    if word is None or not read.has("letters") or read.has("vowels", "first", "last"):
         return None
     if not read.only("letters", "count", "count_more", "words", extra=[fold(word)]) or _letter_named(read) is not None:
         return None
@@ -276,10 +259,12 @@ def _letter_named(read: Request) -> str | None:
         read.rest,
         re.I,
     )
-    named += re.findall(r"(?<![\w'’])([^\W\d_])['’]s\b", read.rest)
+    named += _PLURAL.findall(read.rest)
     return named[0].casefold() if len(set(n.casefold() for n in named)) == 1 else None
 
 
+#: A letter named as a plural: "How many r's are in 'strawberry'?"
+_PLURAL = re.compile(r"(?<![\w'’])([^\W\d_])['’]s\b")
 #: The word a letter is counted in, unquoted, ending the request: "How many r's in strawberry?"
 _LAST_WORD = re.compile(r"\b(?:in|im|dans|en|nel|nella)\s+([^\W\d_]{2,})\s*[?.!]?\s*$", re.I)
 
@@ -289,8 +274,7 @@ def _occurrences(read: Request) -> Known | None:
     words = [q for q in read.quoted if len(q) > 1 and re.fullmatch(r"[^\W\d_]+", q)]
     if not read.quoted and (unquoted := _word(read) or next(iter(_LAST_WORD.findall(read.rest)), None)):
         words = [unquoted]
-    plural = re.search(r"(?<![\w'’])[^\W\d_]['’]s\b", read.rest)  # "How many r's are in 'strawberry'?"
-    counted = plural or read.has("occur") or read.has("letters") or read.has("count")
+    counted = _PLURAL.search(read.rest) or read.has("occur", "letters", "count")
     if letter is None or len(words) != 1 or not counted:
         return None
     word = words[0]
@@ -342,7 +326,7 @@ def _first_or_last_letter(read: Request) -> Known | None:
 
 
 def _word_count(read: Request) -> Known | None:
-    if len(read.quoted) != 1 or not read.has("words") or read.has("letters") or read.has("vowels"):
+    if len(read.quoted) != 1 or not read.has("words") or read.has("letters", "vowels"):
         return None
     if not read.only("words", "count", "count_more") or "long" in read.words or not _asks_how_many(read):
         return None  # "how many long words", "which words"
@@ -353,14 +337,10 @@ def _word_count(read: Request) -> Known | None:
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
-    if (
-        len(read.quoted) != 1
-        or read.numbers
-        or any(word in COUNTING or word in _WHICH - {"what"} for word in read.words)
-    ):
+    if len(read.quoted) != 1 or read.numbers or (read.words and read.words[0] in _ASKS_YES_OR_NO):
+        return None  # "Is 'hello' in capitals?" asks for a yes or a no
+    if any(word in COUNTING or word in _WHICH - {"what"} for word in read.words):
         return None  # "How many capital letters in 'HeLLo'?" counts, "Which letters of 'HeLLo' are capitals?" picks
-    if read.words and read.words[0] in _ASKS_YES_OR_NO:  # "Is 'hello' in capitals?"
-        return None
     text = read.quoted[0]
     if read.has("reverse") and len(text.split()) > 1 and read.has("words"):
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
@@ -500,16 +480,15 @@ def _ordering(read: Request) -> Known | None:
     return Known({"en": f"{listed}."}, listed, lambda answer: in_order(answer, ordered))
 
 
-_SIZES = ("largest", "smallest")
-
-
 def _descending(head: Request) -> bool | None:
     """Which way numbers are asked in: "from largest to smallest" and "descending" are down, "ascending" and "from
     smallest to largest" up; None when the request does not say."""
     down, up = head.has("descending"), head.has("ascending")
     if down or up:
         return down if down != up else None
-    large, small = (next((at for at, w in enumerate(head.words) if w in FAMILIES[f]), None) for f in _SIZES)
+    large, small = (
+        next((at for at, w in enumerate(head.words) if w in FAMILIES[f]), None) for f in ("largest", "smallest")
+    )
     return None if large is None or small is None else large < small
 
 
@@ -522,11 +501,8 @@ def _extreme(read: Request) -> Known | None:
     listed = max((numbers_in(m.group(0)) for m in _NUMBER_LIST.finditer(read.rest)), key=len, default=[])
     if len(listed) != len(read.numbers) or _UNSPACED_LIST.search(read.rest):
         return None  # "the smallest of these 3 numbers: 4, 8, 5" counts them; "9,4,6": 9.4 and 6, or three numbers
-    if not read.only(
-        "largest",
-        "smallest",
-        extra=("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas"),
-    ):
+    among = ("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas")  # "le plus grand entre 3 et 5"
+    if not read.only("largest", "smallest", extra=among):
         return None
     value = max(read.numbers) if largest else min(read.numbers)
     if read.numbers.count(value) > 1:  # "0.50 or 0.5": the same value
@@ -588,13 +564,11 @@ def _property(read: Request) -> Known | None:
     if prop == "leap" and number < GREGORIAN.year:  # 1500 was a leap year in the calendar of its day
         return None
     holds = NUMBER_PROPERTIES[prop](number)
-    statements = {}
-    for language, (yes, no) in _YES_NO.items():
-        positive, negative = _PROPERTY_NAMES[prop][language]
-        template = _IS_NOT[language][0 if holds else 1]
-        statements[language] = f"{yes if holds else no}, " + template.format(
-            n=number, p=positive if holds else negative
-        )
+    said = 0 if holds else 1  # the yes or the no of each table
+    statements = {
+        code: f"{_YES_NO[code][said]}, " + _IS_NOT[code][said].format(n=number, p=_PROPERTY_NAMES[prop][code][said])
+        for code in _YES_NO
+    }
     return Known(
         statements,
         "yes" if holds else "no",
@@ -612,13 +586,11 @@ def _month_days(read: Request) -> Known | None:
     if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
         return None
     month = named[0]
-    if month == 2 and not years and read.has("leap"):  # "February of a leap year"
-        return _count(29, _DAYS, **{code: _month_says(code, month, 29) for code in _YES_NO})
-    if month == 2 and not years:  # 28 or 29: the year decides
+    if month == 2 and not years and not read.has("leap"):  # 28 or 29: the year decides
         return None
     if years and years[0] <= GREGORIAN.year and month in (2, 10):  # the Julian calendar's Februaries; October 1582
         return None
-    days = calendar.monthrange(years[0] if years else 2001, month)[1]
+    days = calendar.monthrange(years[0] if years else 2004, month)[1]  # no year: "February of a leap year"
     return _count(days, _DAYS, **{code: _month_says(code, month, days) for code in _YES_NO})
 
 
@@ -711,7 +683,7 @@ def _weekday_of_date(read: Request) -> Known | None:
     rest = _without_dates(read)
     if len(dates) != 1 or dates[0] < GREGORIAN or rest.numbers or rest.quoted or rest.has("number"):
         return None  # "What number day is 1 March 2024?" asks the day of the year
-    if not (rest.has("weekday") or rest.has("days")):
+    if not rest.has("weekday", "days"):
         return None
     if any(w in weekdays() for w in rest.words) or not rest.only("weekday", "weekday_more", "date"):
         return None
@@ -751,13 +723,13 @@ _PLACE_NAMES = re.compile(
 def _rounding(read: Request) -> Known | None:
     named = list(_PLACE_NAMES.finditer(fold(read.text)))
     extra = [named[0].group(0), "th"] if named else []
-    if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra) or len(named) > 1:
+    if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra):
         return None
     if not _as_written(read, scales=False):  # "Round √2 to 2 decimal places"
         return None
-    places = _PLACES.search(fold(read.rest))
+    places = _PLACES.findall(fold(read.rest))  # how many places each names: "2", "one"
     wholes = [w for w in read.words if w in _WHOLE or w in _TO_TENS]
-    if len(named) + len(_PLACES.findall(fold(read.rest))) + len(wholes) > 1:
+    if len(named) + len(places) + len(wholes) > 1:
         return None  # "to the nearest whole number and the nearest tenth": two results
     numbers = list(read.numbers)
     if named:
@@ -765,23 +737,22 @@ def _rounding(read: Request) -> Known | None:
         if numbers.count(10.0**digits) > numbers_in(read.text).count(10.0**digits):
             numbers.remove(10.0**digits)  # "tenth" read as 10th
     elif places:
-        digits = int(places.group(1)) if places.group(1).isdigit() else 1  # "one decimal place"
-        if places.group(1).isdigit():
+        digits = int(places[0]) if places[0].isdigit() else 1  # "one decimal place"
+        if places[0].isdigit():
             numbers.remove(float(digits))
     else:
-        tens = [v for w, v in _TO_TENS.items() if w in words_in(read.text)]  # "the nearest hundred."
-        tens = sorted({*tens, *(int(n) for n in re.findall(r"\bnearest\s+(10{1,6})\b", read.rest))})  # "nearest 100"
-        digits = -len(str(tens[0])) + 1 if len(tens) == 1 else 0
-        if tens and float(tens[0]) in numbers:  # "the nearest hundred" reads as 100
-            numbers.remove(float(tens[0]))
+        tens = {_TO_TENS[w] for w in words_in(read.text) if w in _TO_TENS}  # "the nearest hundred."
+        tens |= {int(n) for n in re.findall(r"\bnearest\s+(10{1,6})\b", read.rest)}  # "the nearest 100"
+        digits = 1 - len(str(min(tens))) if len(tens) == 1 else 0
+        if tens and float(min(tens)) in numbers:  # "the nearest hundred" reads as 100
+            numbers.remove(float(min(tens)))
     if len(numbers) != 1:
         return None
     value = numbers[0]
     stated, unit = decimal.Decimal(str(value)), decimal.Decimal(1).scaleb(-digits)
     if stated < 0 and stated % unit == -unit / 2:
         return None  # -2.5: -3 half away from zero, -2 half up; which the user means is a doubt
-    exact = stated.quantize(unit, rounding=decimal.ROUND_HALF_UP)
-    rounded = float(exact)
+    rounded = float(stated.quantize(unit, rounding=decimal.ROUND_HALF_UP))
     shown = f"{rounded:.{max(digits, 0)}f}"
     # judged to the digit: "3.1416" is not 3.14 rounded
     return Known({"en": f"{plain(value)} ≈ {shown}."}, plain(rounded), lambda a: stated_number(a) == rounded)

@@ -25,7 +25,7 @@ def _words(text: str) -> frozenset[str]:
 #: The words any request may carry besides what it states, by language (accents folded: see `fold`).
 FILLER_BY_LANGUAGE = {
     "en": _words(
-        "what whats what's which how many much is are was were be being the a an of in on there does do did please "
+        "what whats which how many much is are was were be being the a an of in on there does do did please "
         "tell me us give calculate compute work out find answer with or number numbers value "
         "result exactly it this that for to say can you could would i need know want quick question show kindly "
         "get determine figure whole given following these those here word words my our now briefly short one "
@@ -39,7 +39,7 @@ FILLER_BY_LANGUAGE = {
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que "
-        "est-ce elle ou nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
+        "elle ou nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
         "repondez par font fait stp svp ces suivants suivantes peux pouvez tu vous resultat exactement dis "
         "dites et etait"
     ),
@@ -101,8 +101,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "sum_more": _words("up all adding together alle aller allen zusammen tous toutes todos todas tutti i"),
     "range": _words(
         "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
-        "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta entre enteros numeros "
-        "naturales da a al fino tra fra interi numeri naturali inclusi"
+        "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta enteros numeros "
+        "naturales da fino tra fra interi numeri naturali inclusi"
     ),
     "order": _words(
         "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
@@ -182,7 +182,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "
         "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "
-        "um fois divise par moins et somme racine carree carre puissance pour cent moitie convertis convertir "
+        "um fois par moins et somme racine carree carre puissance pour cent moitie convertis convertir "
         "mas menos multiplicado dividido entre por y suma raiz cuadrada cuadrado potencia ciento mitad doble convierte "
         "piu meno moltiplicato diviso per e somma radice quadrata quadrato potenza cento meta doppio di converti"
     ),
@@ -215,23 +215,22 @@ def stems(text: str) -> set[str]:
     return {w if w.isdigit() else w[:5] for w in words if w.isdigit() or (len(w) > 2 and w not in NOT_SUBJECT)}
 
 
-def _filler_counts(words: Sequence[str]) -> dict[str, int]:
-    return {code: sum(word in filler for word in words) for code, filler in FILLER_BY_LANGUAGE.items()}
+def _filler_counts(words: Sequence[str]) -> list[tuple[str, int]]:
+    """Each language with how many of the words are its filler, most first (ties in `LANGUAGES` order)."""
+    counts = [(code, sum(word in filler for word in words)) for code, filler in FILLER_BY_LANGUAGE.items()]
+    return sorted(counts, key=lambda count: count[1], reverse=True)
 
 
 def languages_of(words: list[str], default: Sequence[str] = ("en",)) -> list[str]:
     """The languages whose filler the words use, most used first; `default` where none is told."""
-    counts = _filler_counts(words)
-    found = [code for code in sorted(counts, key=counts.__getitem__, reverse=True) if counts[code]]
-    return found or list(default)
+    return [code for code, count in _filler_counts(words) if count] or list(default)
 
 
 def told_language(words: Sequence[str]) -> str | None:
     """The one language whose filler the words use most; None where none is used, or two as much ("Arrondis 3,256
     a deux decimales": its "a" is English and French filler alike)."""
-    counts = _filler_counts(words)
-    most, second = sorted(counts.values(), reverse=True)[:2]
-    return None if most in (0, second) else max(counts, key=counts.__getitem__)
+    (code, most), (_, second) = _filler_counts(words)[:2]
+    return None if most in (0, second) else code
 
 
 @cache
