@@ -206,8 +206,7 @@ _SCALE_WORDS = re.compile(
 def _as_written(read: Request, *, scales: bool = True) -> bool:
     """No number of the request stands for another value; with `scales`, none is scaled by a word ("1.5 million",
     where "the nearest thousand" of a rounding names a place)."""
-    marked = (read.rest, read.text)
-    return not any(_NOT_AS_WRITTEN.search(t) or (scales and _SCALE_WORDS.search(t)) for t in marked)
+    return not any(_NOT_AS_WRITTEN.search(t) or (scales and _SCALE_WORDS.search(t)) for t in (read.rest, read.text))
 
 
 #: Letters whose place or count each language decides its own way: ñ (after n in Spanish), œ and æ (one letter or
@@ -216,15 +215,17 @@ def _unsorted(text: str) -> bool:
     return bool(re.search(r"[^\x00-\x7f]", fold(text))) or "ñ" in unicodedata.normalize("NFC", text).casefold()
 
 
-def _word(read: Request) -> str | None:
+def _word(read: Request, *families: str) -> str | None:
     """The one word the request is about: quoted, or named after "word" ("the word banana"); none where its letters
-    are counted differently by language ("cœur": 4 or 5)."""
+    are counted differently by language ("cœur": 4 or 5). With `families`, only where every other word is of them."""
     if read.quoted:
         word = read.quoted[0] if len(read.quoted) == 1 and re.fullmatch(r"[^\W\d_]+", read.quoted[0]) else None
     else:  # "How many letters does the word have?" names none
         named = re.findall(r"\b(?:word|wort|mot|palabra|parola)\s+([^\W\d_]+)", read.rest, re.I)
         word = named[0] if len(named) == 1 and fold(named[0]) not in NOT_SUBJECT else None
-    return None if word is None or _unsorted(word) else word
+    if word is None or _unsorted(word) or (families and not read.only(*families, extra=[fold(word)])):
+        return None
+    return word
 
 
 # -- the kinds -------------------------------------------------------------------------------------------------------
@@ -241,10 +242,8 @@ def _calculation(read: Request) -> Known | None:
 
 
 def _letters(read: Request) -> Known | None:
-    word = _word(read)
-    if word is None or not read.has("letters") or read.has("vowels", "first", "last"):
-        return None
-    if not read.only("letters", "count", "count_more", "words", extra=[fold(word)]) or _letter_named(read) is not None:
+    word = _word(read, "letters", "count", "count_more", "words")
+    if word is None or not read.has("letters") or read.has("vowels", "first", "last") or _letter_named(read):
         return None
     return _has(word, len(word), "letters") if _asks_how_many(read) else None
 
@@ -278,7 +277,7 @@ def _occurrences(read: Request) -> Known | None:
     if letter is None or len(words) != 1 or not counted:
         return None
     word = words[0]
-    if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s", fold(words[0])]):
+    if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s", fold(word)]):
         return None
     n = fold(word).count(fold(letter))
     if n != word.lower().count(letter.lower()):
@@ -296,23 +295,17 @@ def _occurrences(read: Request) -> Known | None:
 
 
 def _vowels(read: Request) -> Known | None:
-    word = _word(read)
-    if word is None or not read.has("vowels"):
-        return None
-    if not read.only("vowels", "count", "count_more", "letters", "words", extra=[fold(word)]):
-        return None
-    if "y" in fold(word) or not _asks_how_many(read):  # "y": a vowel in "rhythm" and in French, not in "yes"
-        return None
+    word = _word(read, "vowels", "count", "count_more", "letters", "words")
+    if word is None or not read.has("vowels") or "y" in fold(word) or not _asks_how_many(read):
+        return None  # "y": a vowel in "rhythm" and in French, not in "yes"
     return _has(word, sum(c in _VOWELS for c in fold(word)), "vowels")
 
 
 def _first_or_last_letter(read: Request) -> Known | None:
-    word = _word(read)
+    word = _word(read, "first", "last", "letters", "words")
     first, last = read.has("first"), read.has("last")
     if word is None or first == last or not read.has("letters") or any(w in COUNTING for w in read.words):
         return None  # "How many letters does 'apple' start with?" counts nothing
-    if not read.only("first", "last", "letters", "words", extra=[fold(word)]):
-        return None
     letter = word[0] if first else word[-1]
     return _letter(
         read,
@@ -378,18 +371,13 @@ def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
 def _letter_shift(read: Request) -> Known | None:
     after, before = read.has("after"), read.has("before")
     letter = _letter_named(read) or _lone_letter(read)
-    if letter is None or after == before or not read.has("letters") or len(read.quoted) > 1:
-        return None
-    if read.quoted and len(read.quoted[0]) > 1:  # "the letter after c in 'cat'" is in the word, not the alphabet
-        return None
+    if letter is None or after == before or not read.has("letters") or read.numbers or len(read.quoted) > 1:
+        return None  # "two after C": not one step
+    if letter not in string.ascii_lowercase or (read.quoted and len(read.quoted[0]) > 1):
+        return None  # "the letter after c in 'cat'" is in the word, not the alphabet
     shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)
-    if read.numbers or shifts > 1:  # "two after C", "the letter after the letter after B": not one step
-        return None
-    if (
-        not read.only("after", "before", "comes", "letters", "alphabet", extra=[letter])
-        or letter not in string.ascii_lowercase
-    ):
-        return None
+    if shifts > 1 or not read.only("after", "before", "comes", "letters", "alphabet", extra=[letter]):
+        return None  # "the letter after the letter after B": not one step
     index = string.ascii_lowercase.index(letter) + (1 if after else -1)
     if not 0 <= index < 26:
         return None
@@ -419,9 +407,7 @@ _OPENS_RANGE = re.compile(
 
 
 def _range_sum(read: Request) -> Known | None:
-    if not read.has("sum") or len(read.numbers) != 2 or read.quoted:
-        return None
-    if not read.only("sum", "sum_more", "range"):
+    if not read.has("sum") or len(read.numbers) != 2 or read.quoted or not read.only("sum", "sum_more", "range"):
         return None
     rest = fold(read.rest)
     if not _RANGE.search(rest) or _BETWEEN.search(rest):  # "3 numbers that add up to 10" states no range
@@ -453,14 +439,11 @@ def _ordering(read: Request) -> Known | None:
     if len(items) < 2 or len({fold(i) for i in items}) < len(items) or not read.has("order"):
         return None
     head = read_request(read.text.split(":", 1)[0])
-    alphabetical = head.has("alphabetical")
     descending = _descending(head)
-    if alphabetical:
-        if any(re.search(r"\d", item) for item in items) or not head.only(
-            "order", "order_more", "alphabetical", "words"
-        ):
+    if head.has("alphabetical"):
+        if not head.only("order", "order_more", "alphabetical", "words"):
             return None
-        if any(_unsorted(item) for item in items):
+        if any(re.search(r"\d", item) or _unsorted(item) for item in items):
             return None  # "ñandu" after "nariz" in Spanish, "œuf" as "oeuf": each language sorts its own letters
         ordered = sorted(items, key=fold)
     else:
@@ -494,10 +477,8 @@ def _descending(head: Request) -> bool | None:
 
 def _extreme(read: Request) -> Known | None:
     largest, smallest = read.has("largest"), read.has("smallest")
-    if largest == smallest or len(read.numbers) < 2 or read.quoted or read.has("order"):
-        return None
-    if not _as_written(read):  # "2/3 or 3/5", "5 or 3+4": values, not the numbers stated
-        return None
+    if largest == smallest or len(read.numbers) < 2 or read.quoted or read.has("order") or not _as_written(read):
+        return None  # "2/3 or 3/5", "5 or 3+4": values, not the numbers stated
     listed = max((numbers_in(m.group(0)) for m in _NUMBER_LIST.finditer(read.rest)), key=len, default=[])
     if len(listed) != len(read.numbers) or _UNSPACED_LIST.search(read.rest):
         return None  # "the smallest of these 3 numbers: 4, 8, 5" counts them; "9,4,6": 9.4 and 6, or three numbers
@@ -559,10 +540,8 @@ def _property(read: Request) -> Known | None:
     prop, number = named[0], int(read.numbers[0])
     if (number < 0 and prop in ("prime", "leap")) or abs(number) > 10**12:  # -7 is odd, and prime or not by convention
         return None
-    if not read.only(prop, "year") or not _as_written(read):
-        return None
-    if prop == "leap" and number < GREGORIAN.year:  # 1500 was a leap year in the calendar of its day
-        return None
+    if not read.only(prop, "year") or not _as_written(read) or (prop == "leap" and number < GREGORIAN.year):
+        return None  # 1500 was a leap year in the calendar of its day
     holds = NUMBER_PROPERTIES[prop](number)
     said = 0 if holds else 1  # the yes or the no of each table
     statements = {
@@ -674,13 +653,13 @@ def dates_in(text: str) -> list[datetime.date]:
 GREGORIAN = datetime.date(1582, 10, 15)
 
 
-def _without_dates(read: Request) -> Request:
-    return read_request(_DMY.sub(" ", _MDY.sub(" ", _ISO.sub(" ", read.text))))
+def _dated(read: Request) -> tuple[list[datetime.date], Request]:
+    """The dates a request states, and the request read without anything written as a date."""
+    return dates_in(read.text), read_request(_DMY.sub(" ", _MDY.sub(" ", _ISO.sub(" ", read.text))))
 
 
 def _weekday_of_date(read: Request) -> Known | None:
-    dates = dates_in(read.text)
-    rest = _without_dates(read)
+    dates, rest = _dated(read)
     if len(dates) != 1 or dates[0] < GREGORIAN or rest.numbers or rest.quoted or rest.has("number"):
         return None  # "What number day is 1 March 2024?" asks the day of the year
     if not rest.has("weekday", "days"):
@@ -691,8 +670,7 @@ def _weekday_of_date(read: Request) -> Known | None:
 
 
 def _days_between(read: Request) -> Known | None:
-    dates = dates_in(read.text)
-    rest = _without_dates(read)
+    dates, rest = _dated(read)
     if len(dates) != 2 or min(dates) < GREGORIAN or rest.numbers or rest.quoted or not rest.has("days"):
         return None
     if not rest.only("days", "between") or not any(w in _DAYS for w in rest.words if w != "day"):
