@@ -38,10 +38,9 @@ FILLER_BY_LANGUAGE = {
         "dieses genau ergebnis nenne gib an und kurz einfach von am auf gewesen"
     ),
     "fr": _words(
-        "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que "
-        "elle ou nombre nombres mot mots dans calcule calculez donne donnez moi reponds "
-        "repondez par font fait stp svp ces suivants suivantes peux pouvez tu vous resultat exactement dis "
-        "dites et etait"
+        "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
+        "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
+        "suivants suivantes peux pouvez tu vous resultat exactement dis dites et etait"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
@@ -49,9 +48,8 @@ FILLER_BY_LANGUAGE = {
         "estas siguientes puedes resultado exactamente y da dame a fue"
     ),
     "it": _words(
-        "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del "
-        "della dello in nella nel "
-        "c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
+        "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
+        "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
         "queste seguenti puoi risultato esattamente dai dammi a era"
     ),
 }
@@ -59,12 +57,11 @@ FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
 #: How a request may ask for its answer's form ("Answer yes or no.", "Just the number, please."), taken out before
 #: its words are read: "no", "only" and "just" are filler here and nowhere else ("a non leap year", "counting only
 #: a" restrict what is asked).
+_ONLY = r"(?:just|only|nur|seulement|juste|solo|solamente|soltanto)"
 ANSWER_FORM = re.compile(
-    r"\b(?:(?:just|only|nur|seulement|juste|solo|solamente|soltanto)\s+)?(?:(?:a|mit|par|con|with)\s+)?"
-    r"(?:yes\s+or\s+no|ja\s+oder\s+nein|oui\s+ou\s+non|si\s+o\s+no)\b"
-    r"|\b(?:just|only|nur|seulement|juste|solo|solamente|soltanto)\s+(?:(?:the|die|das|den|le|la|el|il)\s+)?"
-    r"(?:number|result|answer|zahl|ergebnis|antwort|nombre|resultat|reponse|numero|resultado|respuesta|risultato|"
-    r"risposta)\b"
+    rf"\b(?:{_ONLY}\s+)?(?:(?:a|mit|par|con|with)\s+)?(?:yes\s+or\s+no|ja\s+oder\s+nein|oui\s+ou\s+non|si\s+o\s+no)\b"
+    rf"|\b{_ONLY}\s+(?:(?:the|die|das|den|le|la|el|il)\s+)?(?:number|result|answer|zahl|ergebnis|antwort|nombre|"
+    r"resultat|reponse|numero|resultado|respuesta|risultato|risposta)\b"
 )
 #: A quoted part of a text: "banana", 'banana', “banana”, «banana», „banana“ (an apostrophe inside ends none: 'it's').
 QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
