@@ -212,7 +212,7 @@ def _as_written(read: Request, *, scales: bool = True) -> bool:
 #: Letters whose place or count each language decides its own way: ñ (after n in Spanish), œ and æ (one letter or
 #: two), ß, and any letter outside the Latin alphabet once accents are folded.
 def _unsorted(text: str) -> bool:
-    return bool(re.search(r"[^\x00-\x7f]", fold(text))) or "ñ" in unicodedata.normalize("NFC", text).casefold()
+    return not fold(text).isascii() or "ñ" in unicodedata.normalize("NFC", text).casefold()
 
 
 def _word(read: Request, *families: str) -> str | None:
@@ -323,7 +323,7 @@ def _word_count(read: Request) -> Known | None:
         return None
     if not read.only("words", "count", "count_more") or "long" in read.words or not _asks_how_many(read):
         return None  # "how many long words", "which words"
-    n = sum(bool(re.search(r"[^\W_]", part)) for part in read.quoted[0].split())  # "The U.S. costs $3.50": 4
+    n = sum(any(c.isalnum() for c in part) for part in read.quoted[0].split())  # "The U.S. costs $3.50": 4
     if n < 2:
         return None
     return _has(read.quoted[0], n, "words")
@@ -425,9 +425,9 @@ def _range_sum(read: Request) -> Known | None:
 def _items(read: Request) -> list[str]:
     """The items a request lists: after its colon, or the whole comma list."""
     listed = read.text.split(":", 1)[1] if ":" in read.text else ""
-    parts = [p.strip(" .?!") for p in re.split(";" if ";" in listed else r"[,;]", listed)]  # "Smith, John; Doe, Jane"
-    if parts:  # "apple, pear and fig": only the last part joins two items ("salt and pepper, bread" is one)
-        parts[-1:] = re.split(rf"\s+(?:{AND}|{OR})\s+", parts[-1])
+    parts = [p.strip(" .?!") for p in listed.split(";" if ";" in listed else ",")]  # "Smith, John; Doe, Jane"
+    # "apple, pear and fig": only the last part joins two items ("salt and pepper, bread" is one)
+    parts[-1:] = re.split(rf"\s+(?:{AND}|{OR})\s+", parts[-1])
     return [i.strip(_AROUND_ITEM) for i in parts if i.strip(_AROUND_ITEM)]
 
 
