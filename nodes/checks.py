@@ -32,18 +32,22 @@ _CODE_LINE = re.compile(
     r"return\b|print\(|function \w*\(|const \w+ =|let \w+ =|var \w+ =|#include|public static|console\.log|"
     r"fn \w+\(|\w+\s*=\s*\[.*\]\s*$|\w+\.append\()"
 )
-_FENCE = re.compile(r"^\s*```", re.MULTILINE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _INTEGER = re.compile(r"(?<![\w.])-?\d+(?![\w.]\d)")
+_SEPARATOR = re.compile(LIST_SEPARATOR, re.IGNORECASE)
+#: Numbers listed one after another ("2, 3, 5 and 7").
+_RUN = re.compile(rf"-?\d+(?:(?:{LIST_SEPARATOR})-?\d+)*", re.IGNORECASE)
 
 
 _FORMAT_MIMES = {
-    "docx": ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",),
-    "pdf": ("application/pdf",),
-    "xlsx": ("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",),
-    "html": ("text/html",),
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "pdf": "application/pdf",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "html": "text/html",
 }
 _FORMAT_WORDS = r"\b(?:pdf|docx|word|excel|xlsx|json|csv|markdown|html|format)\b"
+#: How a criterion may group a count's digits ("1,000 numbers", "1'000", "1 000"): taken out before it is looked for.
+_DIGIT_GROUPING = str.maketrans("", "", ",'’ ")
 
 
 @dataclass
@@ -64,6 +68,10 @@ class CheckReport:
     #: Checks that report only a failure (filler, echo) and ran: a later attempt that passes them is better than
     #: one that failed them (nodes/answers.py), though they add nothing to the score.
     ran: list[str] = field(default_factory=list)
+
+    def add(self, name: str, passed: bool, detail: str, advice: str = "", *, proves: bool = True) -> None:
+        """A check's outcome; its `advice` (how to fix the answer) is kept only where it failed."""
+        self.checks.append(Check(name, passed, detail, "" if passed else advice, proves))
 
     def get(self, name: str) -> Check | None:
         return next((c for c in self.checks if c.name == name), None)
@@ -95,13 +103,11 @@ def text_of(documents: Sequence[tuple[DocumentRef, bytes]]) -> str:
 
 
 def looks_like_code(text: str) -> bool:
-    if _parses_json(text.encode("utf-8")):
-        return False
     lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
+    if not lines or _parses_json(text.encode("utf-8")):
         return False
     code_lines = sum(bool(_CODE_LINE.match(line)) for line in lines)
-    fenced = len(_FENCE.findall(text)) >= 2
+    fenced = sum(line.lstrip().startswith("```") for line in text.split("\n")) >= 2
     return code_lines / len(lines) >= 0.3 or (fenced and code_lines >= 3)
 
 
@@ -109,37 +115,24 @@ def extract_numbers(text: str) -> list[int]:
     """The integers an answer states as its data: the lines that are data (mostly digits and separators), skipping
     prose like 'Here are 1000'; in an answer written as prose only, its longest run of listed numbers ("The first
     five primes are 2, 3, 5, 7 and 11." states 2, 3, 5, 7, 11, not the 5 of "five")."""
-    return _data_lines(text) or _longest_run(text)
-
-
-_RUN = re.compile(rf"-?\d+(?:(?:{LIST_SEPARATOR})-?\d+)*", re.IGNORECASE)
+    numbers: list[int] = []
+    for line in text.splitlines():
+        # "The first 10 primes: 2, 3, 5" — the data follows the colon
+        data = _LIST_MARKER.sub("", line).rsplit(":", 1)[-1]
+        tokens = _INTEGER.findall(data)
+        letters = len(re.findall(r"[^\W\d_]", data))
+        digits = sum(len(t.lstrip("-")) for t in tokens)
+        if tokens and letters <= max(2, digits // 5):
+            numbers.extend(map(int, tokens))
+    return numbers or _longest_run(text)
 
 
 def _longest_run(text: str) -> list[int]:
-    runs = [[int(n) for n in re.findall(r"-?\d+", run.group(0))] for run in _RUN.finditer(_unseparated(text))]
-    return max(runs, key=len, default=[])
-
-
-def _unseparated(text: str) -> str:
-    """Thousands separators and decimals out of the way: 3,000 is one number and 2.5 is not a run of two."""
+    """Thousands separators and decimals out of the way first: 3,000 is one number and 2.5 is not a run of two."""
     text = re.sub(r"(?<=\d)[,' \u202f](?=\d{3}\b)", "", text)
-    return re.sub(r"\d+\.\d+", " ", text)
-
-
-def _data_lines(text: str) -> list[int]:
-    numbers: list[int] = []
-    for raw in text.splitlines():
-        line = _LIST_MARKER.sub("", raw)
-        if ":" in line:  # "The first 10 primes: 2, 3, 5" — the data follows the colon
-            line = line.rsplit(":", 1)[1]
-        tokens = _INTEGER.findall(line)
-        if not tokens:
-            continue
-        letters = len(re.findall(r"[^\W\d_]", line))
-        digits = sum(len(t.lstrip("-")) for t in tokens)
-        if letters <= max(2, digits // 5):
-            numbers.extend(int(t) for t in tokens)
-    return numbers
+    text = re.sub(r"\d+\.\d+", " ", text)
+    runs = [[int(n) for n in _SEPARATOR.split(run)] for run in _RUN.findall(text)]
+    return max(runs, key=len, default=[])
 
 
 def run_checks(
@@ -160,7 +153,7 @@ def run_checks(
     report = CheckReport()
     text = text_of(documents)
     if not documents or (not text.strip() and all(r.is_text for r, _ in documents)):
-        report.checks.append(Check("non-empty", False, "nothing was delivered", "Deliver the content itself."))
+        report.add("non-empty", False, "nothing was delivered", "Deliver the content itself.")
         return report
     _check_data_type(intent, text, report)
     _check_format(intent, documents, text, report)
@@ -198,26 +191,24 @@ def _check_expected(request: str, text: str, report: CheckReport) -> None:
     if known is not None:
         ok = known.holds(text)
         detail = f"the answer {'states' if ok else 'does not state'} {known.statement.rstrip('.')}"
-        report.checks.append(Check("computed", ok, detail, "" if ok else "State the computed result itself."))
+        report.add("computed", ok, detail, "State the computed result itself.")
         return
     translation = translation_of(request)
     if translation is None:
         return
-    answer = text.strip()
-    limit = max(60, 4 * len(translation.source) + 40) if translation.source else None
+    answer, source, language = text.strip(), translation.source, translation.language
     # A wrapped answer ("'Good night' in Spanish is 'buenas noches'") mixes languages: only a sure reading counts.
-    detected = detect_language(answer.replace(translation.source, " ") if translation.source else answer, SURE)
+    detected = detect_language(answer.replace(source, " ") if source else answer, SURE)
     problems = []
-    if translation.source and normalised(answer) == normalised(translation.source):
+    if source and normalised(answer) == normalised(source):
         problems.append("repeats the text untranslated")
-    if limit is not None and len(answer) > limit:
-        problems.append(f"has {len(answer)} characters for a text of {len(translation.source)}")
-    if detected is not None and detected != translation.language:
-        problems.append(f"is written in {detected}, not {translation.language}")
-    ok = not problems
-    detail = f"the translation into {translation.language} " + ("looks right" if ok else "; ".join(problems))
-    suggestion = "" if ok else f"Give only the translation of the text into '{translation.language}'."
-    report.checks.append(Check("translation", ok, detail, suggestion, proves=False))
+    if source and len(answer) > max(60, 4 * len(source) + 40):
+        problems.append(f"has {len(answer)} characters for a text of {len(source)}")
+    if detected is not None and detected != language:
+        problems.append(f"is written in {detected}, not {language}")
+    detail = f"the translation into {language} " + ("; ".join(problems) or "looks right")
+    advice = f"Give only the translation of the text into '{language}'."
+    report.add("translation", not problems, detail, advice, proves=False)
 
 
 def check_complete(notes: Sequence[str], report: CheckReport) -> None:
@@ -226,7 +217,7 @@ def check_complete(notes: Sequence[str], report: CheckReport) -> None:
     if cut is None:
         report.ran.append("complete")
         return
-    report.checks.append(Check("complete", False, cut, "Answer briefly."))
+    report.add("complete", False, cut, "Answer briefly.")
     report.verdicts = dict.fromkeys(report.verdicts, False)
 
 
@@ -235,7 +226,7 @@ def _check_echo(request: str, added: str, text: str, report: CheckReport) -> Non
     copied = echoed(text, request, [added] if added else [])
     if copied is not None:
         detail = f"the answer repeats paor's own words ({copied[:60]!r}), not an answer"
-        report.checks.append(Check("echo", False, detail, "Answer the request itself."))
+        report.add("echo", False, detail, "Answer the request itself.")
 
 
 def _check_substance(request: str, text: str, report: CheckReport, *, grounded: bool) -> None:
@@ -244,7 +235,7 @@ def _check_substance(request: str, text: str, report: CheckReport, *, grounded: 
     copied = [line.strip() for line in text.splitlines() if repeats_host_text(line)]
     if copied:
         detail = f"the deliverable repeats a placeholder instead of content ({copied[0][:60]!r})"
-        report.checks.append(Check("substance", False, detail, "Answer the user's request itself."))
+        report.add("substance", False, detail, "Answer the user's request itself.")
         return
     if grounded:
         return
@@ -253,25 +244,17 @@ def _check_substance(request: str, text: str, report: CheckReport, *, grounded: 
     meta = {w for w in re.findall(r"[^\W\d_]+", text.casefold()) if w in _META_WORDS}
     if asked and not asked & delivered and len(meta) >= 2:
         detail = f"the deliverable talks about {', '.join(sorted(meta)[:4])}, not about the request"
-        report.checks.append(
-            Check("substance", False, detail, "Answer the request itself; do not describe how you would do it.")
-        )
+        report.add("substance", False, detail, "Answer the request itself; do not describe how you would do it.")
 
 
 def _check_data_type(intent: Intent, text: str, report: CheckReport) -> None:
     if intent.dataType == "code" or intent.expectedFormat == "code":
-        report.checks.append(Check("data type", True, "code was asked for"))
+        report.add("data type", True, "code was asked for")
     elif looks_like_code(text):
-        report.checks.append(
-            Check(
-                "data type",
-                False,
-                f"delivered code, not {intent.dataType}",
-                f"Ask for the {intent.dataType} directly, not for code that computes them.",
-            )
-        )
+        advice = f"Ask for the {intent.dataType} directly, not for code that computes them."
+        report.add("data type", False, f"delivered code, not {intent.dataType}", advice)
     else:
-        report.checks.append(Check("data type", True, f"content is {intent.dataType}, not code"))
+        report.add("data type", True, f"content is {intent.dataType}, not code")
 
 
 def _check_format(
@@ -280,39 +263,27 @@ def _check_format(
     fmt = intent.expectedFormat
     mimes = [ref.mime for ref, _ in documents]
     if fmt in _FORMAT_MIMES:
-        ok = any(m in _FORMAT_MIMES[fmt] for m in mimes)
+        ok = _FORMAT_MIMES[fmt] in mimes
         detail = f"a {fmt} document was {'delivered' if ok else 'not delivered'} ({', '.join(mimes)})"
-        report.checks.append(Check("format", ok, detail, "" if ok else f"Create the {fmt} document."))
-    elif fmt == "json":
-        ok = any(_parses_json(data) for ref, data in documents if ref.is_text)
-        report.checks.append(
-            Check("format", ok, "valid JSON" if ok else "no valid JSON", "" if ok else "Deliver valid JSON.")
-        )
-    elif fmt == "csv":
-        ok = any(_parses_csv(data) for ref, data in documents if ref.is_text)
-        report.checks.append(
-            Check("format", ok, "valid CSV" if ok else "no valid CSV", "" if ok else "Deliver valid CSV.")
-        )
+        report.add("format", ok, detail, f"Create the {fmt} document.")
+    elif fmt in ("json", "csv"):
+        parses = _parses_json if fmt == "json" else _parses_csv
+        ok = any(parses(data) for ref, data in documents if ref.is_text)
+        report.add("format", ok, f"{'valid' if ok else 'no valid'} {fmt.upper()}", f"Deliver valid {fmt.upper()}.")
     else:
         ok = bool(text.strip())
-        report.checks.append(Check("format", ok, "text content delivered" if ok else "no text content"))
+        report.add("format", ok, "text content delivered" if ok else "no text content")
 
 
 def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
     numbers = extract_numbers(text)
     if not numbers:
-        report.checks.append(Check("numbers", False, "no numbers found", "Deliver the numbers themselves."))
+        report.add("numbers", False, "no numbers found", "Deliver the numbers themselves.")
         return
     if intent.itemCount:
         ok = len(numbers) == intent.itemCount
-        report.checks.append(
-            Check(
-                "item count",
-                ok,
-                f"{len(numbers)} numbers delivered, {intent.itemCount} asked",
-                "" if ok else f"Deliver exactly {intent.itemCount} numbers.",
-            )
-        )
+        detail = f"{len(numbers)} numbers delivered, {intent.itemCount} asked"
+        report.add("item count", ok, detail, f"Deliver exactly {intent.itemCount} numbers.")
     test = NUMBER_PROPERTIES.get((intent.numberProperty or "").lower())
     if test is None:
         return
@@ -327,48 +298,29 @@ def _check_numbers(intent: Intent, text: str, report: CheckReport) -> None:
     if ok and intent.numberProperty == "prime" and intent.itemCount:
         ok = tuple(numbers) == first_primes(intent.itemCount)
         detail = "exactly the first primes in order" if ok else "not exactly the first primes in order"
-    report.checks.append(
-        Check(
-            "number property",
-            ok,
-            detail,
-            "" if ok else f"Deliver each correct {intent.numberProperty} number once.",
-        )
-    )
+    report.add("number property", ok, detail, f"Deliver each correct {intent.numberProperty} number once.")
 
 
 def count_items(text: str) -> int:
     """List items, however the list is written: one per marked line ("- red", "1. red"), or separated by commas,
     semicolons and a final "and" on one line ("2, 3, 5 and 7" or "Red, yellow and blue."), also at the end of a
     sentence ("The primary colours are red, yellow and blue." names three: the last word before the run is one)."""
-    marked = sum(1 for line in text.splitlines() if _LIST_MARKER.match(line))
-    inline = 0
+    marked = inline = 0
     for line in text.splitlines():
-        body = line.rsplit(":", 1)[1] if ":" in line else line
-        parts = [p for p in _SEPARATOR.split(body.strip().rstrip(".!")) if p.strip()]
+        marked += bool(_LIST_MARKER.match(line))
+        parts = [p for p in _SEPARATOR.split(line.rsplit(":", 1)[-1].strip().rstrip(".!")) if p.strip()]
+        short = len(list(takewhile(lambda p: len(p.split()) <= 2, reversed(parts))))
         if len(parts) >= 2 and all(len(p.split()) <= 3 for p in parts):
             inline = max(inline, len(parts))
-            continue
-        short = len(list(takewhile(lambda p: len(p.split()) <= 2, reversed(parts))))
-        if short >= 2:  # the run ends the sentence; the word before it is its first item
+        elif short >= 2:  # the run ends the sentence; the word before it is its first item
             inline = max(inline, short + 1)
     return max(marked, inline)
 
 
-_SEPARATOR = re.compile(LIST_SEPARATOR, re.IGNORECASE)
-
-
 def _check_items(intent: Intent, text: str, report: CheckReport) -> None:
     items = count_items(text)
-    ok = items == intent.itemCount
-    report.checks.append(
-        Check(
-            "item count",
-            ok,
-            f"{items} list items delivered, {intent.itemCount} asked",
-            "" if ok else f"Deliver exactly {intent.itemCount} items as a list.",
-        )
-    )
+    detail = f"{items} list items delivered, {intent.itemCount} asked"
+    report.add("item count", items == intent.itemCount, detail, f"Deliver exactly {intent.itemCount} items as a list.")
 
 
 def _check_language(intent: Intent, text: str, report: CheckReport, *, sure: bool) -> None:
@@ -380,14 +332,8 @@ def _check_language(intent: Intent, text: str, report: CheckReport, *, sure: boo
     if detected is None:
         return
     ok = detected == intent.language
-    report.checks.append(
-        Check(
-            "language",
-            ok,
-            f"written in {detected}" + ("" if ok else f", not {intent.language}"),
-            "" if ok else language_advice(intent.language),
-        )
-    )
+    detail = f"written in {detected}" + ("" if ok else f", not {intent.language}")
+    report.add("language", ok, detail, language_advice(intent.language))
 
 
 def language_advice(language: str) -> str:
@@ -397,24 +343,24 @@ def language_advice(language: str) -> str:
 
 def _assign_verdicts(intent: Intent, report: CheckReport) -> None:
     """Give each success criterion a verdict when code checked what it talks about."""
+    words = LANGUAGE_WORDS.get(intent.language)
     for i, criterion in enumerate(intent.successCriteria):
         c = criterion.lower()
-        relevant: list[Check] = []
-        if intent.itemCount and (str(intent.itemCount) in re.sub(r"[,'’ ]", "", c) or "count" in c):
-            relevant += [ch for ch in report.checks if ch.name in ("item count", "numbers")]
-        if intent.numberProperty and intent.numberProperty[:5] in c:
-            relevant += [ch for ch in report.checks if ch.name in ("number property", "numbers")]
-        if "code" in c or (intent.dataType == "numbers" and re.search(r"\bnumbers?\b|\bdata\b", c)):
-            relevant += [ch for ch in report.checks if ch.name in ("data type", "numbers")]
-        if re.search(_FORMAT_WORDS, c):
-            relevant += [ch for ch in report.checks if ch.name == "format"]
-        words = LANGUAGE_WORDS.get(intent.language)
-        if words and re.search(rf"\b(?:{words}|language)\b", c):
-            relevant += [ch for ch in report.checks if ch.name == "language"]
-        if words and re.search(rf"\b(?:{words}|language|translat\w*)\b", c):
-            relevant += [ch for ch in report.checks if ch.name == "translation"]
         # One calculation is the whole request: the computed number decides every criterion, and filler none.
-        relevant += [ch for ch in report.checks if ch.name == "computed" or (ch.name in _FILLER and not ch.passed)]
+        names = {"computed"}
+        if intent.itemCount and (str(intent.itemCount) in c.translate(_DIGIT_GROUPING) or "count" in c):
+            names |= {"item count", "numbers"}
+        if intent.numberProperty and intent.numberProperty[:5] in c:
+            names |= {"number property", "numbers"}
+        if "code" in c or (intent.dataType == "numbers" and re.search(r"\bnumbers?\b|\bdata\b", c)):
+            names |= {"data type", "numbers"}
+        if re.search(_FORMAT_WORDS, c):
+            names.add("format")
+        if words and re.search(rf"\b(?:{words}|language)\b", c):
+            names |= {"language", "translation"}
+        elif words and re.search(r"\btranslat", c):
+            names.add("translation")
+        relevant = [ch for ch in report.checks if ch.name in names or (ch.name in _FILLER and not ch.passed)]
         if any(not ch.passed for ch in relevant):
             report.verdicts[i] = False
         elif any(ch.proves for ch in relevant):
@@ -438,4 +384,4 @@ def _parses_csv(data: bytes) -> bool:
         rows = [r for r in csv.reader(io.StringIO(data.decode("utf-8"))) if r]
     except (csv.Error, UnicodeDecodeError):
         return False
-    return len(rows) >= 1 and len({len(r) for r in rows}) == 1
+    return len({len(r) for r in rows}) == 1  # one row at least, all of one width

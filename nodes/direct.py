@@ -37,8 +37,6 @@ from tools.catalog import allowed_entries, lookup
 ACTION = "ai.process"
 #: A failed direct answer gets one more direct attempt with the checks' hint before the ordinary loop.
 DIRECT_ATTEMPTS = 2
-#: Longer requests are tasks with parts; they go through the loop.
-MAX_REQUEST_CHARS = ONE_LINE_CHARS
 #: Longer lists are better computed or checked step by step than written in one breath.
 MAX_ITEMS = 100
 #: Checks a computed note can help with.
@@ -67,17 +65,13 @@ def fits_direct_answer(
         and context.workflow_mode == "React"
         and intent.clarification is None
         and not has_inputs
-        and len(request) <= MAX_REQUEST_CHARS
+        and len(request) <= ONE_LINE_CHARS  # longer requests are tasks with parts: they go through the loop
         and intent.expectedFormat not in FILE_FORMATS | MACHINE_READABLE_FORMATS
         and intent.dataType not in ("report", "document")
         and (intent.itemCount or 0) <= MAX_ITEMS
-        and not (_needs_the_world(request, intent) and _has_the_web(context))
+        and not ((intent.freshness is not None or needs_the_world(request)) and _has_the_web(context))
         and any(e.display_name == ACTION for e in allowed_entries(context.allowed_method_names))
     )
-
-
-def _needs_the_world(request: str, intent: Intent) -> bool:
-    return intent.freshness is not None or needs_the_world(request)
 
 
 def _has_the_web(context: Context) -> bool:
@@ -152,11 +146,7 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
     step = int(state.get("step") or 0) + 1
     entry = lookup(ACTION)
     assert entry is not None  # fits_direct_answer found it allowed
-    selection = ActionSelection(
-        action=ACTION,
-        actionObjective=f"Answer the request directly: {clip(request, 200)}",
-        learnings=[],
-    )
+    selection = ActionSelection(action=ACTION, actionObjective=f"Answer the request directly: {clip(request, 200)}")
     note = retry_note(state, request, intent) if step > 1 else first_note(state, runtime, context, intent)
     task = f"{request}\n\n{note}" if note else request
     arguments = prepare_arguments(entry, {"aiPrompt": task}, selection, intent, context)

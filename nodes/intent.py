@@ -12,14 +12,7 @@ from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from core.context import Context
-from core.errors import (
-    DocumentRejected,
-    FetchRefused,
-    InvalidRequest,
-    ModelOutputInvalid,
-    RequestRefused,
-    StepFailed,
-)
+from core.errors import DocumentRejected, FetchRefused, InvalidRequest, ModelOutputInvalid, RequestRefused, StepFailed
 from core.llm import ask_json
 from core.runtime import context_of
 from core.schemas import FILE_FORMATS, GENERIC_CRITERION, MACHINE_READABLE_FORMATS, DocumentRef, Intent, dump
@@ -190,9 +183,7 @@ def read_by_code(
     one (`ask_user`) still get the model's analysis. The language is the one given or detected with certainty, else
     the one whose everyday words the request uses (English where none): it only says in which language code states
     a result, and decides no check (`language_sure`)."""
-    if "\n" in request or len(request) > ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS:
-        return None
-    if context.ask_user:  # the user wants to be asked about a vague request: only the analysis can ask
+    if "\n" in request or len(request) > ONE_LINE_CHARS or hints.dataType in _ANALYSED_KINDS or context.ask_user:
         return None
     language = given or detect_language(request, CERTAIN) or languages_of(words_in(request))[0]
     intent = merge_intent(hints, None, language, request)
