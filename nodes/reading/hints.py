@@ -27,7 +27,7 @@ DetectorFactory.seed = 0  # langdetect is random without a seed; validation must
 _PROFILES = threading.Lock()
 
 _COUNT = re.compile(
-    r"\b(?:first|top|last|erste[nr]?|ersten|premi(?:er|ers|ères?)|primeros?)\s+(\d[\d,.'’ ]*\d|\d)\b"
+    r"\b(?:first|top|last|erste[nr]?|premi(?:er|ers|ères?)|primeros?)\s+(\d[\d,.'’ ]*\d|\d)\b"
     r"|\b(\d[\d,.'’]*)\s+(?:\w+\s+){0,2}?(?:prime|primes|numbers?|items?|zahlen|primzahlen|nombres?|elements?|"
     r"entries|rows|names|words|facts|examples|ideas|fibonacci|colou?rs|countries|cities|capitals|languages|"
     r"planets|animals|days|months|reasons|tips|fruits|things|farben|länder|städte|couleurs|pays|villes)\b",
@@ -35,7 +35,7 @@ _COUNT = re.compile(
 )
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _PROPERTIES = {
-    "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b|\bprime numbers?\b",
+    "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b",
     "even": r"\beven numbers?\b|\bgerade[n]? zahlen\b|\bnombres? pairs?\b",
     "odd": r"\bodd numbers?\b|\bungerade[n]? zahlen\b|\bnombres? impairs?\b",
     "square": r"\bsquare numbers?\b|\bperfect squares?\b|\bquadratzahl\w*\b",
@@ -45,10 +45,7 @@ _FORMATS = [
     ("docx", r"\b(?:Word|WORD|(?i:docx))\b"),  # "a word that rhymes" names no format
     ("pdf", r"(?i:\bpdf\b)"),
     ("xlsx", r"(?i:\b(?:excel|xlsx|spreadsheet)\b)"),
-    ("csv", r"(?i:\bcsv\b)"),
-    ("json", r"(?i:\bjson\b)"),
-    ("html", r"(?i:\bhtml\b)"),
-    ("markdown", r"(?i:\bmarkdown\b)"),
+    *((name, rf"(?i:\b{name}\b)") for name in ("csv", "json", "html", "markdown")),
 ]
 #: Words before a format or kind word that make it the output ("as a PDF", "into Word", "write a report"); any
 #: other word ("the attached PDF", "from a PDF", "this report") leaves it an input.
@@ -112,13 +109,10 @@ _AGGREGATE = re.compile(
     r"\b(?:how many|sum|total|average|mean|product|count of|wie viele|summe|durchschnitt|combien|somme)\b",
     re.IGNORECASE,
 )
-_REPORT = re.compile(r"(?i:\b(?:report|bericht|rapport)\b)")
 #: A request for words in another language: the language it names is theirs, not the answer's.
 _TRANSLATION = re.compile(
     rf"{_TRANSLATE_WORD.pattern}|\bhow\s+do\s+(?:you|i)\s+say\b|\bwhat\s+is\s+.+\s+in\s+\w+\s*\?$", re.IGNORECASE
 )
-_TABLE = re.compile(r"\b(?:table|tabelle|tableau)\b", re.IGNORECASE)
-_LIST = re.compile(r"\b(?:list|liste|enumerate)\b", re.IGNORECASE)
 _ANALYSIS = re.compile(
     r"\b(?:analy[sz]e|analysis|compare|summari[sz]e|summary|zusammenfass\w*|analysier\w*|résum\w*|what changed)\b",
     re.IGNORECASE,
@@ -150,10 +144,9 @@ def read_hints(request: str) -> Hints:
     # "how many primes below 1000" wants one number, "Is 17 a prime number?" a yes or a no: neither is a list
     aggregate = bool(_AGGREGATE.search(text))
     closed = aggregate or bool(_CLOSED_QUESTION.match(text))
-    hints.itemCount = None if closed else _count(text, question=text.endswith("?"))
-    hints.numberProperty = (
-        None if closed else next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
-    )
+    if not closed:
+        hints.itemCount = _count(text, question=text.endswith("?"))
+        hints.numberProperty = next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
     hints.expectedFormat = next((f for f, rx in _FORMATS if names_the_output(rx, text)), None)
     hints.freshness = next((f for f, rx in _FRESHNESS if re.search(rx, text, re.IGNORECASE)), None)
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
@@ -278,13 +271,13 @@ def _data_type(text: str, hints: Hints) -> str | None:
         return "answer"
     if hints.numberProperty or (_DATA_WORDS.search(text) and hints.itemCount):
         return "numbers"
-    if names_the_output(_REPORT.pattern, text) or hints.expectedFormat in ("docx", "pdf"):
+    if names_the_output(r"(?i:\b(?:report|bericht|rapport)\b)", text) or hints.expectedFormat in ("docx", "pdf"):
         return "report"
-    if _TABLE.search(text) or hints.expectedFormat in ("xlsx", "csv"):
+    if re.search(r"\b(?:table|tabelle|tableau)\b", text, re.I) or hints.expectedFormat in ("xlsx", "csv"):
         return "table"
     if _ANALYSIS.search(text):
         return "analysis"
-    if _LIST.search(text) or hints.itemCount:
+    if re.search(r"\b(?:list|liste|enumerate)\b", text, re.I) or hints.itemCount:
         return "list"
     if _DATA_WORDS.search(text):
         return "numbers"

@@ -62,16 +62,12 @@ _NAMED_FIRST = [
 _FRACTION_OF = re.compile(rf"\b({_NUMBER})\s*/\s*({_NUMBER})\s+(?:of|von|de|di)\s+({_NUMBER})\b")
 #: The exponent a word names: "7 squared" states 7 and 2.
 _EXPONENT_WORDS = re.compile(f"(?P<square>{_SQUARED})|{_CUBED}")
-#: "and" joins two addends only in a request to add ("Add 7 and 8", "the sum of 7 and 8"); elsewhere it joins two
-#: questions ("1 plus 1 and 2 plus 2") or two things ("the difference between 10 and 3").
-_AND = re.compile(r"\band\b(?=\s*\d)", re.I)
-_ADDING = re.compile(r"\b(?:add|sum|total)\b", re.I)
 #: A result named by its operation ("the sum of", "the product of"): it holds all that follows, not what precedence
 #: says.
 _AGGREGATE = re.compile(r"\b(?:sum|total|product|summe|produkt|somme|produit|suma|producto|somma|prodotto)\b", re.I)
-_PERCENT = re.compile(
-    r"%|\bper\s*cent\b|\bpercent\b|\bprozent\b|\bpour\s*cent\b|\bpor\s*ciento\b|\bper\s*cento\b", re.I
-)
+#: The "cent" of a share, written as one word or two ("pour cent", "por ciento", "per cento").
+_CENT = r"pour\s*cent|por\s*ciento|per\s*cento"
+_PERCENT = re.compile(rf"%|\b(?:per\s*cent|prozent|{_CENT})\b", re.I)
 #: German, French, Spanish and Italian write 1.234 for 1234 and English 1.234 for a decimal: nothing is decided.
 DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?!\d|[.,]\d)")  # never 0.125
 #: And 3,256 for 3.256, where English writes 3256.
@@ -82,7 +78,7 @@ _PERCENT_OF = re.compile(
     re.I,
 )
 _HALF_OR_DOUBLE = re.compile(
-    rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh(?:ä|a)lfte\s+von\s+|\bmoiti(?:é|e)\s+de\s+|\bmitad\s+de\s+|\bmet(?:à|a)\s+di\s+)"
+    rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh[äa]lfte\s+von\s+|\bmoiti[ée]\s+de\s+|\bmitad\s+de\s+|\bmet[àa]\s+di\s+)"
     rf"|\b(?:double|twice|doppelte\s+von|double\s+de|doble\s+de|doppio\s+di)\s+)(?P<number>{_NUMBER})\b",
     re.I,
 )
@@ -185,8 +181,8 @@ def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
 #: "por ciento", "per cento").
 _KEPT_WORDS = re.compile(
     r"\b(?:first|second|third|prime|primes|premi[eè]re?s?|prim[aoe]s?|primer[ao]?s?|segund[ao]s?|second[aoe]s?|"
-    r"erste[nrs]?|zweite[nrs]?|dritte[nrs]?|tiers|terz[aoe]|tercer[ao]?|pour\s*cent|por\s*ciento|per\s*cento|"
-    r"(?<!et )(?<!y )(?<!e )(?:une?|un[ao]|ein[e]?[mnrs]?))\b",
+    r"erste[nrs]?|zweite[nrs]?|dritte[nrs]?|tiers|terz[aoe]|tercer[ao]?|"
+    rf"{_CENT}|(?<!et )(?<!y )(?<!e )(?:une?|un[ao]|ein[e]?[mnrs]?))\b",
     re.I,
 )
 _ONE = re.compile(r"\bone\b(?=\s*(?:[+\-*/×÷]|plus|minus|times|divided|multiplied|\?|$))", re.I)
@@ -252,9 +248,9 @@ def _calculated(request: str) -> ExpectedNumber | None:
     if _PERCENT.search(text):  # "50 minus 10%", "1/4 in percent": a share of what is not said
         return None
     part = _HALF_OR_DOUBLE.search(text)
-    if part and len(_HALF_OR_DOUBLE.findall(text)) + len(re.findall(r"\ba\s+half\b", text)) > 1:
-        return None  # "half of 7 and a half": a share of a number the digits do not state
     if part:
+        if len(_HALF_OR_DOUBLE.findall(text)) + len(re.findall(r"\ba\s+half\b", text)) > 1:
+            return None  # "half of 7 and a half": a share of a number the digits do not state
         value = _number(part.group("number")) * (0.5 if part.group("half") else 2.0)
         return _only(stated, part.group(0).strip(), value)
     root = _SQUARE_ROOT.search(text)
@@ -262,8 +258,10 @@ def _calculated(request: str) -> ExpectedNumber | None:
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
     aggregate = _AGGREGATE.search(text)
-    if _ADDING.search(text):  # "Add 2, 3 and 4", "Add 2, 3, and 4"
-        text = _AND.sub(" + ", re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)", " + ", text))
+    # "and" joins two addends only in a request to add ("Add 2, 3 and 4", "Add 2, 3, and 4", "the sum of 7 and 8");
+    # elsewhere it joins two questions ("1 plus 1 and 2 plus 2") or two things ("the difference between 10 and 3")
+    if re.search(r"\b(?:add|sum|total)\b", text):
+        text = re.sub(r"(?<=\d)\s*,\s*(?:and\s+)?(?=\d)|\band\b(?=\s*\d)", " + ", text)
     for pattern, replacement in _NAMED_FIRST:
         text = re.sub(pattern, replacement, text)
     worded = not re.search(r"[-+*/^×÷]", text)
@@ -273,10 +271,8 @@ def _calculated(request: str) -> ExpectedNumber | None:
     squared_last = first is not None and not first.group(1) and re.search(r"[-+*/]\s*[\d.]+\s*\*\*", text)
     if worded and (squared_last or re.search(r"/\s*[\d.]+\s*[*/]", text)):
         return None  # said aloud, "2 times 3 squared" is 36 or 18, "10 divided by 4 times 2" is 5 or 1.25
-    if re.search(r"\*\*\s*[\d.]+\s*\*\*", text):
-        return None  # "2 cubed squared" is (2³)², where Python reads 2 ** 3 ** 2 as 2 ** 9
-    if re.search(r"\*\*\s*[\d.]+\s*/", text):
-        return None  # "9 to the power of 1/2" is 3, where Python reads 9 ** 1 / 2 as 4.5
+    if re.search(r"\*\*\s*[\d.]+\s*(?:\*\*|/)", text):
+        return None  # "2 cubed squared" is (2³)², not 2 ** 9; "9 to the power of 1/2" is 3, not 9 ** 1 / 2 = 4.5
     candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
     for candidate in sorted(candidates, key=len, reverse=True):
         if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*-?[\d(]", candidate):  # "5 - -3"
@@ -347,14 +343,12 @@ def _converted(request: str) -> ExpectedNumber | None:
 
 def convert(amount: float, source: str, target: str) -> float | None:
     """`amount` in unit `source` expressed in unit `target`, or None when either is no unit pint knows."""
-    import pint  # imported on first use: building the registry costs ~0.3 s, only conversions need it
-
     units = [_unit(name) for name in (source, target)]
-    if None in units or any(_ambiguous(str(unit)) for unit in units):
+    if None in units or any(str(unit) in _AMBIGUOUS_UNITS for unit in units):
         return None
     try:
         value = float(_registry().Quantity(amount, units[0]).to(units[1]).magnitude)
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
+    except _PINT_ERRORS:
         return None
     return float(f"{value:.12g}")  # 212, not 211.99999999999997 (judged within rounding, 213 would pass)
 
@@ -381,12 +375,14 @@ def _unit(name: str) -> Any | None:
 
 def _pint_unit(written: str) -> Any | None:
     """The unit pint reads `written` as exactly, or None."""
-    import pint
-
     try:
         return _registry().Unit(written)
-    except (pint.errors.PintError, AttributeError, TypeError, ValueError, KeyError, AssertionError):
+    except _PINT_ERRORS:
         return None
+
+
+#: What pint raises on a name or conversion it refuses: each of its own errors (pint.errors) is one of these too.
+_PINT_ERRORS = (AttributeError, TypeError, ValueError, KeyError, AssertionError)
 
 
 #: Units whose everyday meaning is not pint's one: a year of 365.25 days, a month of 30.44, a US short ton, US
@@ -395,16 +391,13 @@ def _pint_unit(written: str) -> Any | None:
 _AMBIGUOUS_UNITS = frozenset(
     {"year", "month", "decade", "century", "millennium", "ton", "hundredweight", "barrel", "gallon", "pint", "quart"}
     | {"cup", "fluid_ounce", "gill", "teaspoon", "tablespoon", "troy_pound", "troy_ounce"}
+    | {"kilobyte", "megabyte", "gigabyte", "terabyte", "petabyte"}
 )
-
-
-def _ambiguous(unit: str) -> bool:
-    return unit in _AMBIGUOUS_UNITS or bool(re.fullmatch(r"(?:kilo|mega|giga|tera|peta)byte", unit))
 
 
 @cache
 def _registry() -> Any:
-    import pint
+    import pint  # imported on first use: building the registry costs ~0.3 s, only conversions need it
 
     return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
 
