@@ -33,7 +33,6 @@ _COUNT = re.compile(
     r"planets|animals|days|months|reasons|tips|fruits|things|farben|länder|städte|couleurs|pays|villes)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[^\W\d_]{2,}")
 _PROPERTIES = {
     "prime": r"\bprim(?:e|es|zahl\w*)\b|\bnombres? premiers?\b",
     "even": r"\beven numbers?\b|\bgerade[n]? zahlen\b|\bnombres? pairs?\b",
@@ -152,8 +151,7 @@ def read_hints(request: str) -> Hints:
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
     hints.numeric = bool(re.search(r"\d", in_digits(text, _languages(text))) or _DATA_WORDS.search(text) or aggregate)
     # "How do you say 'good night' in Spanish?" names the language of the words asked for, not of the answer
-    named = _named_language(text, _ANSWER_IN)
-    explicit = None if _TRANSLATION.search(text) else named
+    explicit = None if _TRANSLATION.search(text) else _named_language(text, _ANSWER_IN)
     hints.language = explicit or detect_language(text)
     hints.languageExplicit = explicit is not None
     hints.dataType = "answer" if _CLOSED_QUESTION.match(text) else _data_type(text, hints)
@@ -172,7 +170,7 @@ SURE_WORDS = 5
 
 def words_of(text: str) -> list[str]:
     """The words of a text that tell its language: letters only, two or more."""
-    return _WORD.findall(text)
+    return re.findall(r"[^\W\d_]{2,}", text)
 
 
 def detect_language(text: str, min_probability: float = 0.0) -> str | None:
@@ -213,8 +211,7 @@ def translation_of(request: str) -> Translation | None:
     if not _TRANSLATE_WORD.search(request):
         return None
     tail = _TRANSLATE_WORD.split(request, maxsplit=1)[1]
-    language = _named_language(tail, _TRANSLATED_INTO)
-    if language is None:
+    if (language := _named_language(tail, _TRANSLATED_INTO)) is None:
         return None
     quoted = QUOTED.search(tail)
     return Translation(source=quoted.group(1).strip() if quoted else "", language=language)
@@ -238,10 +235,8 @@ def names_the_output(pattern: str, text: str) -> bool:
     for match in re.finditer(pattern, text):
         if text[: match.start()].endswith("."):
             continue
-        before = [
-            w.casefold() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 200) : match.start()])[-2:]
-        ]
-        cue = next((w for w in reversed(before) if w not in ARTICLES), None)  # "as a PDF", "from a PDF"
+        before = re.findall(r"[^\W\d_]+", text[max(0, match.start() - 200) : match.start()])[-2:]
+        cue = next((w for w in map(str.casefold, reversed(before)) if w not in ARTICLES), None)  # "as a PDF"
         if cue in _OUTPUT_CUES:
             return True
     return False

@@ -226,7 +226,7 @@ def numbers_in(text: str) -> list[float]:
         token = re.sub(r"['\s]", "", raw)  # 3'000, 3 000, and the narrow and no-break spaces
         if re.fullmatch(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", token):
             token = token.replace(",", "")
-        found.append(float(token.replace(",", ".")))
+        found.append(_number(token))
     return found
 
 
@@ -237,24 +237,20 @@ def _calculated(request: str) -> ExpectedNumber | None:
     text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
     exponents = [2.0 if w.group("square") else 3.0 for w in _EXPONENT_WORDS.finditer(text)]
     stated = sorted(numbers_in(text) + exponents)  # "half of 10 squared" is no half of 10
-    percent = _PERCENT_OF.search(text)
-    if percent:
+    if percent := _PERCENT_OF.search(text):
         share, whole = (_number(g) for g in percent.groups())
         return _only(stated, percent.group(0), share * whole / 100)
-    fraction = _FRACTION_OF.search(text)
-    if fraction:  # "1/3 of 90"; "1/3 of 90 plus 5" leaves a number over: nothing is decided
+    if fraction := _FRACTION_OF.search(text):  # "1/3 of 90 plus 5" leaves a number over: nothing is decided
         top, bottom, whole = (_number(g) for g in fraction.groups())
         return _only(stated, fraction.group(0), top / bottom * whole) if bottom else None
     if _PERCENT.search(text):  # "50 minus 10%", "1/4 in percent": a share of what is not said
         return None
-    part = _HALF_OR_DOUBLE.search(text)
-    if part:
+    if part := _HALF_OR_DOUBLE.search(text):
         if len(_HALF_OR_DOUBLE.findall(text)) + len(re.findall(r"\ba\s+half\b", text)) > 1:
             return None  # "half of 7 and a half": a share of a number the digits do not state
         value = _number(part.group("number")) * (0.5 if part.group("half") else 2.0)
         return _only(stated, part.group(0).strip(), value)
-    root = _SQUARE_ROOT.search(text)
-    if root:
+    if root := _SQUARE_ROOT.search(text):
         value = _number(root.group(1) or root.group(2))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
     aggregate = _AGGREGATE.search(text)
