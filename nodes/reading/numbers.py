@@ -23,12 +23,12 @@ from nodes.reading.lexicon import AND, fold, languages_of, told_language, words_
 _NUMBER = r"\d+(?:[.,]\d+)?"
 #: A number as a text writes it, with its sign, thousands separators (3,000 · 3 000 · 3'000) or decimal comma.
 WRITTEN_NUMBER = r"-?[1-9]\d{0,2}(?:[,' \u202f\u00a0]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"  # never 0,375
-_SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+cuadrado\b|\bal\s+quadrato\b"
+_SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+(?:cuadrado|quadrato)\b"
 _CUBED = r"\bcubed\b"
 _OPERATOR_WORDS = [
     (
         r"\bmultiplied\s+by\b|\bmultiplicado\s+por\b|\bmoltiplicato\s+per\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]"
-        r"|(?<=\d)\s+(?:por|per)\s+(?=\d)|(?<=\d)\s+x\s+(?=\d)|(?<=\d)(?<!\b0)x(?=\d)",  # "5x5", not 0x10
+        r"|(?<=\d)\s+(?:por|per|x)\s+(?=\d)|(?<=\d)(?<!\b0)x(?=\d)",  # "5x5", not 0x10
         "*",
     ),
     (
