@@ -192,7 +192,7 @@ def _is(found: float | None, value: float) -> bool:
 #: "2e3", "5!", "10:30", "$5 or €4", "0.999...", "1.5 million"). A kind that takes the request's numbers as they are
 #: decides nothing where one is written so.
 _NOT_AS_WRITTEN = re.compile(
-    r"\d\s*[-+/^*×÷:]\s*\d|[%√\u00b2\u00b3\u00b9\u2070-\u2079$€£¥]|\d[eE][-+]?\d|\d!|\d(?:\.{2,}|…)"
+    r"\d\s*[-+/^*×÷:]\s*\d|[%√$€£¥]|\d[eE][-+]?\d|\d!|\d(?:\.{2,}|…)"
     r"|\b(?:percent|prozent|pour\s*cent|por\s*ciento|per\s*cento)\b",
     re.I,
 )
@@ -206,6 +206,8 @@ _SCALE_WORDS = re.compile(
 def _as_written(read: Request, *, scales: bool = True) -> bool:
     """No number of the request stands for another value; with `scales`, none is scaled by a word ("1.5 million",
     where "the nearest thousand" of a rounding names a place)."""
+    if any(c.isnumeric() and not c.isdecimal() for c in read.text):  # "3⁴", "½", "Ⅻ": no digit as written
+        return False
     return not any(_NOT_AS_WRITTEN.search(t) or (scales and _SCALE_WORDS.search(t)) for t in (read.rest, read.text))
 
 
@@ -219,10 +221,10 @@ def _word(read: Request, *families: str) -> str | None:
     """The one word the request is about: quoted, or named after "word" ("the word banana"); none where its letters
     are counted differently by language ("cœur": 4 or 5). With `families`, only where every other word is of them."""
     if read.quoted:
-        word = read.quoted[0] if len(read.quoted) == 1 and re.fullmatch(r"[^\W\d_]+", read.quoted[0]) else None
+        word = read.quoted[0] if len(read.quoted) == 1 and read.quoted[0].isalpha() else None  # not "x²"
     else:  # "How many letters does the word have?" names none
         named = re.findall(r"\b(?:word|wort|mot|palabra|parola)\s+([^\W\d_]+)", read.rest, re.I)
-        word = named[0] if len(named) == 1 and fold(named[0]) not in NOT_SUBJECT else None
+        word = named[0] if len(named) == 1 and named[0].isalpha() and fold(named[0]) not in NOT_SUBJECT else None
     if word is None or _unsorted(word) or (families and not read.only(*families, extra=[fold(word)])):
         return None
     return word
@@ -270,11 +272,11 @@ _LAST_WORD = re.compile(r"\b(?:in|im|dans|en|nel|nella)\s+([^\W\d_]{2,})\s*[?.!]
 
 def _occurrences(read: Request) -> Known | None:
     letter = _letter_named(read)
-    words = [q for q in read.quoted if len(q) > 1 and re.fullmatch(r"[^\W\d_]+", q)]
+    words = [q for q in read.quoted if len(q) > 1 and q.isalpha()]
     if not read.quoted and (unquoted := _word(read) or next(iter(_LAST_WORD.findall(read.rest)), None)):
         words = [unquoted]
     counted = _PLURAL.search(read.rest) or read.has("occur", "letters", "count")
-    if letter is None or len(words) != 1 or not counted:
+    if letter is None or len(words) != 1 or not counted or not words[0].isalpha():
         return None
     word = words[0]
     if not read.only("occur", "letters", "count", "count_more", "words", extra=[letter, "s", fold(word)]):
@@ -638,7 +640,9 @@ def dates_in(text: str) -> list[datetime.date]:
                 continue
             parts = dict(zip(order, match.groups(), strict=True))
             month = (
-                int(parts["m"]) if parts["m"].isdigit() else months(abbreviated=True).get(fold(parts["m"]).rstrip("."))
+                int(parts["m"])
+                if parts["m"].isdecimal()
+                else months(abbreviated=True).get(fold(parts["m"]).rstrip("."))
             )
             try:
                 found.append((match.start(), datetime.date(int(parts["y"]), month or 0, int(parts["d"]))))
@@ -685,7 +689,7 @@ _DAYS = ("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni")
 
 
 _PLACES = re.compile(
-    r"\b(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|places?|nachkommastellen?|stellen?|d[eé]cimales?|cifr[ae]|posti|lugar)",
+    r"\b(?<![\d.,-])(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|places?|nachkommastellen?|stellen?|d[eé]cimales?|cifr[ae]|posti|lugar)",
     re.I,
 )
 _WHOLE = frozenset(["whole", "integer", "ganze", "ganzzahl", "entier", "entero", "intero"])
@@ -716,6 +720,8 @@ def _rounding(read: Request) -> Known | None:
             numbers.remove(10.0**digits)  # "tenth" read as 10th
     elif places:
         digits = int(places[0]) if places[0].isdigit() else 1  # "one decimal place"
+        if places[0].isdigit() and float(digits) not in numbers:
+            return None  # a count of places the request does not state as one
         if places[0].isdigit():
             numbers.remove(float(digits))
     else:

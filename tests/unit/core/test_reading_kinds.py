@@ -798,6 +798,13 @@ def test_a_right_answer_passes(request_text: str, answer: str) -> None:
         "Сколько букв в слове 'банан'? 香蕉有几个字母？",
         "",
         "''''''''''",
+        # numbers no digit writes: a superscript read as a month, ½ and -3 as a count of places (each raised)
+        "What weekday was 5 ² 2024?",
+        "How many days are between 1 ² 2024 and 3 March 2024?",
+        "Round 5 to ½ decimal places.",
+        "Round 5 to -3 decimal places.",
+        "Round 7.25 to 2.5 decimal places.",
+        "How many letters are in 'x²'?",  # ² is no letter
     ],
 )
 def test_bad_input_is_read_without_raising_and_decides_nothing(request_text: str) -> None:
