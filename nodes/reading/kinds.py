@@ -341,7 +341,7 @@ def _reversed_or_capitals(read: Request) -> Known | None:
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
     if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
         result = "".join(reversed(regex.findall(r"\X", text)))  # "naïve" with a combining ¨ stays on its i
-        holds = _names_whole(result, case=False)
+        holds = _names_whole(result, case=False, besides=text)
     elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
         result = text.upper()
         if len(result) != len(text):  # "straße": "STRASSE", or "STRAẞE" as German writes it since 2017
@@ -365,9 +365,18 @@ def _capitals(read: Request) -> bool:
     return read.has("capitals") or ("capital" in read.words and read.has("letters"))
 
 
-def _names_whole(result: str, *, case: bool) -> Callable[[str], bool]:
+def _names_whole(result: str, *, case: bool, besides: str = "") -> Callable[[str], bool]:
+    """The answer names `result`; with `besides` (the word reversed), no other arrangement of its letters ("'teksab',
+    or written differently 'tekasb'" offers two)."""
     pattern = re.compile(rf"(?<![\w]){re.escape(result)}(?![\w])", 0 if case else re.I)
-    return lambda answer: any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+    letters, own = sorted(result.casefold()), {result.casefold(), besides.casefold()}
+
+    def holds(answer: str) -> bool:
+        words = [m for m in re.finditer(r"[\"'“‘«„]?([^\W\d_]+)", answer) if not denied(answer, m.start())]
+        others = besides and any(sorted(w := m.group(1).casefold()) == letters and w not in own for m in words)
+        return not others and any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+
+    return holds
 
 
 def _letter_shift(read: Request) -> Known | None:

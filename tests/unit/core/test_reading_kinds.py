@@ -644,6 +644,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What day comes after Saturday?", "Step 1: Saturday, then Sunday. **Answer:** The day after is Monday."),
         ("Quel jour vient après samedi ?", "Étape 1 : samedi, puis dimanche.\n\nRéponse : lundi."),
         ("How many minutes are in 3 hours?", "3 × 60 = 180 minutes.\n**Final answer:** 190 minutes"),
+        ("Reverse the word 'basket'.", "The reversed word is 'teksab'. Or written differently: 'tekasb'."),  # two
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -781,6 +782,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Ist 57 eine Primzahl?", "Nein. 57 sieht aus wie eine Primzahl, ist aber durch 3 teilbar."),
         ("What day comes after Saturday?", "Saturday is day 6, Monday day 1.\n**Answer:** Sunday"),
         ("Is 7 prime?", "Is 7 prime? Answer: yes."),  # a label answering a question asked is no cut
+        ("Reverse the word 'basket'.", "Not 'tekasb' but 'teksab' ('basket' backwards)."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
