@@ -36,8 +36,8 @@ _NOTE = re.compile(
     r"remarque|nota)\b"
 )
 _EXPLAINS = re.compile(
-    r"^\W*(?:because|since|as|this is because|that's because|weil|da|denn|car|parce que|porque|ya que|perche|"
-    rf"poiche|to (?:find|get|calculate|convert))\b|{_NOTE.pattern}"
+    r"^\W*(?:because|since|as|weil|da|denn|car|parce que|porque|ya que|perche|poiche|to (?:find|get|calculate|"
+    rf"convert))\b|{_NOTE.pattern}"
 )
 _WORKING = re.compile(
     r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
@@ -116,7 +116,7 @@ def _without_closing_offers(answer: str) -> str:
     for start in reversed([0, *(m.end() for m in _SENTENCE_END.finditer(answer))]):
         if start < cut and not _OFFER.match(answer, start):
             break
-        cut = min(cut, start)
+        cut = start
     return answer[:cut]
 
 
@@ -233,18 +233,13 @@ def _turned(sentence: str) -> str:
 def _result(folded: str) -> tuple[str, str] | None:
     """The number a concluding sentence states — after its last working, else after what it "is", else the one that
     "is" something ("Among 91, 57 and 12, 57 is the largest.") — and the word written right after it."""
-    workings = list(_WORKING.finditer(folded))
-    stated = next(
-        (m for marker in [*workings[-1:], *_IS.finditer(folded)] if (m := _AFTER_MARKER.match(folded, marker.end()))),
-        None,
+    markers = [*list(_WORKING.finditer(folded))[-1:], *_IS.finditer(folded)]
+    written = re.finditer(rf"({WRITTEN_NUMBER})", folded)
+    stated = (
+        next((m for marker in markers if (m := _AFTER_MARKER.match(folded, marker.end()))), None)
+        or next((m for m in _NUMBER_THAT_IS.finditer(folded) if _is_the_result(words_in(m.group(2)))), None)
+        or next((m for m in written if not (denied(folded, m.start()) or _DENIED_AFTER.match(folded, m.end()))), None)
     )
-    if stated is None:
-        stated = next((m for m in _NUMBER_THAT_IS.finditer(folded) if _is_the_result(words_in(m.group(2)))), None)
-    if stated is None:
-        written = re.finditer(rf"({WRITTEN_NUMBER})", folded)
-        stated = next(
-            (m for m in written if not denied(folded, m.start()) and not _DENIED_AFTER.match(folded, m.end())), None
-        )
     if stated is None:
         return None
     then = re.match(r"\s*([^\W\d_]+)", folded[stated.end(1) :])
@@ -290,8 +285,6 @@ def _thousands_read(text: str, language: str) -> str:
 def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
     """The last number written right before one of `units`, or before any name pint reads as `unit` ("3000 m" for
     metres, "120 s" for seconds)."""
-    if not units and not unit:
-        return None
     tied: list[re.Match[str]] = []
     if units:
         names = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
@@ -358,10 +351,10 @@ def states_property(answer: str, number: int, says: frozenset[str], opposite: fr
     "but" in the sentence stands ("51 looks prime but is not prime" says no). None when it names neither, or the
     yes or no it leads with and what the number's own clause says of it disagree ("Divisible by 2? No. … 119 is
     prime.")."""
-    leads = says_yes(answer)
+    leads, text = says_yes(answer), _ASIDE.sub(" ", answer)
     if leads is None:
-        return _names_property(answer, number, says, opposite)
-    own = re.search(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", _ASIDE.sub(" ", answer))
+        return _names_property(text, number, says, opposite)
+    own = re.search(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", text)
     if own is None:
         return leads
     before, after = words_in(own.group(1) or "")[-1:], words_in(own.group(2))
@@ -385,8 +378,7 @@ def _predicated(words: list[str], says: frozenset[str], opposite: frozenset[str]
 _COPULAS = (["is"], ["isn"], ["ist"], ["est"], ["es"], ["e"])
 
 
-def _names_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
-    text = _ASIDE.sub(" ", answer)
+def _names_property(text: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
     read = text[named.end() :] if named else text
     if named and not any(w in says or w in opposite for w in words_in(read)):  # "It's not prime: 91 = 7 × 13."
@@ -400,7 +392,7 @@ def _names_property(answer: str, number: int, says: frozenset[str], opposite: fr
         after = [at for at in mentions if at > turn]  # "14 is not odd but even": the mention after the turn
         at = after[0] if after else mentions[0]
         said = (words[at] in says) is not any(w in _NEGATORS for w in words[max(turn + 1 if after else 0, at - 4) : at])
-        if after or turn < 0:
+        if after:  # every mention where no "but" turns the sentence
             return said
         # "51 looks prime, but it is not": what follows the turn, up to another number ("but 91 is not"), denies it
         taken_back = words_in(re.split(r"\d", re.split(rf"\b{words[turn]}\b", fold(sentence))[-1])[0])
@@ -408,34 +400,23 @@ def _names_property(answer: str, number: int, says: frozenset[str], opposite: fr
     return None
 
 
-def named_beyond(answer: str, request: str, names: dict[str, int]) -> list[int]:
-    """The values of the `names` (weekdays, folded → number) the answer names, one naming of each the request
-    names taken away: "The day after Tuesday is Wednesday" names Wednesday."""
-    asked = [names[w] for w in words_in(request) if w in names]
-    folded = fold(answer)
-    found = [
-        names[m.group(0)]
-        for m in re.finditer(r"[^\W\d_]+", folded)
-        if m.group(0) in names and not denied(folded, m.start())  # "Not Wednesday but Thursday"
-    ]
-    for value in asked:
-        if value in found:
-            found.remove(value)
-    return found
-
-
 def stated_weekday(answer: str, request: str) -> int | None:
-    """The weekday an answer states: the first it names beyond the request's own ("Tuesday. So Wednesday would be two
-    days on."), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers two
-    ("Friday or Saturday")."""
+    """The weekday an answer states: the first it names and does not deny ("Not Wednesday but Thursday") beyond the
+    request's own, one naming of each taken away ("Tuesday. So Wednesday would be two days on."; "The day after
+    Tuesday is Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it
+    offers two ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
     if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
-    beyond = named_beyond(answer, request, names)
+    named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
+    beyond = [day for m, day in named if not denied(folded, m.start())]
+    for day in (names[w] for w in words_in(request) if w in names):
+        if day in beyond:
+            beyond.remove(day)
     if beyond:
         return beyond[0]
-    named = {names[w] for w in words_in(answer) if w in names}
-    return named.pop() if len(named) == 1 else None
+    days = {day for _, day in named}
+    return days.pop() if len(days) == 1 else None
 
 
 def stated_letter(answer: str, request: str) -> str | None:
@@ -443,12 +424,12 @@ def stated_letter(answer: str, request: str) -> str | None:
     capital standing alone ("The letter after G is H. I hope this helps."), else the first small one ("It's a z");
     a denied one ("not J") is none, nor a capital that is a word before a small word ("I think it's H", "È la I",
     "A simple way …") unless no other letter is named ("A comes before B")."""
-    quoted = re.findall(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
+    quoted = re.finditer(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
     asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
     standing = [m for m in re.finditer(r"(?<![\w'’-])([^\W\d_])(?![\w'’-])", answer) if not denied(answer, m.start())]
-    capitals = [m.group(1) for m in standing if m.group(1).isupper()]
-    words = [m.group(1) for m in standing if m.group(1).isupper() and not _WORD_LETTER.match(answer, m.start())]
-    ranked = [[c.casefold() for c in found] for found in (quoted, words, capitals, [m.group(1) for m in standing])]
+    capitals = [m for m in standing if m.group(1).isupper()]
+    alone = [m for m in capitals if not _WORD_LETTER.match(answer, m.start())]
+    ranked = [[m.group(1).casefold() for m in found] for found in (quoted, alone, capitals, standing)]
     beyond = next((b for found in ranked if (b := [c for c in found if c not in asked])), None)
     return (beyond or next((found for found in ranked if found), [None]))[0]
 
