@@ -35,10 +35,9 @@ _NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
     r"remarque|nota)\b"
 )
-_EXPLAINS = re.compile(
-    r"^\W*(?:because|since|as|weil|da|denn|car|parce que|porque|ya que|perche|poiche|to (?:find|get|calculate|"
-    rf"convert))\b|{_NOTE.pattern}"
-)
+#: The words that give a reason, folded or as written ("perché").
+_REASONS = "because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé]"
+_EXPLAINS = re.compile(rf"^\W*(?:as|da|{_REASONS}|to (?:find|get|calculate|convert))\b|{_NOTE.pattern}")
 _WORKING = re.compile(
     r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
     r"redonde(?:a|ado|ada)\s+a|arrotondat[oa]\s+a)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*"
@@ -200,7 +199,7 @@ _HEDGED = re.compile(
 #: time it happens in ("In 2024, since it is a leap year, …").
 _RESULT_BEFORE_REASON = re.compile(
     rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom )(?:{WRITTEN_NUMBER})"
-    r"(?:\s+[^\W\d_]+)?\s*,?\s*(?=(?:because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé])\b)",
+    rf"(?:\s+[^\W\d_]+)?\s*,?\s*(?=(?:{_REASONS})\b)",
     re.I,
 )
 _AFTER_MARKER = re.compile(
