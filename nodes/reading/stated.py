@@ -59,7 +59,7 @@ _LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+){_YES_OR_NO}\W*$")
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies, after it ("45 is not the largest") or before it ("not 15", "nicht 15").
 _DENIED_AFTER = re.compile(r"\s*(?:is|ist|est|es|e|are)\s+(?:not|nicht|pas|no|non)\b|\s*isn['’]t\b|\s*n['’]est\s+pas\b")
-_DENIED = re.compile(r"(?:\bnot|\bnicht|\bpas|\bnon|\bno|\bkein\w*|\bneither|\bnor|\bweder|\bni)\s+(?:\w+\s+)?$", re.I)
+_DENIED = re.compile(r"\b(?:not|nicht|pas|non|no|kein\w*|neither|nor|weder|ni)\s+(?:\w+\s+)?$", re.I)
 
 
 #: A question an answer asks or echoes ("Is 17 prime? 17 is not prime."), or restates in a short clause ("To check if
@@ -273,12 +273,9 @@ _NOT_THE_RESULT = frozenset([
 def _thousands_read(text: str, language: str) -> str:
     """Dots between groups of three digits read as thousands separators where they must be ("1.234.000") or where
     the answer is not English ("Ein Tag hat 1.440 Minuten."); "A day has 1.440 minutes" states 1.44."""
-
-    def read(match: re.Match[str]) -> str:
-        written = match.group(0)
-        return written.replace(".", "") if written.count(".") > 1 or language != "en" else written
-
-    return DOTTED_THOUSANDS.sub(read, text)
+    return DOTTED_THOUSANDS.sub(
+        lambda m: m.group(0).replace(".", "") if m.group(0).count(".") > 1 or language != "en" else m.group(0), text
+    )
 
 
 def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
@@ -299,13 +296,9 @@ def _concluding(text: str) -> str | None:
     """The sentence that states the result: the last one that concludes, else the last that states a number and
     explains nothing, else the first with a number."""
     sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
-    if not sentences:
-        return None
     concluding = [s for s in sentences if _CONCLUDES.search(fold(s))]
-    if concluding:
-        return concluding[-1]
     plain = [s for s in sentences if not _EXPLAINS.search(fold(s))]
-    return plain[-1] if plain else sentences[0]
+    return next((found[-1] for found in (concluding, plain, sentences[:1]) if found), None)
 
 
 def denied(text: str, at: int) -> bool:
