@@ -87,8 +87,8 @@ _ANSWER_LABEL = re.compile(
 )
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en realite|en realidad|"
-    r"in realta|anzi)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en r[ée]alit[ée]|en realidad|"
+    r"in realt[àa]|anzi)\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b",
     re.I,
 )
