@@ -82,8 +82,7 @@ _DEEPEST_BRACES = 20
 _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
 #: A label before the answer's result: "**Final Answer:** 972", "Antwort: Nein" (what comes before it is working).
 _ANSWER_LABEL = re.compile(
-    r"(?:^|(?<=[.!?]))[\s*#_]*(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta)(?:\s+final)?\W{0,3}:",
-    re.I | re.M,
+    r"\b(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta)(?:\s+final)?\W{0,3}:", re.I
 )
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
 _CORRECTION = re.compile(
@@ -103,10 +102,30 @@ def what_it_states(answer: str) -> str:
     offered = _without_closing_offers(answer)
     answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
-    cuts = [m.end() for m in _CORRECTION.finditer(answer)]  # "Step 1: … Sunday. **Answer:** … Monday." is Monday
-    cuts += [m.end() for m in _ANSWER_LABEL.finditer(answer) if not answer[: m.start()].rstrip(" *_#").endswith("?")]
-    cut = max((at for at in cuts if said and at <= said[-1]), default=0)
-    return _QUESTION.sub(" ? ", answer[cut:])  # "?": an answer to it follows
+    corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
+    labels = [
+        m.end() for m in _ANSWER_LABEL.finditer(answer) if said and m.end() <= said[-1] and _opens(answer, m.start())
+    ]
+    if labels and labels[-1] > max(corrections, default=0):  # "Step 1: … Sunday. **Answer:** Monday." is Monday
+        answer = _labelled(answer[labels[-1] :])
+    elif corrections:
+        answer = answer[corrections[-1] :]
+    return _QUESTION.sub(" ? ", answer)  # "?": an answer to it follows
+
+
+def _opens(text: str, at: int) -> bool:
+    """Whether `at` starts a line or a sentence of `text` (past markup): a label there is the answer's, one after a
+    question ("Is 7 prime? Answer: yes.") answers that question."""
+    before = text[:at].rstrip(" \t*#_")
+    return not before or before[-1] in "\n.!"
+
+
+def _labelled(text: str) -> str:
+    """What a label labels: the sentence after it, and the next line where that only leads to it ("Answer: it is:\n
+    132"); what follows is explanation ("**Answer:** 1700\n\nExplanation: 12 × 144 = 1728." states 1700)."""
+    lines = [line for line in text.split("\n") if re.search(r"[^\W_]", line)]
+    first = _SENTENCE_END.split(lines[0])[0]
+    return "\n".join([first, *lines[1:2]]) if first.rstrip(" *_").endswith(":") else first
 
 
 def _without_closing_offers(answer: str) -> str:

@@ -645,6 +645,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Quel jour vient après samedi ?", "Étape 1 : samedi, puis dimanche.\n\nRéponse : lundi."),
         ("How many minutes are in 3 hours?", "3 × 60 = 180 minutes.\n**Final answer:** 190 minutes"),
         ("Reverse the word 'basket'.", "The reversed word is 'teksab'. Or written differently: 'tekasb'."),  # two
+        # a label labels its own sentence: the working after it explains, it does not answer
+        ("What is 12 * 12 * 12?", "**Answer:** 1700\n\nExplanation: 12 × 12 = 144 and 144 × 12 = 1728."),
+        ("How many minutes are in 3.5 hours?", "Answer: 190 min. 210 minutes would be wrong."),
         # a correction written with its accents ("en réalité", "in realtà") takes back what came before
         ("Combien font 12 fois 11 ?", "12 fois 11 font 132, en réalité 121."),
         ("Quanto fa 12 per 11?", "12 per 11 fa 132, in realtà 121."),
@@ -787,6 +790,8 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Is 7 prime?", "Is 7 prime? Answer: yes."),  # a label answering a question asked is no cut
         ("Reverse the word 'basket'.", "Not 'tekasb' but 'teksab' ('basket' backwards)."),
         ("Combien font 12 fois 11 ?", "12 fois 11 font 121, en réalité 132."),
+        ("Round 2.675 to 2 decimal places.", "Answer: 2.68\n\nThe digit in the third place is 5."),
+        ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
