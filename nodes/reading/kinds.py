@@ -742,6 +742,8 @@ def _rounding(read: Request) -> Known | None:
     if len(numbers) != 1:
         return None
     value = numbers[0]
+    if abs(value) >= 1e15:  # beyond the digits a float holds ("Round 12345678901234567890.5")
+        return None
     stated, unit = decimal.Decimal(str(value)), decimal.Decimal(1).scaleb(-digits)
     if stated < 0 and stated % unit == -unit / 2:
         return None  # -2.5: -3 half away from zero, -2 half up; which the user means is a doubt

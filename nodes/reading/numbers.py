@@ -163,6 +163,7 @@ def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
     "primo" (prime, in Italian) as 1º, and "ventitré un numero" as 23 1."""
     from text_to_num import alpha2digit
 
+    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate ("\udcff"), which text2num cannot encode
     kept: list[str] = []
 
     def keep(match: re.Match[str]) -> str:
@@ -226,7 +227,10 @@ def numbers_in(text: str) -> list[float]:
         token = re.sub(r"['\s]", "", raw)  # 3'000, 3 000, and the narrow and no-break spaces
         if re.fullmatch(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", token):
             token = token.replace(",", "")
-        found.append(_number(token))
+        try:
+            found.append(_number(token))
+        except ValueError:  # "1,000 250,000": two numbers, each grouped its own way
+            found += numbers_in(" ; ".join(raw.split()))
     return found
 
 
@@ -314,7 +318,10 @@ def _value(node: ast.AST) -> float:
             raise NotComputable("power too large to check")
         if isinstance(node.op, ast.Div) and right == 0:
             raise NotComputable("division by zero")
-        result = float(_BINARY[type(node.op)](left, right))
+        try:
+            result = float(_BINARY[type(node.op)](left, right))
+        except (OverflowError, ZeroDivisionError) as exc:  # 999999 ** 64, 0 ** -1
+            raise NotComputable(f"no number: {exc}") from None
         if not math.isfinite(result) or abs(result) > _MAX_MAGNITUDE:
             raise NotComputable("result too large to check")
         return result

@@ -10,7 +10,6 @@ first "is" states; the yes or no it leads with; the weekday, letter or list it n
 from __future__ import annotations
 
 import decimal
-import itertools
 import logging
 import math
 import re
@@ -77,7 +76,6 @@ _OFFER = re.compile(
     r"lass\s+mich\s+wissen|n['’]h[ée]sitez\s+pas|av[ií]same|fammi\s+sapere)\b",
     re.I,
 )
-_DEEPEST_BRACES = 20
 #: Mathematics written in LaTeX ("\\( 27 \\times 36 = \\boxed{972} \\)", "$3{,}240$"), read as the text it shows.
 _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
 #: A label before the answer's result: "**Final Answer:** 972", "Antwort: Nein" (what comes before it is working).
@@ -139,12 +137,13 @@ def _without_closing_offers(answer: str) -> str:
 
 
 def _as_text(latex: str) -> str:
-    """What LaTeX mathematics shows, as text (pylatexenc): "\\frac{5}{6}" → "5/6", "\\times" → "×". Braces nested
-    deeper than any formula nests them are left as written (pylatexenc recurses once per brace)."""
-    if max(itertools.accumulate((c == "{") - (c == "}") for c in latex), default=0) > _DEEPEST_BRACES:
-        return latex
+    """What LaTeX mathematics shows, as text (pylatexenc): "\\frac{5}{6}" → "5/6", "\\times" → "×". LaTeX nested
+    deeper than Python's recursion limit (pylatexenc recurses once per brace or formula) is left as written."""
     latex = re.sub(r"\\[dt]frac\b", r"\\frac", latex.replace("%", r"\%").replace(r"\\%", r"\%"))
-    return f" {_latex_reader().latex_to_text(latex)} "
+    try:
+        return f" {_latex_reader().latex_to_text(latex)} "
+    except RecursionError:
+        return latex
 
 
 @cache

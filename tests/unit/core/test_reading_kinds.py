@@ -816,6 +816,12 @@ def test_a_right_answer_passes(request_text: str, answer: str) -> None:
         "Round 5 to -3 decimal places.",
         "Round 7.25 to 2.5 decimal places.",
         "How many letters are in 'x²'?",  # ² is no letter
+        # a power or a number no float holds, two numbers grouped each its own way (each raised)
+        "What is 0 to the power of -1?",
+        "What is 999999 to the power of 64?",
+        "Round 12345678901234567890123456789.5 to the nearest whole number.",
+        "What is 1,000 250,000 plus 7?",
+        "Sort ascending: 1,000 250,000, 7",
     ],
 )
 def test_bad_input_is_read_without_raising_and_decides_nothing(request_text: str) -> None:
@@ -846,6 +852,9 @@ def test_an_answer_built_to_stall_the_judge_is_judged_by_its_last_correction() -
         "\\(" + "{" * 3000 + "1" + "}" * 3000 + "\\)",  # LaTeX nested past any formula: pylatexenc recursed to death
         "Let me know" + ". ." * 4000,  # a closing offer made of sentence ends: read once, not once per way to split
         "$\\" * 4000,
+        "\\(" * 500 + "1" + "\\)" * 500,  # formulas nested in formulas: the same recursion without a brace
+        "Populations: 1,000 250,000.",  # two numbers grouped each its own way were read as one: ValueError
+        "Here it is\udcff",  # a lone surrogate, which text2num cannot encode
     ],
 )
 def test_an_answer_built_to_break_the_latex_or_offer_reading_is_judged_without_raising(built: str) -> None:
