@@ -53,6 +53,7 @@ from nodes.reading.lexicon import (
 from nodes.reading.numbers import (
     DOTTED_THOUSANDS,
     NUMBER_PROPERTIES,
+    ONE_COMMA_GROUP,
     expected_number,
     in_digits,
     numbers_in,
@@ -214,7 +215,8 @@ def _as_written(read: Request, *, scales: bool = True) -> bool:
 #: Letters whose place or count each language decides its own way: ñ (after n in Spanish), œ and æ (one letter or
 #: two), ß, and any letter outside the Latin alphabet once accents are folded.
 def _unsorted(text: str) -> bool:
-    return not fold(text).isascii() or "ñ" in unicodedata.normalize("NFC", text).casefold()
+    composed = unicodedata.normalize("NFC", text)  # "ﬁsh": 3 letters, or 4 as written out
+    return not fold(text).isascii() or "ñ" in composed.casefold() or unicodedata.normalize("NFKC", text) != composed
 
 
 def _word(read: Request, *families: str) -> str | None:
@@ -389,6 +391,8 @@ def _letter_shift(read: Request) -> Known | None:
     shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)
     if shifts > 1 or not read.only("after", "before", "comes", "letters", "alphabet", extra=[letter]):
         return None  # "the letter after the letter after B": not one step
+    if "es" in read.languages and letter in ("n", "o"):
+        return None  # the Spanish alphabet has ñ between n and o
     index = string.ascii_lowercase.index(letter) + (1 if after else -1)
     if not 0 <= index < 26:
         return None
@@ -443,6 +447,10 @@ def _items(read: Request) -> list[str]:
 
 
 _AROUND_ITEM = " .?!\"'“”‘’«»"
+#: An item sorted by its letters is a name: words of letters (not "Berlin. Thanks", "banana (case-insensitive)") and no
+#: word that asks or thanks ("kiwi, banana please", "b, a, c and then reverse it", "fig but put fig first").
+_NAME = re.compile(r"[^\W\d_]+(?:[\s'’,-]+[^\W\d_]+)*")  # "Smith, John; Doe, Jane"
+_NOT_AN_ITEM = frozenset(["please", "thanks", "thank", "bitte", "danke", "merci", "gracias", "grazie", "then", "but"])
 
 
 def _ordering(read: Request) -> Known | None:
@@ -454,8 +462,10 @@ def _ordering(read: Request) -> Known | None:
     if head.has("alphabetical"):
         if not head.only("order", "order_more", "alphabetical", "words"):
             return None
-        if any(re.search(r"\d", item) or _unsorted(item) for item in items):
-            return None  # "ñandu" after "nariz" in Spanish, "œuf" as "oeuf": each language sorts its own letters
+        if any(
+            not _NAME.fullmatch(item) or _unsorted(item) or _NOT_AN_ITEM.intersection(words_in(item)) for item in items
+        ):
+            return None  # "ñandu" after "nariz" in Spanish, "œuf" as "oeuf"; "banana (case-insensitive)", "fig, thanks"
         ordered = sorted(items, key=fold)
     else:
         digits = [in_digits(item, read.languages) for item in items]
@@ -617,6 +627,8 @@ def _weekday_shift(read: Request) -> Known | None:
         return None  # "the day after the day after Monday", "a week after Monday": more than one day on
     if _NEXT_NAMES_A_DATE.search(fold(read.rest)):
         return None  # "next Friday", "the Monday after next", "Friday next week": a date, not a day on
+    if read.numbers and not re.search(rf"\d\s+(?:{'|'.join(FAMILIES['days'])})\b", fold(read.rest)):
+        return None  # "the day after Friday 13", "Friday in week 3": a date or a week, not days on
     shift = int(read.numbers[0]) if read.numbers else 1
     return _weekday(read, (named[0] + (shift if after else -shift)) % 7)
 
@@ -742,6 +754,8 @@ def _rounding(read: Request) -> Known | None:
     if len(numbers) != 1:
         return None
     value = numbers[0]
+    if digits > 0 and ONE_COMMA_GROUP.search(read.rest):
+        return None  # "Round 2,675 to two decimal places": 2675 in English, and nothing to round; 2.675 meant?
     if abs(value) >= 1e15:  # beyond the digits a float holds ("Round 12345678901234567890.5")
         return None
     stated, unit = decimal.Decimal(str(value)), decimal.Decimal(1).scaleb(-digits)

@@ -71,7 +71,7 @@ _PERCENT = re.compile(rf"%|\b(?:per\s*cent|prozent|{_CENT})\b", re.I)
 #: German, French, Spanish and Italian write 1.234 for 1234 and English 1.234 for a decimal: nothing is decided.
 DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?!\d|[.,]\d)")  # never 0.125
 #: And 3,256 for 3.256, where English writes 3256.
-_ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
+ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(
     rf"({_NUMBER})\s*(?:{_PERCENT.pattern})\s+(?:of|von|de|di)\s+[$€£]?\s*"
     rf"({_NUMBER})(?![\d.,]|\s*(?:{_PERCENT.pattern}))",  # "50% of 50%" is a share of a share
@@ -143,6 +143,8 @@ def expected_number(request: str) -> ExpectedNumber | None:
     text = in_digits(request, languages)
     if (languages != ["en"] and DOTTED_THOUSANDS.search(text)) or unclear_commas(text, words):
         return None
+    if languages[:1] == ["en"] and re.search(r"\d\s+per\s+\d", text, re.I):
+        return None  # "60 per 3": 60 / 3 as a rate, or 60 × 3 as Italian's "per"
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # English: 1,500 km is fifteen hundred, 1,000 one thousand
     return _converted(text) or _calculated(text)
 
@@ -151,7 +153,7 @@ def unclear_commas(text: str, words: Sequence[str]) -> bool:
     """Whether `text` writes a number as 3,256 (3256 in English, 3.256 in German, French, Spanish and Italian) and
     does not say English: its `words` are not English before every other language, or it writes a letter English
     does not ("Arrondis 3,256 à deux décimales", whose "a" is English filler once folded)."""
-    if not _ONE_COMMA_GROUP.search(text):
+    if not ONE_COMMA_GROUP.search(text):
         return False
     return told_language(words) != "en" or bool(re.search(r"[^\W\da-zA-Z_]", text))
 
