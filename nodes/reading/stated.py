@@ -17,7 +17,16 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
-from nodes.reading.lexicon import ARTICLES, FAMILIES, LANGUAGES, fold, languages_of, weekdays, words_in
+from nodes.reading.lexicon import (
+    ARTICLES,
+    FAMILIES,
+    LANGUAGES,
+    LIST_SEPARATOR,
+    fold,
+    languages_of,
+    weekdays,
+    words_in,
+)
 from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -453,12 +462,20 @@ _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d+[.)][ \t]+(?=\S)")
 
 def in_order(answer: str, ordered: Sequence[str]) -> bool:
     """Every item is named, and the last naming of each comes after the one before it: an answer that echoes the
-    list first ("Sorted, kiwi, banana, cherry are: banana, cherry, kiwi") gives its own last."""
+    list first ("Sorted, kiwi, banana, cherry are: banana, cherry, kiwi") gives its own last; a list that holds more
+    ("1, 2, 2, 5, 9", "apple, banana, mango, zebra", "1, 2, 5, 9, 10") is another list."""
     answer = _ASIDE.sub(" ", _LIST_NUMBER.sub("", answer)).replace("−", "-")  # "2, 4, 7, 9 (from 9, 2, 7, 4)"
-    places = []
+    found = []
     for item in ordered:
-        found = list(re.finditer(rf"(?<!\w)(?<!\d\.){re.escape(item)}(?!\w|\.\d)", answer, re.I))  # not in 1.5
-        if not found:
+        named = list(re.finditer(rf"(?<!\w)(?<!\d\.){re.escape(item)}(?!\w|\.\d)", answer, re.I))  # not in 1.5
+        if not named:
             return False
-        places.append(found[-1].start())
-    return places == sorted(places)
+        found.append(named[-1])
+    listed = _LISTED.split(answer[found[0].start() : found[-1].end()])
+    more = re.match(rf"(?:{LIST_SEPARATOR})[^\W_]+(?:\s*[.!?\n]|$)", answer[found[-1].end() :], re.I)
+    return [m.start() for m in found] == sorted(m.start() for m in found) and (
+        len(listed) in (1, len(_LISTED.split(", ".join(ordered)))) and more is None  # "Doe, Jane, Smith, John"
+    )
+
+
+_LISTED = re.compile(LIST_SEPARATOR, re.I)

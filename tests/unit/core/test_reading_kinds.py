@@ -660,6 +660,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # a label labels its own sentence: the working after it explains, it does not answer
         ("What is 12 * 12 * 12?", "**Answer:** 1700\n\nExplanation: 12 × 12 = 144 and 144 × 12 = 1728."),
         ("How many minutes are in 3.5 hours?", "Answer: 190 min. 210 minutes would be wrong."),
+        # a list that holds more than the items is another list
+        ("Sort ascending: 5, 2, 9, 1", "1, 2, 5, 9, 10"),
+        ("Sort ascending: 5, 2, 9, 1", "1, 2, 2, 5, 9"),
+        ("Put in alphabetical order: zebra, apple, mango", "apple, banana, mango, zebra"),
         # a correction written with its accents ("en réalité", "in realtà") takes back what came before
         ("Combien font 12 fois 11 ?", "12 fois 11 font 132, en réalité 121."),
         ("Quanto fa 12 per 11?", "12 per 11 fa 132, in realtà 121."),
@@ -803,6 +807,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Reverse the word 'basket'.", "Not 'tekasb' but 'teksab' ('basket' backwards)."),
         ("Combien font 12 fois 11 ?", "12 fois 11 font 121, en réalité 132."),
         ("Round 2.675 to 2 decimal places.", "Answer: 2.68\n\nThe digit in the third place is 5."),
+        ("Sort ascending: 5, 2, 9, 1", "The sorted list is 1, 2, 5 and 9 and that is ascending."),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
