@@ -226,14 +226,18 @@ def numbers_in(text: str) -> list[float]:
     """Every number a text states, with thousands separators (3,000 · 3 000 · 3'000) and decimal commas read."""
     found = []
     for raw in re.findall(WRITTEN_NUMBER, text):
-        token = re.sub(r"['\s]", "", raw)  # 3'000, 3 000, and the narrow and no-break spaces
-        if re.fullmatch(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", token):
-            token = token.replace(",", "")
         try:
-            found.append(_number(token))
-        except ValueError:  # "1,000 250,000": two numbers, each grouped its own way
-            found += numbers_in(" ; ".join(raw.split()))
+            found.append(_grouped(raw))
+        except ValueError:  # "1,000 250,000", "1,000'250,000": two numbers, each grouped its own way
+            found += [float(part.replace(",", "")) for part in re.split(r"['\s]+", raw) if part]
     return found
+
+
+def _grouped(written: str) -> float:
+    token = re.sub(r"['\s]", "", written)  # 3'000, 3 000, and the narrow and no-break spaces
+    if re.fullmatch(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", token):
+        token = token.replace(",", "")
+    return _number(token)
 
 
 def _calculated(request: str) -> ExpectedNumber | None:

@@ -871,6 +871,7 @@ def test_an_answer_built_to_stall_the_judge_is_judged_by_its_last_correction() -
         "$\\" * 4000,
         "\\(" * 500 + "1" + "\\)" * 500,  # formulas nested in formulas: the same recursion without a brace
         "Populations: 1,000 250,000.",  # two numbers grouped each its own way were read as one: ValueError
+        "Populations: 1,000'250,000.",
         "Here it is\udcff",  # a lone surrogate, which text2num cannot encode
     ],
 )
