@@ -368,14 +368,17 @@ def _capitals(read: Request) -> bool:
 
 
 def _names_whole(result: str, *, case: bool, besides: str = "") -> Callable[[str], bool]:
-    """The answer names `result`; with `besides` (the word reversed), no other arrangement of its letters ("'teksab',
-    or written differently 'tekasb'" offers two)."""
+    """The answer names `result`; with `besides` (the word reversed), offers no other arrangement of its letters as
+    another answer ("'teksab', or written differently 'tekasb'"; "'stop' uses the same letters" offers none)."""
     pattern = re.compile(rf"(?<![\w]){re.escape(result)}(?![\w])", 0 if case else re.I)
     letters, own = sorted(result.casefold()), {result.casefold(), besides.casefold()}
 
     def holds(answer: str) -> bool:
         words = [m for m in re.finditer(r"[\"'“‘«„]?([^\W\d_]+)", answer) if not denied(answer, m.start())]
-        others = besides and any(sorted(w := m.group(1).casefold()) == letters and w not in own for m in words)
+        offered = (
+            m for m in words if re.search(rf"(?<![\w-]){OR}\s", answer[max(0, m.start() - 40) : m.start()], re.I)
+        )
+        others = besides and any(sorted(w := m.group(1).casefold()) == letters and w not in own for m in offered)
         return not others and any(not denied(answer, m.start()) for m in pattern.finditer(answer))
 
     return holds

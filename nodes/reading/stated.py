@@ -18,10 +18,11 @@ from functools import cache
 from typing import Any
 
 from nodes.reading.lexicon import (
+    AND,
     ARTICLES,
     FAMILIES,
     LANGUAGES,
-    LIST_SEPARATOR,
+    OR,
     fold,
     languages_of,
     weekdays,
@@ -93,8 +94,7 @@ _ANSWER_LABEL = re.compile(
 )
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en r[ée]alit[ée]|en realidad|"
-    r"in realt[àa]|anzi)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en realidad|anzi)\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b",
     re.I,
 )
@@ -110,11 +110,9 @@ def what_it_states(answer: str) -> str:
     answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
     corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
-    labels = [
-        m.end() for m in _ANSWER_LABEL.finditer(answer) if said and m.end() <= said[-1] and _opens(answer, m.start())
-    ]
-    if labels and labels[-1] > max(corrections, default=0):  # "Step 1: … Sunday. **Answer:** Monday." is Monday
-        answer = _labelled(answer[labels[-1] :])
+    labels = [m for m in _ANSWER_LABEL.finditer(answer) if said and m.end() <= said[-1] and _opens(answer, m.start())]
+    if labels and labels[-1].end() > max(corrections, default=0):  # "Step 1: … Sunday. **Answer:** Monday."
+        answer = _labelled(answer, labels[-1])
     elif corrections:
         answer = answer[corrections[-1] :]
     return _QUESTION.sub(" ? ", answer)  # "?": an answer to it follows
@@ -127,12 +125,21 @@ def _opens(text: str, at: int) -> bool:
     return not before or before[-1] in "\n.!"
 
 
-def _labelled(text: str) -> str:
-    """What a label labels: the sentence after it, and the next line where that only leads to it ("Answer: it is:\n
-    132"); what follows is explanation ("**Answer:** 1700\n\nExplanation: 12 × 144 = 1728." states 1700)."""
-    lines = [line for line in text.split("\n") if re.search(r"[^\W_]", line)]
-    first = _SENTENCE_END.split(lines[0])[0]
-    return "\n".join([first, *lines[1:2]]) if first.rstrip(" *_").endswith(":") else first
+def _labelled(answer: str, label: re.Match[str]) -> str:
+    """What a label labels, from the label on: the paragraph it opens ("**Answer:** 1700\n\nExplanation: … = 1728."
+    states 1700) and the next where that one leads to it ("Answer: the sorted list is:\n\n2\n4"); a label alone on
+    its line opens all that follows, up to a heading ("**Final answer:**\n\n1728\n\n**Explanation:** 12 × 144")."""
+    rest = answer[label.end() :]
+    if re.search(r"[^\W_]", rest.split("\n", 1)[0]):
+        paragraphs = re.split(r"\n\s*\n", rest)
+        rest = "\n\n".join(paragraphs[:2] if paragraphs[0].rstrip(" *_").endswith((":", "?")) else paragraphs[:1])
+    elif (heading := _HEADING.search(rest)) and re.search(r"[^\W_]", rest[: heading.start()]):
+        rest = rest[: heading.start()]
+    return answer[label.start() : label.end()] + rest
+
+
+#: A heading that opens a part of its own: "**Explanation:**", "Check:", "Step 1:".
+_HEADING = re.compile(r"\n[\s*#_]*[^\W\d_][^\n:]{0,30}:")
 
 
 def _without_closing_offers(answer: str) -> str:
@@ -471,11 +478,15 @@ def in_order(answer: str, ordered: Sequence[str]) -> bool:
         if not named:
             return False
         found.append(named[-1])
-    listed = _LISTED.split(answer[found[0].start() : found[-1].end()])
-    more = re.match(rf"(?:{LIST_SEPARATOR})[^\W_]+(?:\s*[.!?\n]|$)", answer[found[-1].end() :], re.I)
-    return [m.start() for m in found] == sorted(m.start() for m in found) and (
-        len(listed) in (1, len(_LISTED.split(", ".join(ordered)))) and more is None  # "Doe, Jane, Smith, John"
-    )
+    if [m.start() for m in found] != sorted(m.start() for m in found):
+        return False
+    span = answer[found[0].start() : found[-1].end()]
+    if "\n" in span or re.search(r"[.!?]\s", span):
+        return True  # one item a line, or a sentence that names an item again ("9 is the largest"): no count
+    item = r"-?\d[\d.,]*" if all(re.fullmatch(r"-?[\d.,]+", i) for i in ordered) else r"[^\W\d_]+"
+    more = re.match(rf"(?:{_LISTED.pattern}){item}(?:\s*[.!?\n]|$)", answer[found[-1].end() :], re.I)
+    return more is None and len(_LISTED.split(span)) in (1, len(_LISTED.split(", ".join(ordered))))
 
 
-_LISTED = re.compile(LIST_SEPARATOR, re.I)
+#: What stands between listed items: a comma or semicolon before a space ("1,25" is one number), an "and", an "or".
+_LISTED = re.compile(rf"[,;]\s+(?:(?:{AND}|{OR})\s+)?|\s+(?:{AND}|{OR}|&)\s+", re.I)

@@ -664,9 +664,6 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Sort ascending: 5, 2, 9, 1", "1, 2, 5, 9, 10"),
         ("Sort ascending: 5, 2, 9, 1", "1, 2, 2, 5, 9"),
         ("Put in alphabetical order: zebra, apple, mango", "apple, banana, mango, zebra"),
-        # a correction written with its accents ("en réalité", "in realtà") takes back what came before
-        ("Combien font 12 fois 11 ?", "12 fois 11 font 132, en réalité 121."),
-        ("Quanto fa 12 per 11?", "12 per 11 fa 132, in realtà 121."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -805,9 +802,21 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("What day comes after Saturday?", "Saturday is day 6, Monday day 1.\n**Answer:** Sunday"),
         ("Is 7 prime?", "Is 7 prime? Answer: yes."),  # a label answering a question asked is no cut
         ("Reverse the word 'basket'.", "Not 'tekasb' but 'teksab' ('basket' backwards)."),
-        ("Combien font 12 fois 11 ?", "12 fois 11 font 121, en réalité 132."),
         ("Round 2.675 to 2 decimal places.", "Answer: 2.68\n\nThe digit in the third place is 5."),
         ("Sort ascending: 5, 2, 9, 1", "The sorted list is 1, 2, 5 and 9 and that is ascending."),
+        # found by a review of the label and list rules: a label alone on its line opens what follows up to a heading,
+        # a label's paragraph that leads on ("is:", "= ?") opens the next; a sentence after a list names no item
+        ("What is 12 times 11?", "Answer:\n\n**Step 1:** 12 × 10 = 120\n**Step 2:** 120 + 12 = 132"),
+        ("What is 12 times 11?", "Answer: 12 × 11 = ?\n\n12 × 11 = 132"),
+        ("What is 12 times 11?", "Answer: Approx. 132"),
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "Answer: The sorted list is:\n\n2\n4\n7\n9"),
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "2, 4, 7, 9\n\nThe largest number, 9, comes last."),
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "2, 4, 7, 9, ascending."),
+        ("Sortiere aufsteigend: 3,5; 1,25; 10", "1,25 < 3,5 < 10"),
+        (
+            "Reverse 'tops'",
+            "The reverse of 'tops' is 'spot'. Fun fact: 'stop', 'post' and 'pots' use the same letters!",
+        ),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
