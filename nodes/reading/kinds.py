@@ -450,10 +450,17 @@ def _items(read: Request) -> list[str]:
 
 
 _AROUND_ITEM = " .?!\"'“”‘’«»"
-#: An item sorted by its letters is a name: words of letters (not "Berlin. Thanks", "banana (case-insensitive)") and no
-#: word that asks or thanks ("kiwi, banana please", "b, a, c and then reverse it", "fig but put fig first").
+#: An item sorted by its letters is a name: words of letters (not "Berlin. Thanks", "banana (case-insensitive)").
 _NAME = re.compile(r"[^\W\d_]+(?:[\s'’,-]+[^\W\d_]+)*")  # "Smith, John; Doe, Jane"
-_NOT_AN_ITEM = frozenset(["please", "thanks", "thank", "bitte", "danke", "merci", "gracias", "grazie", "then", "but"])
+
+
+def _not_names(items: list[str]) -> bool:
+    """Whether the items hold more than names: a last item, where a request's closing words attach, of filler alone
+    ("fig, thanks", "uva, por favor") or longer than every other ("banana pls", "kiwi s'il te plaît", "c and then
+    reverse it"); "New York, Boston, Los Angeles" and "the, quick, brown, fox" are names."""
+    words = [len(item.split()) for item in items]
+    closing = all(w in FILLER for w in words_in(items[-1])) or words[-1] > max(words[:-1])
+    return closing or not all(_NAME.fullmatch(item) for item in items)
 
 
 def _ordering(read: Request) -> Known | None:
@@ -465,10 +472,8 @@ def _ordering(read: Request) -> Known | None:
     if head.has("alphabetical"):
         if not head.only("order", "order_more", "alphabetical", "words"):
             return None
-        if any(
-            not _NAME.fullmatch(item) or _unsorted(item) or _NOT_AN_ITEM.intersection(words_in(item)) for item in items
-        ):
-            return None  # "ñandu" after "nariz" in Spanish, "œuf" as "oeuf"; "banana (case-insensitive)", "fig, thanks"
+        if _not_names(items) or any(_unsorted(item) for item in items):
+            return None  # "ñandu" after "nariz" in Spanish, "œuf" as "oeuf": each language sorts its own letters
         ordered = sorted(items, key=fold)
     else:
         digits = [in_digits(item, read.languages) for item in items]

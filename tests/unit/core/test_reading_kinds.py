@@ -175,6 +175,9 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "Sort alphabetically: kiwi, apple, banana (case-insensitive)",
         "Sort alphabetically: b, a, c and then reverse it",
         "Sort alphabetically: Paris, London, Berlin. Thanks",
+        "Sort alphabetically: kiwi, apple, banana pls",  # closing words the request ends with, in any language
+        "Trie par ordre alphabétique : poire, pomme, kiwi s'il te plaît",
+        "Ordena alfabéticamente: pera, manzana, uva, por favor",
         "What's 60 per 3?",  # 20 as a rate, 180 as Italian's "per"
         "Round 2,675 to two decimal places",  # 2675 in English, nothing to round: 2.675 meant?
         "¿Qué letra viene después de la n?",  # ñ
@@ -405,6 +408,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuánto es 10 entre 2?", "5"),
         ("whats 5x5", "25"),
         ("Alphabetize: Smith, John; Doe, Jane", "Doe, Jane, Smith, John"),  # semicolons part the items
+        ("Sort alphabetically: New York, Boston, Los Angeles", "Boston, Los Angeles, New York"),  # names of two words
+        ("Sort these words alphabetically: the, quick, brown, fox", "brown, fox, quick, the"),  # a filler word as item
         ("Sort alphabetically: 'cat', 'apple', 'bob'", "apple, bob, cat"),
         ("Combien fait 12 au carré ?", "144"),
         ("¿Cuánto es 2 elevado a 10?", "1024"),
