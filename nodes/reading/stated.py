@@ -139,7 +139,7 @@ def _labelled(answer: str, label: re.Match[str]) -> str:
 
 
 #: A heading that opens a part of its own: "**Explanation:**", "Check:", "Step 1:".
-_HEADING = re.compile(r"\n[\s*#_]*[^\W\d_][^\n:]{0,30}:")
+_HEADING = re.compile(r"\n[ \t*#_]*[^\W\d_][^\n:]{0,30}:")  # one line at a time: a run of blank lines is read once
 
 
 def _without_closing_offers(answer: str) -> str:
