@@ -10,6 +10,7 @@ first "is" states; the yes or no it leads with; the weekday, letter or list it n
 from __future__ import annotations
 
 import decimal
+import itertools
 import logging
 import math
 import re
@@ -18,11 +19,10 @@ from functools import cache
 from typing import Any
 
 from nodes.reading.lexicon import (
-    AND,
     ARTICLES,
     FAMILIES,
     LANGUAGES,
-    OR,
+    LIST_SEPARATOR,
     fold,
     languages_of,
     weekdays,
@@ -465,28 +465,34 @@ _WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
 
 #: A numbered list's numbers ("1. 4\n2. 9"): no naming of an item.
 _LIST_NUMBER = re.compile(r"(?m)^[ \t]*\d+[.)][ \t]+(?=\S)")
+#: What stands between a list's items: a comma, a semicolon, an "and" or "or" (`LIST_SEPARATOR`), a "<" or ">" of a
+#: chain ("1,25 < 3,5 < 10"), one line break with a bullet or not ("2\n4", "- 2\n- 4", "3.\n7."; a blank line ends a
+#: list).
+_BETWEEN = rf"(?:{LIST_SEPARATOR}|\s*[<>≤≥→]\s*|\.?[ \t]*\n[ \t]*(?:[-*•][ \t]*)?)"
 
 
 def in_order(answer: str, ordered: Sequence[str]) -> bool:
-    """Every item is named, and the last naming of each comes after the one before it: an answer that echoes the
-    list first ("Sorted, kiwi, banana, cherry are: banana, cherry, kiwi") gives its own last; a list that holds more
-    ("1, 2, 2, 5, 9", "apple, banana, mango, zebra", "1, 2, 5, 9, 10") is another list."""
+    """The answer's last list (items one after another with only separators between) is the items in order and no
+    other item stands beside it: an answer that echoes the list first ("Sorting kiwi, banana, cherry gives banana,
+    cherry, kiwi") gives its own last; one that holds more ("1, 2, 5, 9, 10", "2\n4\n7\n9\n11", "kiwi, kiwi") is
+    another list. Named in a sentence, not as a list, each item's last naming comes after the one before it."""
     answer = _ASIDE.sub(" ", _LIST_NUMBER.sub("", answer)).replace("−", "-")  # "2, 4, 7, 9 (from 9, 2, 7, 4)"
-    found = []
-    for item in ordered:
-        named = list(re.finditer(rf"(?<!\w)(?<!\d\.){re.escape(item)}(?!\w|\.\d)", answer, re.I))  # not in 1.5
-        if not named:
-            return False
-        found.append(named[-1])
-    if [m.start() for m in found] != sorted(m.start() for m in found):
+    by_name = {item.casefold(): item for item in ordered}
+    names = "|".join(re.escape(item) for item in sorted(ordered, key=len, reverse=True))
+    named = list(re.finditer(rf"(?<!\w)(?<!\d\.)(?:{names})(?!\w|\.\d)", answer, re.I))  # not in 1.5
+    if {by_name[m.group(0).casefold()] for m in named} != set(ordered):
         return False
-    span = answer[found[0].start() : found[-1].end()]
-    if "\n" in span or re.search(r"[.!?]\s", span):
-        return True  # one item a line, or a sentence that names an item again ("9 is the largest"): no count
-    item = r"-?\d[\d.,]*" if all(re.fullmatch(r"-?[\d.,]+", i) for i in ordered) else r"[^\W\d_]+"
-    more = re.match(rf"(?:{_LISTED.pattern}){item}(?:\s*[.!?\n]|$)", answer[found[-1].end() :], re.I)
-    return more is None and len(_LISTED.split(span)) in (1, len(_LISTED.split(", ".join(ordered))))
-
-
-#: What stands between listed items: a comma or semicolon before a space ("1,25" is one number), an "and", an "or".
-_LISTED = re.compile(rf"[,;]\s+(?:(?:{AND}|{OR})\s+)?|\s+(?:{AND}|{OR}|&)\s+", re.I)
+    runs = [[named[0]]]
+    for before, after in itertools.pairwise(named):
+        joined = re.fullmatch(_BETWEEN, answer[before.end() : after.start()], re.I)
+        runs[-1:] = [[*runs[-1], after]] if joined else [runs[-1], [after]]
+    listed = [run for run in runs if len(run) > 1]
+    if not listed:  # "First banana, then cherry, and kiwi last."
+        last = {by_name[m.group(0).casefold()]: m.start() for m in named}
+        return [last[item] for item in ordered] == sorted(last.values())
+    run = listed[-1]
+    numeric = all(re.fullmatch(r"-?[\d.,]+", item) for item in ordered)
+    item = r"-?\d+(?:[.,]\d+)*" if numeric else r"[^\W\d_]+"
+    more_after = re.match(rf"{_BETWEEN}{item}\.?(?:\s*$|\s*\n|{_BETWEEN}|[!?]|\.\s)", answer[run[-1].end() :], re.I)
+    more_before = numeric and re.search(rf"(?:^|[\s:(]){item}{_BETWEEN}$", answer[: run[0].start()], re.I)
+    return [by_name[m.group(0).casefold()] for m in run] == list(ordered) and not (more_after or more_before)

@@ -669,6 +669,18 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Sort ascending: 5, 2, 9, 1", "1, 2, 5, 9, 10"),
         ("Sort ascending: 5, 2, 9, 1", "1, 2, 2, 5, 9"),
         ("Put in alphabetical order: zebra, apple, mango", "apple, banana, mango, zebra"),
+        # more than one item more, before the items, a duplicate, one item a line, a chain
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "2, 4, 7, 9, 10 and 12"),
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "1, 2, 4, 7, 9"),
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "2, 2, 4, 7, 9"),
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "- 2\n- 4\n- 7\n- 9\n- 11"),
+        ("Sort these numbers in ascending order: 9, 2, 7, 4", "2 < 4 < 7 < 9 < 11"),
+        ("Sort alphabetically: kiwi, banana, cherry", "banana, cherry, kiwi, mango, papaya"),
+        ("Sort alphabetically: kiwi, banana, cherry", "banana\ncherry\nkiwi\nkiwi"),
+        (
+            "Sort alphabetically: Smith, John; Doe, Jane; Brown, Alice",
+            "Brown, Alice; Doe, Jane; Smith, John; Smith, Anna",
+        ),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -821,6 +833,15 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         (
             "Reverse 'tops'",
             "The reverse of 'tops' is 'spot'. Fun fact: 'stop', 'post' and 'pots' use the same letters!",
+        ),
+        # the last list is the answer's: the sentences after it name items again, the one before it echoes them
+        (
+            "Sort these numbers in ascending order: 9, 2, 7, 4",
+            "The numbers in ascending order are: 2, 4, 7, 9. The smallest is 2 and the largest is 9.",
+        ),
+        (
+            "Sort alphabetically: kiwi, banana, cherry",
+            "banana, cherry, kiwi\n\nKiwi comes last because K comes after C.",
         ),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
