@@ -30,7 +30,7 @@ from nodes.reading.lexicon import (
 )
 from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
 #: The words that turn from a working to its result within a sentence.
 _SO_WORDS = "so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque"
 _SO = re.compile(rf"\b(?:{_SO_WORDS})\b")
@@ -46,9 +46,14 @@ _NOTE = re.compile(
 )
 #: The words that give a reason, folded or as written ("perché").
 _REASONS = "because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé]"
-_EXPLAINS = re.compile(rf"^\W*(?:as|da|{_REASONS}|to (?:find|get|calculate|convert))\b|{_NOTE.pattern}")
+#: A sentence that explains or checks the result, not states it ("Since …", "To find …", "On peut vérifier : …").
+_EXPLAINS = re.compile(
+    rf"^\W*(?:as|da|{_REASONS}|to (?:find|get|calculate|convert))\b|{_NOTE.pattern}"
+    r"|\b(?:check|verify|verifier|verifions|prufen|uberprufen|comprobar|comprobamos|controllare|controlliamo|"
+    r"verificare|verifichiamo)\b[^.!?\n:]{0,30}:"
+)
 _WORKING = re.compile(
-    r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
+    r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|\bgets?\b|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
     r"redonde(?:a|ado|ada)\s+a|arrotondat[oa]\s+a)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*"
 )
 _IS = re.compile(
@@ -92,10 +97,11 @@ _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\
 _ANSWER_LABEL = re.compile(
     r"\b(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta)(?:\s+final)?\W{0,3}:", re.I
 )
-#: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no".
+#: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no"; "in fact" only where
+#: a short statement follows ("132, en réalité 121."), not a remark ("En réalité, on peut vérifier : …").
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|eigentlich|en fait|en realidad|anzi)\b"
-    r"|(?:\.{3}|…)\s*(?:no|nein|non)\b",
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|anzi)\b|(?:\.{3}|…)\s*(?:no|nein|non)\b"
+    r"|\b(?P<in_fact>eigentlich|en fait|en r[ée]alit[ée]|en realidad|in realt[àa])\b",
     re.I,
 )
 
@@ -109,13 +115,28 @@ def what_it_states(answer: str) -> str:
     offered = _without_closing_offers(answer)
     answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
     said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
-    corrections = [m.end() for m in _CORRECTION.finditer(answer) if said and m.end() <= said[-1]]
+    corrections = [
+        m.end()
+        for m in _CORRECTION.finditer(answer)
+        if said and m.end() <= said[-1] and (not m.group("in_fact") or _corrects(answer, m.end()))
+    ]
     labels = [m for m in _ANSWER_LABEL.finditer(answer) if said and m.end() <= said[-1] and _opens(answer, m.start())]
     if labels and labels[-1].end() > max(corrections, default=0):  # "Step 1: … Sunday. **Answer:** Monday."
         answer = _labelled(answer, labels[-1])
     elif corrections:
         answer = answer[corrections[-1] :]
     return _QUESTION.sub(" ? ", answer)  # "?": an answer to it follows
+
+
+def _corrects(text: str, at: int) -> bool:
+    """Whether what follows an "in fact" at `at` states a result: four words at most to its sentence's end, no colon,
+    no working without its result ("Cela donne 3,15, en réalité 3,14.", "En réalité, c'est mercredi."; "En réalité,
+    c'est simple : 12 × 10 = 120", "In realtà, basta fare 10 × 7 + 8 × 7." and "En réalité, la semaine commence le
+    lundi." explain)."""
+    sentence = re.match(r"[^:\n]*?(?:[.!?](?=\s|$)|\n|$)", text[at:])
+    if sentence is None or len(words_in(sentence.group(0))) > 4:
+        return False
+    return "=" in sentence.group(0) or not re.search(r"\d\s*[-+×*/÷x]\s*\d", sentence.group(0))
 
 
 def _opens(text: str, at: int) -> bool:
@@ -241,6 +262,11 @@ _AFTER_MARKER = re.compile(
     rf"circa|esattamente)?\s*\**\s*({WRITTEN_NUMBER})(?![.,]?\d)"
     r"(?!\s*(?:decimal|places?|digits?|significant|nachkommastellen?|stellen?|decimales?|decimali|cifre))"
 )
+#: An operation after a number: what "is" or a colon leads to is a working's start ("Die Antwort: 15 mal 14 ist
+#: 210."), what "=" leads to may be one written another way ("144 = 12 × 12").
+_OPERATION_NEXT = re.compile(
+    r"\s*(?:[-+*/×÷^]|(?:times|mal|fois|per|por|plus|minus|moins|menos|meno|mas|piu|x)\b)\s*\(?\d"
+)
 
 
 def _ends_with(sentence: str, number: float) -> bool:
@@ -266,10 +292,12 @@ def _turned(sentence: str) -> str:
 def _result(folded: str) -> tuple[str, str] | None:
     """The number a concluding sentence states — after its last working, else after what it "is", else the one that
     "is" something ("Among 91, 57 and 12, 57 is the largest.") — and the word written right after it."""
-    markers = [*list(_WORKING.finditer(folded))[-1:], *_IS.finditer(folded)]
+    working = list(_WORKING.finditer(folded))[-1:]
+    after = [_AFTER_MARKER.match(folded, marker.end()) for marker in [*working, *_IS.finditer(folded)]]
+    after[len(working) :] = [m for m in after[len(working) :] if m and not _OPERATION_NEXT.match(folded, m.end())]
     written = re.finditer(rf"({WRITTEN_NUMBER})", folded)
     stated = (
-        next((m for marker in markers if (m := _AFTER_MARKER.match(folded, marker.end()))), None)
+        next((m for m in after if m), None)
         or next((m for m in _NUMBER_THAT_IS.finditer(folded) if _is_the_result(words_in(m.group(2)))), None)
         or next((m for m in written if not (denied(folded, m.start()) or _DENIED_AFTER.match(folded, m.end()))), None)
     )

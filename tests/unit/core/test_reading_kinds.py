@@ -681,6 +681,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
             "Sort alphabetically: Smith, John; Doe, Jane; Brown, Alice",
             "Brown, Alice; Doe, Jane; Smith, John; Smith, Anna",
         ),
+        # "en réalité", "in realtà" correct with a short statement
+        ("Combien font 12 fois 11 ?", "12 fois 11 font 132, en réalité 121."),
+        ("Quel jour vient après mardi ?", "C'est mercredi, en réalité jeudi."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -843,6 +846,22 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "Sort alphabetically: kiwi, banana, cherry",
             "banana, cherry, kiwi\n\nKiwi comes last because K comes after C.",
         ),
+        # "in fact" before a remark corrects nothing; a check after the result states none
+        ("Escribe 'perro' al revés", "Al revés, 'perro' se escribe 'orrep'. En realidad, solo hay que leer al revés."),
+        (
+            "Quel jour vient après mardi ?",
+            "Le jour après mardi est mercredi. En réalité, la semaine commence le lundi.",
+        ),
+        ("Quanto fa 18 per 7?", "Il risultato è 126. In realtà, basta fare 10 × 7 + 8 × 7."),
+        ("Quanto fa 18 per 7?", "Risposta: 116. In realtà, 18 × 7 = 126."),
+        ("Combien font 12 fois 11 ?", "12 × 11 = 132. En réalité, on peut vérifier : 132 ÷ 11 = 12."),
+        ("What is 144 divided by 12?", "144 ÷ 12 = 12.\n\nCheck: 12 × 12 = 144 ✓"),
+        # a working after "is" or a colon is no result, one after "=" may be; "to get" gives a result
+        ("Was ist 15 mal 14?", "Die Antwort: 15 mal 14 ist 210."),
+        ("What's the square root of 144?", "144 = 12 × 12"),
+        ("What is 5 - 10?", "It's 5 below zero, i.e. -5"),
+        ("What is 12 times 11?", "Answer:\n1. Multiply 12 by 10 to get 120.\n2. Add 12 to get 132."),
+        ("What is 2 to the power of 10?", "Answer: 2^10 = 2 × 2 × ... × 2 = 1024."),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
