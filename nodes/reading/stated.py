@@ -453,17 +453,40 @@ def _names_property(text: str, number: int, says: frozenset[str], opposite: froz
     return None
 
 
+#: Where an answer turns to its conclusion (folded): a "so" word, "the answer is", an arrow.
+_CONCLUSION = re.compile(
+    rf"\b(?:{_SO_WORDS})\b|\b(?:{'|'.join(_RESULT_NAMES)})\W{{0,3}}(?::|\b(?:is|ist|est|es|e)\b)|→"
+)
+
+
+def _concluded_word(folded: str) -> str | None:
+    """The word an answer's last conclusion ends its sentence with, not denied ("…, so the 25th is a Thursday."
+    → thursday, "so: L" → l); "so Tuesday is the day before that" and "So Wednesday would be two days on" end with
+    none."""
+    conclusions = [m.end() for m in _CONCLUSION.finditer(folded)]
+    if not conclusions:
+        return None
+    clause = folded[conclusions[-1] :].split("\n", 1)[0]
+    word = re.search(r"([^\W\d_]+)\W*$", re.split(r"[.!?]", clause, maxsplit=1)[0])
+    return None if word is None or denied(folded, conclusions[-1] + word.start()) else word.group(1)
+
+
 def stated_weekday(answer: str, request: str) -> int | None:
-    """The weekday an answer states: the first it names and does not deny ("Not Wednesday but Thursday") beyond the
-    request's own, one naming of each taken away ("Tuesday. So Wednesday would be two days on."; "The day after
-    Tuesday is Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it
-    offers two ("Friday or Saturday")."""
+    """The weekday an answer states: the one its conclusion ends with ("The 24th is a Wednesday, so the 25th is a
+    Thursday."), else the first it names and does not deny ("Not Wednesday but Thursday") beyond the request's own,
+    one naming of each taken away ("Tuesday. So Wednesday would be two days on."; "The day after Tuesday is
+    Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers two
+    ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
     if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
+    asked = [names[w] for w in words_in(request) if w in names]
+    concluded = names.get(_concluded_word(folded) or "")
+    if concluded is not None and concluded not in asked:
+        return concluded
     named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
     beyond = [day for m, day in named if not denied(folded, m.start())]
-    for day in (names[w] for w in words_in(request) if w in names):
+    for day in asked:
         if day in beyond:
             beyond.remove(day)
     if beyond:
@@ -473,12 +496,16 @@ def stated_weekday(answer: str, request: str) -> int | None:
 
 
 def stated_letter(answer: str, request: str) -> str | None:
-    """The single letter an answer states, beyond those the request names: the first quoted one, else the first
+    """The single letter an answer states, beyond those the request names: the one its conclusion ends with, else the
+    first quoted one, else the first
     capital standing alone ("The letter after G is H. I hope this helps."), else the first small one ("It's a z");
     a denied one ("not J") is none, nor a capital that is a word before a small word ("I think it's H", "È la I",
     "A simple way …") unless no other letter is named ("A comes before B")."""
-    quoted = re.finditer(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
     asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
+    concluded = _concluded_word(fold(answer)) or ""
+    if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
+        return concluded
+    quoted = re.finditer(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
     standing = [m for m in re.finditer(r"(?<![\w'’-])([^\W\d_])(?![\w'’-])", answer) if not denied(answer, m.start())]
     capitals = [m for m in standing if m.group(1).isupper()]
     alone = [m for m in capitals if not _WORD_LETTER.match(answer, m.start())]

@@ -684,6 +684,11 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # "en réalité", "in realtà" correct with a short statement
         ("Combien font 12 fois 11 ?", "12 fois 11 font 132, en réalité 121."),
         ("Quel jour vient après mardi ?", "C'est mercredi, en réalité jeudi."),
+        # a weekday or a letter is the one the conclusion ends with, not the first named
+        ("What day of the week is 25 December 2025?", "The 24th is a Thursday, so the 25th is a Friday."),
+        ("What day comes after Sunday?", "Monday is the day before Tuesday, so the answer is Tuesday."),
+        ("Quel jour était le 14 juillet 1789 ?", "Le 13 juillet 1789 était un mardi, donc le 14 était un mercredi."),
+        ("What letter comes before M?", "L comes after K, so the letter before M is K."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -862,6 +867,11 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("What is 5 - 10?", "It's 5 below zero, i.e. -5"),
         ("What is 12 times 11?", "Answer:\n1. Multiply 12 by 10 to get 120.\n2. Add 12 to get 132."),
         ("What is 2 to the power of 10?", "Answer: 2^10 = 2 × 2 × ... × 2 = 1024."),
+        ("What day of the week is 25 December 2025?", "The 24th is a Wednesday, so the 25th is a Thursday."),
+        ("What day is 3 days after Friday?", "Friday + 1 = Saturday, + 2 = Sunday, + 3 = Monday. So it's Monday."),
+        ("Che giorno viene dopo venerdì?", "Giovedì, venerdì, sabato: quindi sabato."),
+        ("What letter comes before M?", "The alphabet goes K, L, M, so the letter before M is L."),
+        ("What letter comes before M?", "A B C D E F G H I J K L M → L"),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
