@@ -14,6 +14,7 @@ import itertools
 import logging
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -34,11 +35,19 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s)|\n+")  # "2 × 2 × 
 #: The words that turn from a working to its result within a sentence.
 _SO_WORDS = "so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque"
 _SO = re.compile(rf"\b(?:{_SO_WORDS})\b")
+#: A conclusion that is its number alone: "so 29.", "So it's 366 days.", "donc 3,14".
+_BARE_CONCLUSION = re.compile(
+    rf"(?:{_SO_WORDS})\W*(?:(?:it['’]?s|it is|that['’]?s|there are|we get|c['’]est|es sind|hay|sono)\s+)?"
+    r"-?\d[\d.,' ]*(?:\s+[^\W\d_]+)?\W*$"
+)
 #: The words that name an answer or a result (folded), which may label it ("**Answer:** No").
 _ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "risposta"])
 _RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "resultado", "risultato"])
 #: A sentence that concludes: it turns to its result, or names it or a total.
-_CONCLUDES = re.compile(rf"\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|total|final|altogether|insgesamt|totale)\b")
+_CONCLUDES = re.compile(
+    rf"\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|total|final|altogether|insgesamt|totale|sum|summe|somme|suma|somma|"
+    r"product|produkt|produit|producto|prodotto)\b"
+)
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
@@ -219,9 +228,10 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     pint reads: a result written before another unit of its kind ("2 hours = 120 seconds") states no minutes. Read
     on `what_it_states` (Known.holds): a long answer's ends, after its last correction."""
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
-    answer = _FRACTION.sub(" a fraction ", answer)  # "5/2 hours" states no 2 hours; "144 / 12 = 12" states 12
+    answer = _FRACTION.sub(_fraction_value, answer)  # "5/2 hours" states 2.5 hours, no 2 hours; "144 / 12 = 12" 12
     languages = languages_of(words_in(answer), default=LANGUAGES)
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
+    text = _HALF.sub(lambda m: f"{'1' if m.group(1).isalpha() else m.group(1)}.5", _NEGATIVE.sub(_signed, text))
     if _HEDGED.search(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
     reason = _RESULT_BEFORE_REASON.search(text)
@@ -241,11 +251,45 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
         if in_sentence is not None or tied in (None, concluded):
             return in_sentence if in_sentence is not None else concluded
         return None  # "… = 420 minutes. The answer is 480.": which of the two it states is a doubt
+    if concluded is not None and _BARE_CONCLUSION.match(fold(sentence)):
+        return concluded  # "… 2100 is a leap year, so 29." states 29, whatever "28 days" said before
     return tied if tied is not None else concluded  # "5 km is 5,000 meters. So you multiply by 1,000." states 5000
 
 
-#: A fraction written with a slash: no number it states ("5/2 hours"), as 144 / 12 is no 12 it states.
-_FRACTION = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)?\s*/\s*\d+(?:[.,]\d+)?(?!\d|[.,]\d)")
+#: A fraction written with a slash, a mixed number ("3 1/3") or a sign for one ("3⅓", "½"): the value it states.
+_FRACTION = re.compile(
+    r"(?<![\d.,])(?:(?P<whole>\d+)(?:\s+(?=\d+\s*/\s*\d+(?!\s*/))|\s*(?=[¼-¾⅐-⅞])))?"
+    r"(?:(?P<top>\d+(?:[.,]\d+)?)\s*/\s*(?P<bottom>\d+(?:[.,]\d+)?)(?!\d|[.,]\d|\s*/)|(?P<sign>[¼-¾⅐-⅞]))"
+)
+
+
+def _fraction_value(match: re.Match[str]) -> str:
+    whole, sign = float(match.group("whole") or 0), match.group("sign")
+    if sign:
+        return _plain(whole + unicodedata.numeric(sign))
+    top, bottom = (float(match.group(g).replace(",", ".")) for g in ("top", "bottom"))
+    if bottom == 0 or (match.group("whole") and top >= bottom):
+        return f" {match.group(0)} " if match.group("whole") else " a fraction "  # "3 4/2" is no mixed number
+    return _plain(whole + top / bottom)
+
+
+def _plain(value: float) -> str:
+    return f"{value:.10f}".rstrip("0").rstrip(".")
+
+
+#: "minus 5", "negative five" (a sign, where no number stands before it: "7 minus 5" is a working), "3 and a half",
+#: "one and a half" (an English "one" alone stays a word: nodes/reading/numbers.py).
+_NEGATIVE = re.compile(r"(?P<before>\S?)(?P<space>\s*)\b(?:minus|negative|negativ|moins|menos|meno)\s+(?=\d)", re.I)
+_HALF = re.compile(r"\b(\d+|one)\s+(?:and\s+a|et|y|e|und)\s+(?:half|demie?|media|mezzo|halb)\b", re.I)
+
+
+def _signed(match: re.Match[str]) -> str:
+    before = match.group("before")
+    return (
+        match.group(0) if before and (before.isdigit() or before in ")=+-*/×÷") else f"{before}{match.group('space')}-"
+    )
+
+
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
     rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*,?\s*)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?-?\d"
@@ -358,7 +402,7 @@ def _concluding(text: str) -> str | None:
     """The sentence that states the result: the last one that concludes, else the last that states a number and
     explains nothing, else the first with a number."""
     sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
-    concluding = [s for s in sentences if _CONCLUDES.search(fold(s))]
+    concluding = [s for s in sentences if _CONCLUDES.search(fold(s)) and not _EXPLAINS.search(fold(s))]
     plain = [s for s in sentences if not _EXPLAINS.search(fold(s))]
     return next((found[-1] for found in (concluding, plain, sentences[:1]) if found), None)
 

@@ -689,6 +689,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What day comes after Sunday?", "Monday is the day before Tuesday, so the answer is Tuesday."),
         ("Quel jour était le 14 juillet 1789 ?", "Le 13 juillet 1789 était un mardi, donc le 14 était un mercredi."),
         ("What letter comes before M?", "L comes after K, so the letter before M is K."),
+        # a conclusion that is its number alone stands; a fraction states its value
+        ("How many days are in February 2100?", "It usually has 28 days, and 29 in leap years. 2100 is one, so 29."),
+        ("What is half of 7?", "3⅓"),
+        ("How many hours are in 150 minutes?", "150/60 = 5/2 = 2 1/4 hours"),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -872,6 +876,19 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Che giorno viene dopo venerdì?", "Giovedì, venerdì, sabato: quindi sabato."),
         ("What letter comes before M?", "The alphabet goes K, L, M, so the letter before M is L."),
         ("What letter comes before M?", "A B C D E F G H I J K L M → L"),
+        # a fraction, a mixed number, a sign for one, a minus or a half in words state their value
+        ("What is 1/2 plus 1/3?", "1/2 + 1/3 = 3/6 + 2/6 = 5/6"),
+        ("What is 10 divided by 3?", "3 1/3"),
+        ("What is half of 7?", "Half of 7 is 3½."),
+        ("How many hours are in 90 minutes?", "One and a half hours."),
+        ("What is 5 minus 10?", "The answer is minus 5."),
+        # a sum named concludes, a conclusion of its number alone stands, a working explained is no conclusion
+        ("What is the sum of all numbers from 1 to 50?", "The sum is 1,275. This is the 50th triangular number."),
+        (
+            "How many days are there between 1 January 2024 and 1 January 2025?",
+            "A normal year has 365 days, but 2024 is a leap year, so there are 366.",
+        ),
+        ("What is 12 times 11?", "Answer:\n\nTo find the product of 12 and 11, we multiply them.\n\n12 × 11 = 132"),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
