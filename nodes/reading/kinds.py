@@ -558,7 +558,7 @@ _OPPOSITE = {
     "prime": frozenset(["composite", "zusammengesetzt", "compose", "compuesto", "composto"]),
     "even": _SAYS["odd"],
     "odd": _SAYS["even"],
-    "leap": frozenset(),
+    "leap": frozenset(["common", "gemeinjahr", "commune", "comun", "comune"]),  # "1900 is a common year."
 }
 
 

@@ -72,11 +72,11 @@ _IS = re.compile(
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
 _LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})\W{{1,4}}"
-_YES_WORDS = ("yes", "ja", "oui", "si")
-_YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nein|non)"
+_YES_WORDS = ("yes", "yep", "yeah", "ja", "oui", "si")
+_YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nope|nein|non)"
 #: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none),
 #: and one that ends it, labelled or concluded ("… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."). Read folded.
-_LEADS = re.compile(rf"^\W*(?:{_LABEL})?{_YES_OR_NO}\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
+_LEADS = re.compile(rf"^\W*(?:(?:short\s+|final\s+)?{_LABEL})?{_YES_OR_NO}\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
 _LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+){_YES_OR_NO}\W*$")
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")

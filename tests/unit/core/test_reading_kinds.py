@@ -889,6 +889,10 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "A normal year has 365 days, but 2024 is a leap year, so there are 366.",
         ),
         ("What is 12 times 11?", "Answer:\n\nTo find the product of 12 and 11, we multiply them.\n\n12 × 11 = 132"),
+        # a labelled or informal no, a common year
+        ("Is 91 prime?", "Short answer: No. 91 = 7 × 13."),
+        ("Is 91 prime?", "Nope, 91 = 7·13."),
+        ("Is 1900 a leap year?", "1900 is a common year."),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
