@@ -64,6 +64,7 @@ from nodes.reading.stated import (
     denied,
     in_order,
     same_number,
+    stated_extreme,
     stated_letter,
     stated_number,
     stated_weekday,
@@ -518,14 +519,14 @@ def _extreme(read: Request) -> Known | None:
     if read.numbers.count(value) > 1:  # "0.50 or 0.5": the same value
         return None
     shown = plain(value)
-    return _count(
-        value,
-        en=f"The {'largest' if largest else 'smallest'} is {shown}.",
-        de=f"Die {'größte' if largest else 'kleinste'} Zahl ist {shown}.",
-        fr=f"Le plus {'grand' if largest else 'petit'} est {shown}.",
-        es=f"El {'mayor' if largest else 'menor'} es {shown}.",
-        it=f"Il più {'grande' if largest else 'piccolo'} è {shown}.",
-    )
+    statements = {
+        "en": f"The {'largest' if largest else 'smallest'} is {shown}.",
+        "de": f"Die {'größte' if largest else 'kleinste'} Zahl ist {shown}.",
+        "fr": f"Le plus {'grand' if largest else 'petit'} est {shown}.",
+        "es": f"El {'mayor' if largest else 'menor'} es {shown}.",
+        "it": f"Il più {'grande' if largest else 'piccolo'} è {shown}.",
+    }
+    return Known(statements, shown, lambda answer: _is(stated_extreme(answer, largest=largest), value))
 
 
 #: Numbers written as one list ("4, 8, 5", "7 or 9"), and a list without spaces ("9,4,6"; "1,000" is a thousand).

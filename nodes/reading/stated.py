@@ -515,6 +515,25 @@ def _concluded_word(folded: str) -> str | None:
     return None if word is None or denied(folded, conclusions[-1] + word.start()) else word.group(1)
 
 
+def stated_extreme(answer: str, *, largest: bool) -> float | None:
+    """The number an answer calls the largest (or smallest), by its own clause: what it "is" ("9.9 is larger", "9.11
+    is smaller and 9.9 is larger"), else what the words before it call it ("the larger is 9.9"; a number after
+    "than" is the other one), or its place in a chain ("9.11 < 9.9"); none where it calls two so. Else the number it
+    states."""
+    asked, other = (FAMILIES["largest"], FAMILIES["smallest"])[:: 1 if largest else -1]
+    folded, called = fold(_ASIDE.sub(" ", answer)), set()
+    for m in re.finditer(WRITTEN_NUMBER, folded):
+        after = words_in(re.split(r"[;,.!?\n]|\d", folded[m.end() : m.end() + 60])[0])[:4]
+        before = words_in(re.split(r"[;,.!?\n]|\d", folded[max(0, m.start() - 60) : m.start()])[-1])[-4:]
+        words = after if after[:1] in _COPULAS or after[:1] == ["was"] else before
+        if words[-1:] != ["than"] and asked.intersection(words) and not (other | _NEGATORS).intersection(words):
+            called.update(numbers_in(m.group(0)))
+    for chain in re.finditer(rf"(?:{WRITTEN_NUMBER})(?:\s*([<>])\s*(?:{WRITTEN_NUMBER}))+", folded):
+        chained = numbers_in(re.sub(r"\s*[<>]\s*", " ; ", chain.group(0)))
+        called.add(chained[-1] if (chain.group(1) == "<") is largest else chained[0])
+    return called.pop() if len(called) == 1 else None if called else stated_number(answer)
+
+
 def stated_weekday(answer: str, request: str) -> int | None:
     """The weekday an answer states: the one its conclusion ends with ("The 24th is a Wednesday, so the 25th is a
     Thursday."), else the first it names and does not deny ("Not Wednesday but Thursday") beyond the request's own,

@@ -693,6 +693,11 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("How many days are in February 2100?", "It usually has 28 days, and 29 in leap years. 2100 is one, so 29."),
         ("What is half of 7?", "3⅓"),
         ("How many hours are in 150 minutes?", "150/60 = 5/2 = 2 1/4 hours"),
+        # the number an answer calls the larger, by its own clause or its place in a chain
+        ("Which is larger: 9.11 or 9.9?", "The smaller one is 9.9; the larger is 9.11."),
+        ("Which is larger: 9.11 or 9.9?", "9.9 is smaller and 9.11 is larger."),
+        ("Which is larger: 9.11 or 9.9?", "9.9 < 9.11"),
+        ("Which is smaller: 9.11 or 9.9?", "9.11 > 9.9"),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -893,6 +898,9 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Is 91 prime?", "Short answer: No. 91 = 7 × 13."),
         ("Is 91 prime?", "Nope, 91 = 7·13."),
         ("Is 1900 a leap year?", "1900 is a common year."),
+        ("Which is larger: 9.11 or 9.9?", "9.11 is smaller and 9.9 is larger."),
+        ("Which is larger: 9.11 or 9.9?", "9.9 is larger than 9.11."),
+        ("Which is smaller: 9.11 or 9.9?", "9.9 > 9.11"),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
