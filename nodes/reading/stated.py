@@ -61,6 +61,12 @@ _EXPLAINS = re.compile(
     r"|\b(?:check|verify|verifier|verifions|prufen|uberprufen|comprobar|comprobamos|controllare|controlliamo|"
     r"verificare|verifichiamo)\b[^.!?\n:]{0,30}:"
 )
+#: A sentence that says what the result is not, or would be ("Many think it's 1,440, but that's wrong.", "By PEMDAS
+#: you'd get 23.", "Some might say 23.").
+_NOT_STATED = re.compile(
+    r"\b(?:wrong|incorrect|falsch|faux|incorrecto|sbagliato|errato|would|might|you['’]d|wurde|ware|serait|seria|"
+    r"sarebbe)\b"
+)
 _WORKING = re.compile(
     r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|\bgets?\b|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
     r"redonde(?:a|ado|ada)\s+a|arrotondat[oa]\s+a)\s*(?:approximately|about|ca\.?|etwa|environ|circa)?\s*"
@@ -242,7 +248,8 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
         return None
     sentence = _turned(sentence)
     sentences = _SENTENCE_END.split(text)
-    tied = _tied_to(" ".join([s for s in sentences if not _NOTE.search(fold(s))] or sentences), units, unit)
+    stating = [s for s in sentences if not (_NOTE.search(fold(s)) or _NOT_STATED.search(fold(s)))]
+    tied = _tied_to(" ".join(stating or sentences), units, unit)
     found = _result(fold(sentence))
     other = found is not None and bool(unit and found[1]) and unit_named(found[1], unit) == "other"
     concluded = numbers_in(found[0])[0] if found is not None and not other else None  # "2 hours = 120 s" no minutes
@@ -293,12 +300,13 @@ def _signed(match: re.Match[str]) -> str:
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
     rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*,?\s*)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?-?\d"
+    rf"|(?:{WRITTEN_NUMBER})\s*[,;]?\s*(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+-?\d"
 )
 #: A result written right before what explains it ("72 hours, because …", "9, since 9 × 9 = 81"); not a year or
 #: time it happens in ("In 2024, since it is a leap year, …").
 _RESULT_BEFORE_REASON = re.compile(
     rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom )(?:{WRITTEN_NUMBER})"
-    rf"(?:\s+[^\W\d_]+)?\s*,?\s*(?=(?:{_REASONS})\b)",
+    rf"(?:\s+[^\W\d_]+)?\s*,?\s*(?=\b(?:{_REASONS}|as)\b)",
     re.I,
 )
 _AFTER_MARKER = re.compile(
@@ -402,8 +410,8 @@ def _concluding(text: str) -> str | None:
     """The sentence that states the result: the last one that concludes, else the last that states a number and
     explains nothing, else the first with a number."""
     sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
-    concluding = [s for s in sentences if _CONCLUDES.search(fold(s)) and not _EXPLAINS.search(fold(s))]
-    plain = [s for s in sentences if not _EXPLAINS.search(fold(s))]
+    plain = [s for s in sentences if not (_EXPLAINS.search(fold(s)) or _NOT_STATED.search(fold(s)))]
+    concluding = [s for s in plain if _CONCLUDES.search(fold(s))]
     return next((found[-1] for found in (concluding, plain, sentences[:1]) if found), None)
 
 

@@ -698,6 +698,14 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Which is larger: 9.11 or 9.9?", "9.9 is smaller and 9.11 is larger."),
         ("Which is larger: 9.11 or 9.9?", "9.9 < 9.11"),
         ("Which is smaller: 9.11 or 9.9?", "9.11 > 9.9"),
+        # a hedge, a reason after "as", what the result would be or is not
+        ("What is 12 * 12 * 12?", "About 1728, maybe 1738."),
+        ("How many minutes are in a day?", "A day has 1,400 minutes, as 24 × 60 = 1,440 minutes."),
+        ("What is 7 plus 8 times 2?", "It's 30. By PEMDAS you'd get 23."),
+        (
+            "How many minutes are in a day?",
+            "It's 1,400 minutes. Many people think it's 1,440 minutes, but that's wrong.",
+        ),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -900,6 +908,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Is 1900 a leap year?", "1900 is a common year."),
         ("Which is larger: 9.11 or 9.9?", "9.11 is smaller and 9.9 is larger."),
         ("Which is larger: 9.11 or 9.9?", "9.9 is larger than 9.11."),
+        ("Round 3.14159 to the nearest hundredth", "3.14. To the nearest thousandth, it would be 3.142."),
         ("Which is smaller: 9.11 or 9.9?", "9.9 > 9.11"),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
