@@ -144,10 +144,12 @@ def what_it_states(answer: str) -> str:
 
 
 def _corrects(text: str, at: int) -> bool:
-    """Whether what follows an "in fact" at `at` states a result: four words at most to its sentence's end, no colon,
-    no working without its result ("Cela donne 3,15, en réalité 3,14.", "En réalité, c'est mercredi."; "En réalité,
-    c'est simple : 12 × 10 = 120", "In realtà, basta fare 10 × 7 + 8 × 7." and "En réalité, la semaine commence le
-    lundi." explain)."""
+    """Whether what follows an "in fact" at `at` states a result: a yes or a no, or four words at most to its
+    sentence's end with no colon and no working without its result ("Cela donne 3,15, en réalité 3,14.", "En
+    réalité, c'est mercredi."; "En réalité, c'est simple : 12 × 10 = 120", "In realtà, basta fare 10 × 7 + 8 × 7."
+    and "En réalité, la semaine commence le lundi." explain)."""
+    if re.match(rf"\W*{_YES_OR_NO}\b", fold(text[at : at + 12])):
+        return True  # "Ja. Eigentlich nein: 13 × 17 = 221."
     sentence = re.match(r"[^:\n]*?(?:[.!?](?=\s|$)|\n|$)", text[at:])
     if sentence is None or len(words_in(sentence.group(0))) > 4:
         return False

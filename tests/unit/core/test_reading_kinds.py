@@ -684,6 +684,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # "en réalité", "in realtà" correct with a short statement
         ("Combien font 12 fois 11 ?", "12 fois 11 font 132, en réalité 121."),
         ("Quel jour vient après mardi ?", "C'est mercredi, en réalité jeudi."),
+        ("¿Es 2400 un año bisiesto?", "Sí... aunque en realidad no, porque termina en 00 y esos no son bisiestos."),
         # a weekday or a letter is the one the conclusion ends with, not the first named
         ("What day of the week is 25 December 2025?", "The 24th is a Thursday, so the 25th is a Friday."),
         ("What day comes after Sunday?", "Monday is the day before Tuesday, so the answer is Tuesday."),
@@ -876,6 +877,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ),
         ("Quanto fa 18 per 7?", "Il risultato è 126. In realtà, basta fare 10 × 7 + 8 × 7."),
         ("Quanto fa 18 per 7?", "Risposta: 116. In realtà, 18 × 7 = 126."),
+        ("Ist 187 eine Primzahl?", "Ja. Eigentlich nein: 11 × 17 = 187, also keine Primzahl."),
         ("Combien font 12 fois 11 ?", "12 × 11 = 132. En réalité, on peut vérifier : 132 ÷ 11 = 12."),
         ("What is 144 divided by 12?", "144 ÷ 12 = 12.\n\nCheck: 12 × 12 = 144 ✓"),
         # a working after "is" or a colon is no result, one after "=" may be; "to get" gives a result
