@@ -565,23 +565,26 @@ _OPPOSITE = {
 
 def _property(read: Request) -> Known | None:
     named = [p for p in ("leap", "prime", "even", "odd") if read.has(p)]
-    if len(named) != 1 or len(read.numbers) != 1 or read.quoted or not read.numbers[0].is_integer():
+    which = named == ["even", "odd"]  # "Is 17 even or odd?" asks which of the two, not a yes or a no
+    if (len(named) != 1 and not which) or len(read.numbers) != 1 or read.quoted or not read.numbers[0].is_integer():
         return None
-    prop, number = named[0], int(read.numbers[0])
+    number = int(read.numbers[0])
+    prop = ("even" if number % 2 == 0 else "odd") if which else named[0]
     if (number < 0 and prop in ("prime", "leap")) or abs(number) > 10**12:  # -7 is odd, and prime or not by convention
         return None
-    if not read.only(prop, "year") or not _as_written(read) or (prop == "leap" and number < GREGORIAN.year):
+    if not read.only(*named, "year") or not _as_written(read) or (prop == "leap" and number < GREGORIAN.year):
         return None  # 1500 was a leap year in the calendar of its day
     holds = NUMBER_PROPERTIES[prop](number)
     said = 0 if holds else 1  # the yes or the no of each table
     statements = {
-        code: f"{_YES_NO[code][said]}, " + _IS_NOT[code][said].format(n=number, p=_PROPERTY_NAMES[prop][code][said])
+        code: ("" if which else f"{_YES_NO[code][said]}, ")
+        + _IS_NOT[code][said].format(n=number, p=_PROPERTY_NAMES[prop][code][said])
         for code in _YES_NO
     }
     return Known(
         statements,
-        "yes" if holds else "no",
-        lambda answer: states_property(answer, number, _SAYS[prop], _OPPOSITE[prop]) is holds,
+        prop if which else "yes" if holds else "no",
+        lambda answer: states_property(answer, number, _SAYS[prop], _OPPOSITE[prop], yes_or_no=not which) is holds,
     )
 
 

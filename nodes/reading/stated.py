@@ -451,14 +451,17 @@ def _names_the_answer(text: str) -> bool:
     return bool(_NAMES_THE_ANSWER.intersection(words_in(text)))
 
 
-def states_property(answer: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
+def states_property(
+    answer: str, number: int, says: frozenset[str], opposite: frozenset[str], *, yes_or_no: bool = True
+) -> bool | None:
     """Whether an answer says `number` has a property: the yes or no it leads with, else how it names the property
     (`says`, folded words) or its opposite after the number (else before it: "It's not prime: 91 = 7 × 13." says
     no) — "97 is a prime number." says yes, "91 is not prime." and "15 is odd." say no; "Unlike 91, which is not
     prime, 97 is prime." says yes of 97; what follows a "but" in the sentence stands ("51 looks prime but is not
     prime" says no). None when it names neither, or the yes or no it leads with and what the number's own clause
-    says of it disagree ("Divisible by 2? No. … 119 is prime.")."""
-    leads, text = says_yes(answer), _ASIDE.sub(" ", answer)
+    says of it disagree ("Divisible by 2? No. … 119 is prime."). Without `yes_or_no` (a question that asks which
+    property) a yes or a no says nothing."""
+    leads, text = says_yes(answer) if yes_or_no else None, _ASIDE.sub(" ", answer)
     if leads is None:
         return _names_property(text, number, says, opposite)
     own = re.search(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", text)

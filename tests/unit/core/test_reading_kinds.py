@@ -351,6 +351,12 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuántas veces aparece la letra 'a' en 'banana'?", "3"),
         ("Quante volte compare la lettera 'a' in 'banana'?", "3"),
         ("Was ist die Summe aller Zahlen von 1 bis 100?", "5050"),
+        # "even or odd?" asks which of the two
+        ("Is 348 even or odd?", "even"),
+        ("Ist 17 gerade oder ungerade?", "odd"),
+        ("17 est-il pair ou impair ?", "odd"),
+        ("¿Es 9 par o impar?", "odd"),
+        ("Il numero 77 è pari o dispari?", "odd"),
         ("Trie par ordre croissant : 5, 2, 9", "2, 5, 9"),
         ("Trie par ordre décroissant : 5, 2, 9", "9, 5, 2"),  # "croissant" within it is no second way
         ("Ordina in ordine decrescente: 5, 2, 9", "9, 5, 2"),
@@ -699,6 +705,8 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Which is larger: 9.11 or 9.9?", "9.9 is smaller and 9.11 is larger."),
         ("Which is larger: 9.11 or 9.9?", "9.9 < 9.11"),
         ("Which is smaller: 9.11 or 9.9?", "9.11 > 9.9"),
+        ("Is 17 even or odd?", "Yes."),  # a yes says nothing of which
+        ("Is 17 even or odd?", "17 is even."),
         # a hedge, a reason after "as", what the result would be or is not
         ("What is 12 * 12 * 12?", "About 1728, maybe 1738."),
         ("How many minutes are in a day?", "A day has 1,400 minutes, as 24 × 60 = 1,440 minutes."),
@@ -912,6 +920,8 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Which is larger: 9.11 or 9.9?", "9.9 is larger than 9.11."),
         ("Round 3.14159 to the nearest hundredth", "3.14. To the nearest thousandth, it would be 3.142."),
         ("Which is smaller: 9.11 or 9.9?", "9.9 > 9.11"),
+        ("Is 17 even or odd?", "Odd."),
+        ("Ist 17 gerade oder ungerade?", "17 ist ungerade."),
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
