@@ -606,24 +606,30 @@ def in_order(answer: str, ordered: Sequence[str]) -> bool:
     """The answer's last list (items one after another with only separators between) is the items in order and no
     other item stands beside it: an answer that echoes the list first ("Sorting kiwi, banana, cherry gives banana,
     cherry, kiwi") gives its own last; one that holds more ("1, 2, 5, 9, 10", "2\n4\n7\n9\n11", "kiwi, kiwi") is
-    another list. Named in a sentence, not as a list, each item's last naming comes after the one before it."""
+    another list. Named in sentences, not as one list, each item's last naming comes after the one before it."""
     answer = _ASIDE.sub(" ", _LIST_NUMBER.sub("", answer)).replace("−", "-")  # "2, 4, 7, 9 (from 9, 2, 7, 4)"
     by_name = {item.casefold(): item for item in ordered}
     names = "|".join(re.escape(item) for item in sorted(ordered, key=len, reverse=True))
     named = list(re.finditer(rf"(?<!\w)(?<!\d\.)(?:{names})(?!\w|\.\d)", answer, re.I))  # not in 1.5
     if {by_name[m.group(0).casefold()] for m in named} != set(ordered):
         return False
-    runs = [[named[0]]]
-    for before, after in itertools.pairwise(named):
-        joined = re.fullmatch(_BETWEEN, answer[before.end() : after.start()], re.I)
-        runs[-1:] = [[*runs[-1], after]] if joined else [runs[-1], [after]]
-    listed = [run for run in runs if len(run) > 1]
-    if not listed:  # "First banana, then cherry, and kiwi last."
-        last = {by_name[m.group(0).casefold()]: m.start() for m in named}
-        return [last[item] for item in ordered] == sorted(last.values())
-    run = listed[-1]
     numeric = all(re.fullmatch(r"-?[\d.,]+", item) for item in ordered)
     item = r"-?\d+(?:[.,]\d+)*" if numeric else r"[^\W\d_]+"
-    more_after = re.match(rf"{_BETWEEN}{item}\.?(?:\s*$|\s*\n|{_BETWEEN}|[!?]|\.\s)", answer[run[-1].end() :], re.I)
-    more_before = numeric and re.search(rf"(?:^|[\s:(]){item}{_BETWEEN}$", answer[: run[0].start()], re.I)
-    return [by_name[m.group(0).casefold()] for m in run] == list(ordered) and not (more_after or more_before)
+    runs: list[list[re.Match[str] | None]] = [[named[0]]]
+    for before, after in itertools.pairwise(named):
+        gap = answer[before.end() : after.start()]
+        if re.fullmatch(_BETWEEN, gap, re.I):
+            runs[-1].append(after)
+        elif re.fullmatch(rf"(?:{_BETWEEN}{item}(?:\s{item})?)+{_BETWEEN}", gap, re.I):  # another item between
+            runs[-1] += [None, after]
+        else:
+            runs.append([after])
+    if not any(len(run) >= len(ordered) for run in runs):  # "First banana, then cherry, and kiwi is last."
+        last = {by_name[m.group(0).casefold()]: m.start() for m in named}
+        return [last[item] for item in ordered] == sorted(last.values())
+    run = [run for run in runs if len(run) > 1][-1]
+    first, final = (next(m for m in side if m) for side in (run, run[::-1]))
+    more_after = re.match(rf"{_BETWEEN}{item}\.?(?:\s*$|\s*\n|{_BETWEEN}|[!?]|\.\s)", answer[final.end() :], re.I)
+    more_before = numeric and re.search(rf"(?:^|[\s:(]){item}{_BETWEEN}$", answer[: first.start()], re.I)
+    listed = [by_name[m.group(0).casefold()] if m else None for m in run]
+    return listed == list(ordered) and not (more_after or more_before)

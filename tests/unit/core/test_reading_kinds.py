@@ -707,6 +707,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Which is smaller: 9.11 or 9.9?", "9.11 > 9.9"),
         ("Is 17 even or odd?", "Yes."),  # a yes says nothing of which
         ("Is 17 even or odd?", "17 is even."),
+        ("Sort alphabetically: kiwi, banana, cherry", "First comes kiwi, then banana, and cherry is last."),
         # a hedge, a reason after "as", what the result would be or is not
         ("What is 12 * 12 * 12?", "About 1728, maybe 1738."),
         ("How many minutes are in a day?", "A day has 1,400 minutes, as 24 × 60 = 1,440 minutes."),
@@ -922,6 +923,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Which is smaller: 9.11 or 9.9?", "9.9 > 9.11"),
         ("Is 17 even or odd?", "Odd."),
         ("Ist 17 gerade oder ungerade?", "17 ist ungerade."),
+        ("Sort alphabetically: kiwi, banana, cherry", "First comes banana, then cherry, and kiwi is last."),  # no list
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
     ],
 )
