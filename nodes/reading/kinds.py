@@ -309,7 +309,13 @@ def _vowels(read: Request) -> Known | None:
 def _first_or_last_letter(read: Request) -> Known | None:
     word = _word(read, "first", "last", "letters", "words")
     first, last = read.has("first"), read.has("last")
-    if word is None or first == last or not read.has("letters") or any(w in COUNTING for w in read.words):
+    if (
+        word is None
+        or len(word) < 2
+        or first == last
+        or not read.has("letters")
+        or any(w in COUNTING for w in read.words)
+    ):
         return None  # "How many letters does 'apple' start with?" counts nothing
     letter = word[0] if first else word[-1]
     return _letter(
@@ -510,8 +516,9 @@ def _extreme(read: Request) -> Known | None:
     if largest == smallest or len(read.numbers) < 2 or read.quoted or read.has("order") or not _as_written(read):
         return None  # "2/3 or 3/5", "5 or 3+4": values, not the numbers stated
     listed = max((numbers_in(m.group(0)) for m in _NUMBER_LIST.finditer(read.rest)), key=len, default=[])
-    if len(listed) != len(read.numbers) or _UNSPACED_LIST.search(read.rest):
+    if len(listed) != len(read.numbers) or (_UNSPACED_LIST.search(read.rest) and ";" not in read.rest):
         return None  # "the smallest of these 3 numbers: 4, 8, 5" counts them; "9,4,6": 9.4 and 6, or three numbers
+        # ("3,7; 3,15; 3,6" parts its items with semicolons: its commas are decimal)
     among = ("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas")  # "le plus grand entre 3 et 5"
     if not read.only("largest", "smallest", extra=among):
         return None
@@ -726,7 +733,11 @@ _PLACES = re.compile(
     re.I,
 )
 _WHOLE = frozenset(["whole", "integer", "ganze", "ganzzahl", "entier", "entero", "intero"])
-_TO_TENS = {"ten": 10, "tens": 10, "zehn": 10, "hundred": 100, "hundert": 100, "thousand": 1000}
+_TO_TENS = {
+    **dict.fromkeys(["ten", "tens", "zehn", "dizaine", "decena", "decina", "decine"], 10),
+    **dict.fromkeys(["hundred", "hundert", "centaine", "centena", "centinaio", "centinaia"], 100),
+    **dict.fromkeys(["thousand", "millier", "millar", "migliaio", "migliaia"], 1000),
+}
 
 
 #: A place named as a fraction: "the nearest tenth" (text2num would read it as 10th), "au centième", "auf Zehntel".

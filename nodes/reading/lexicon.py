@@ -152,9 +152,11 @@ FAMILIES: dict[str, frozenset[str]] = {
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
         "nachkommastellen nachkommastelle stellen stelle a l entier pres decimales decimale al entero mas cercano "
-        "lugares all intero piu vicino cifre decimali posti tenth hundredth ten hundred thousand zehn hundert unite"
+        "lugares cercana all intero piu vicino vicina alla alle cifra cifre decimali posti tenth hundredth ten hundred "
+        "thousand zehn hundert unite dizaine centaine millier decena centena millar decina decine centinaio centinaia "
+        "migliaio migliaia"
     ),
-    "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel"),
+    "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel nell"),
     "reverse": _words(
         "reverse reversed backwards backward ruckwarts umgekehrt umkehren umdrehen envers inverse inverser "
         "reves inverso invertir contrario inverti invertire rovescio"
@@ -172,7 +174,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "comienza inizia comincia"
     ),
     "last": _words("last final letzte letzten derniere dernier ultima ultimo end ends endet finit termina finisce"),
-    "words": _words("words word worter wort mots mot palabras palabra parole parola sentence satz phrase frase"),
+    "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
         "plus minus times multiplied divided by x add sum total of and the square root squared cubed power to "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "

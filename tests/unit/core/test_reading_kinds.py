@@ -357,6 +357,14 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("17 est-il pair ou impair ?", "odd"),
         ("¿Es 9 par o impar?", "odd"),
         ("Il numero 77 è pari o dispari?", "odd"),
+        # the genitive, "prima" as before (not first), places named in each language, decimal commas parted by ";"
+        ('Was ist der letzte Buchstabe des Wortes "Fenster"?', "r"),
+        ('Qual è la lettera prima della "d"?', "C"),
+        ("Qual è la lettera che viene prima di 'd' nell'alfabeto?", "C"),
+        ("Arrotonda 3456 al centinaio più vicino.", "3500"),
+        ("Arrondis 3456 à la centaine près.", "3500"),
+        ("Redondea 3456 a la centena más cercana.", "3500"),
+        ("Qual è il numero più grande: 3,7; 3,15; 3,6?", "3.7"),
         ("Trie par ordre croissant : 5, 2, 9", "2, 5, 9"),
         ("Trie par ordre décroissant : 5, 2, 9", "9, 5, 2"),  # "croissant" within it is no second way
         ("Ordina in ordine decrescente: 5, 2, 9", "9, 5, 2"),
