@@ -535,6 +535,8 @@ def stated_extreme(answer: str, *, largest: bool) -> float | None:
     states."""
     asked, other = (FAMILIES["largest"], FAMILIES["smallest"])[:: 1 if largest else -1]
     folded, called = fold(_ASIDE.sub(" ", answer)), set()
+    if _HEDGED.search(folded):
+        return None  # "Die kleinste Zahl ist 19 oder 23."
     for m in re.finditer(WRITTEN_NUMBER, folded):
         after = words_in(re.split(r"[;,.!?\n]|\d", folded[m.end() : m.end() + 60])[0])[:4]
         before = words_in(re.split(r"[;,.!?\n]|\d", folded[max(0, m.start() - 60) : m.start()])[-1])[-4:]

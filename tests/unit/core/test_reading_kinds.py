@@ -713,6 +713,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Which is larger: 9.11 or 9.9?", "9.9 is smaller and 9.11 is larger."),
         ("Which is larger: 9.11 or 9.9?", "9.9 < 9.11"),
         ("Which is smaller: 9.11 or 9.9?", "9.11 > 9.9"),
+        ("Welche ist die kleinste Zahl: 45, 23, 67, 19?", "Die kleinste Zahl ist 19 oder 23."),  # a hedge
         ("Is 17 even or odd?", "Yes."),  # a yes says nothing of which
         ("Is 17 even or odd?", "17 is even."),
         ("Sort alphabetically: kiwi, banana, cherry", "First comes kiwi, then banana, and cherry is last."),
