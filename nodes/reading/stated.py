@@ -150,8 +150,8 @@ def _corrects(text: str, at: int) -> bool:
     and "En réalité, la semaine commence le lundi." explain)."""
     if re.match(rf"\W*{_YES_OR_NO}\b", fold(text[at : at + 12])):
         return True  # "Ja. Eigentlich nein: 13 × 17 = 221."
-    sentence = re.match(r"[^:\n]*?(?:[.!?](?=\s|$)|\n|$)", text[at:])
-    if sentence is None or len(words_in(sentence.group(0))) > 4:
+    sentence = re.match(r"[^:\n]*?(?:[.!?](?=\s|$)|\n|$)", text[at : at + 120])  # four words fit in 120 characters
+    if sentence is None or len(words_in(sentence.group(0))) > 4 or sentence.end() == 120 < len(text) - at:
         return False
     return "=" in sentence.group(0) or not re.search(r"\d\s*[-+×*/÷x]\s*\d", sentence.group(0))
 
