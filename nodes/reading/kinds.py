@@ -518,7 +518,6 @@ def _extreme(read: Request) -> Known | None:
     listed = max((numbers_in(m.group(0)) for m in _NUMBER_LIST.finditer(read.rest)), key=len, default=[])
     if len(listed) != len(read.numbers) or (_UNSPACED_LIST.search(read.rest) and ";" not in read.rest):
         return None  # "the smallest of these 3 numbers: 4, 8, 5" counts them; "9,4,6": 9.4 and 6, or three numbers
-        # ("3,7; 3,15; 3,6" parts its items with semicolons: its commas are decimal)
     among = ("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas")  # "le plus grand entre 3 et 5"
     if not read.only("largest", "smallest", extra=among):
         return None
@@ -536,7 +535,8 @@ def _extreme(read: Request) -> Known | None:
     return Known(statements, shown, lambda answer: _is(stated_extreme(answer, largest=largest), value))
 
 
-#: Numbers written as one list ("4, 8, 5", "7 or 9"), and a list without spaces ("9,4,6"; "1,000" is a thousand).
+#: Numbers written as one list ("4, 8, 5", "7 or 9"), and a list without spaces ("9,4,6"; "1,000" is a thousand; in
+#: a list parted by semicolons, "3,7; 3,15", the commas are decimal).
 _NUMBER_LIST = re.compile(rf"-?\d+(?:[.,]\d+)*(?:(?:{LIST_SEPARATOR})-?\d+(?:[.,]\d+)*)+", re.I)
 _UNSPACED_LIST = re.compile(r"\d,(?!\d{3}(?!\d))\d")
 
