@@ -516,7 +516,8 @@ def _extreme(read: Request) -> Known | None:
     if largest == smallest or len(read.numbers) < 2 or read.quoted or read.has("order") or not _as_written(read):
         return None  # "2/3 or 3/5", "5 or 3+4": values, not the numbers stated
     listed = max((numbers_in(m.group(0)) for m in _NUMBER_LIST.finditer(read.rest)), key=len, default=[])
-    if len(listed) != len(read.numbers) or (_UNSPACED_LIST.search(read.rest) and ";" not in read.rest):
+    decimal_commas = ";" in read.rest and not (ONE_COMMA_GROUP.search(read.rest) or re.search(r"\d,\d+,", read.rest))
+    if len(listed) != len(read.numbers) or (_UNSPACED_LIST.search(read.rest) and not decimal_commas):
         return None  # "the smallest of these 3 numbers: 4, 8, 5" counts them; "9,4,6": 9.4 and 6, or three numbers
     among = ("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas")  # "le plus grand entre 3 et 5"
     if not read.only("largest", "smallest", extra=among):

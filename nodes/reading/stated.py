@@ -31,14 +31,15 @@ from nodes.reading.lexicon import (
 )
 from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
 #: The words that turn from a working to its result within a sentence.
 _SO_WORDS = "so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque"
 _SO = re.compile(rf"\b(?:{_SO_WORDS})\b")
 #: A conclusion that is its number alone: "so 29.", "So it's 366 days.", "donc 3,14".
 _BARE_CONCLUSION = re.compile(
-    rf"(?:{_SO_WORDS})\W*(?:(?:it['’]?s|it is|that['’]?s|there are|we get|c['’]est|es sind|hay|sono)\s+)?"
-    r"-?\d[\d.,' ]*(?:\s+[^\W\d_]+)?\W*$"
+    rf"(?:{'|'.join(w for w in _SO_WORDS.split('|') if w != 'also')})\W*"
+    r"(?:(?:it['’]?s|it is|that['’]?s|there are|we get|c['’]est|es sind|hay|sono)\s+)?"
+    rf"(?:{WRITTEN_NUMBER})(?:\s+([^\W\d_]+))?\W*$"
 )
 #: The words that name an answer or a result (folded), which may label it ("**Answer:** No").
 _ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "risposta"])
@@ -115,7 +116,8 @@ _ANSWER_LABEL = re.compile(
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no"; "in fact" only where
 #: a short statement follows ("132, en réalité 121."), not a remark ("En réalité, on peut vérifier : …").
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|warte|anzi)\b|(?:\.{3}|…)\s*(?:no|nein|non)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|on second thought|warte|anzi)\b"
+    r"|(?:\.{3}|…)\s*(?:no|nein|non)\b"
     r"|\b(?P<in_fact>eigentlich|en fait|en r[ée]alit[ée]|en realidad|in realt[àa])\b",
     re.I,
 )
@@ -144,16 +146,28 @@ def what_it_states(answer: str) -> str:
 
 
 def _corrects(text: str, at: int) -> bool:
-    """Whether what follows an "in fact" at `at` states a result: a yes or a no, or four words at most to its
-    sentence's end with no colon and no working without its result ("Cela donne 3,15, en réalité 3,14.", "En
-    réalité, c'est mercredi."; "En réalité, c'est simple : 12 × 10 = 120", "In realtà, basta fare 10 × 7 + 8 × 7."
-    and "En réalité, la semaine commence le lundi." explain)."""
+    """Whether what follows an "in fact" at `at` corrects: a yes or a no, an error named, or a result in four words at
+    most to its sentence's end, no colon and no working without its result ("Cela donne 3,15, en réalité 3,14.",
+    "En réalité, c'est mercredi."; "En réalité, c'est simple : 12 × 10 = 120", "In realtà, basta fare 10 × 7 + 8 ×
+    7.", "In realtà è semplice." and "En réalité, la semaine commence le lundi." explain)."""
     if re.match(rf"\W*{_YES_OR_NO}\b", fold(text[at : at + 12])):
         return True  # "Ja. Eigentlich nein: 13 × 17 = 221."
-    sentence = re.match(r"[^:\n]*?(?:[.!?](?=\s|$)|\n|$)", text[at : at + 120])  # four words fit in 120 characters
-    if sentence is None or len(words_in(sentence.group(0))) > 4 or sentence.end() == 120 < len(text) - at:
-        return False
-    return "=" in sentence.group(0) or not re.search(r"\d\s*[-+×*/÷x]\s*\d", sentence.group(0))
+    sentence = fold(re.split(r"[.!?](?=\s|$)|\n", text[at : at + 200], maxsplit=1)[0])
+    if _NOT_STATED.search(sentence):
+        return False  # "La risposta è 220. In realtà, 210 sarebbe sbagliato."
+    if _ERROR_NAMED.search(sentence):
+        return True  # "En realidad son 220, perdón por el error anterior."
+    words = words_in(sentence)
+    if ":" in sentence or len(words) > 4 or not (re.search(r"\d", sentence) or set(words) & weekdays().keys()):
+        return False  # "In realtà è semplice." states no result
+    return "=" in sentence or not re.search(r"\d\s*[-+×*/÷x]\s*\d", sentence)
+
+
+#: Words that name an error made ("Eigentlich habe ich mich verrechnet: …", "En fait, je me suis trompé").
+_ERROR_NAMED = re.compile(
+    r"\b(?:error|erreur|errore|fehler|mistake|verrechnet|vertan|trompe|equivoque|equivocado|perdon|pardon|scusa|"
+    r"sorry|desole)\b"
+)
 
 
 def _opens(text: str, at: int) -> bool:
@@ -240,7 +254,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     languages = languages_of(words_in(answer), default=LANGUAGES)
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
     text = _HALF.sub(lambda m: f"{'1' if m.group(1).isalpha() else m.group(1)}.5", _NEGATIVE.sub(_signed, text))
-    if _HEDGED.search(fold(text)):
+    if _hedged(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
     reason = _RESULT_BEFORE_REASON.search(text)
     if reason and not _SO.search(fold(text[reason.end() :])):
@@ -260,7 +274,8 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
         if in_sentence is not None or tied in (None, concluded):
             return in_sentence if in_sentence is not None else concluded
         return None  # "… = 420 minutes. The answer is 480.": which of the two it states is a doubt
-    if concluded is not None and _BARE_CONCLUSION.match(fold(sentence)):
+    bare = _BARE_CONCLUSION.match(fold(sentence))
+    if concluded is not None and bare and (not bare.group(1) or _names_unit(bare.group(1), units, unit)):
         return concluded  # "… 2100 is a leap year, so 29." states 29, whatever "28 days" said before
     return tied if tied is not None else concluded  # "5 km is 5,000 meters. So you multiply by 1,000." states 5000
 
@@ -279,6 +294,8 @@ def _fraction_value(match: re.Match[str]) -> str:
     top, bottom = (float(match.group(g).replace(",", ".")) for g in ("top", "bottom"))
     if bottom == 0 or (match.group("whole") and top >= bottom):
         return f" {match.group(0)} " if match.group("whole") else " a fraction "  # "3 4/2" is no mixed number
+    if not match.group("whole") and (top / bottom).is_integer():
+        return " a fraction "  # "144/12" writes the question again, not its 12
     return _plain(whole + top / bottom)
 
 
@@ -288,27 +305,33 @@ def _plain(value: float) -> str:
 
 #: "minus 5", "negative five" (a sign, where no number stands before it: "7 minus 5" is a working), "3 and a half",
 #: "one and a half" (an English "one" alone stays a word: nodes/reading/numbers.py).
-_NEGATIVE = re.compile(r"(?P<before>\S?)(?P<space>\s*)\b(?:minus|negative|negativ|moins|menos|meno)\s+(?=\d)", re.I)
+_NEGATIVE = re.compile(r"\b(?:minus|negative|negativ|moins|menos|meno)\s+(?=\d)", re.I)
 _HALF = re.compile(r"\b(\d+|one)\s+(?:and\s+a|et|y|e|und)\s+(?:half|demie?|media|mezzo|halb)\b", re.I)
 
 
 def _signed(match: re.Match[str]) -> str:
-    before = match.group("before")
-    return (
-        match.group(0) if before and (before.isdigit() or before in ")=+-*/×÷") else f"{before}{match.group('space')}-"
-    )
+    before = match.string[max(0, match.start() - 40) : match.start()].rstrip()[-1:]
+    return match.group(0) if before and (before.isdigit() or before in ")=+-*/×÷") else "-"
 
 
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
-    rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*,?\s*)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?-?\d"
-    rf"|(?:{WRITTEN_NUMBER})\s*[,;]?\s*(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+-?\d"
+    rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*(?:,\s*)?)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?"
+    rf"(?:{WRITTEN_NUMBER})|(?:{WRITTEN_NUMBER})\s*(?:[,;]\s*)?(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+"
+    rf"(?:{WRITTEN_NUMBER})"
 )
+
+
+def _hedged(folded: str) -> bool:
+    """Whether a text offers two values as its result ("3/4 or 0.75" offers one)."""
+    return any(len(set(numbers_in(m.group(0)))) > 1 for m in _HEDGED.finditer(folded))
+
+
 #: A result written right before what explains it ("72 hours, because …", "9, since 9 × 9 = 81"); not a year or
 #: time it happens in ("In 2024, since it is a leap year, …").
 _RESULT_BEFORE_REASON = re.compile(
     rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom )(?:{WRITTEN_NUMBER})"
-    rf"(?:\s+[^\W\d_]+)?\s*,?\s*(?=\b(?:{_REASONS}|as)\b)",
+    rf"(?:\s+[^\W\d_]+)?(?:\s*(?:,\s*)?(?=\b(?:{_REASONS})\b)|\s*,\s*(?=as\b))",
     re.I,
 )
 _AFTER_MARKER = re.compile(
@@ -321,6 +344,11 @@ _AFTER_MARKER = re.compile(
 _OPERATION_NEXT = re.compile(
     r"\s*(?:[-+*/×÷^]|(?:times|mal|fois|per|por|plus|minus|moins|menos|meno|mas|piu|x)\b)\s*\(?\d"
 )
+
+
+def _names_unit(word: str, units: Sequence[str], unit: str) -> bool:
+    """Whether `word` names the asked unit: one of `units` ("vowels"), or what pint reads as `unit`."""
+    return word in {fold(u) for u in units} or bool(unit and unit_named(word, unit) == "same")
 
 
 def _ends_with(sentence: str, number: float) -> bool:
@@ -346,7 +374,7 @@ def _turned(sentence: str) -> str:
 def _result(folded: str) -> tuple[str, str] | None:
     """The number a concluding sentence states — after its last working, else after what it "is", else the one that
     "is" something ("Among 91, 57 and 12, 57 is the largest.") — and the word written right after it."""
-    working = list(_WORKING.finditer(folded))[-1:]
+    working = [m for m in _WORKING.finditer(folded) if _AFTER_MARKER.match(folded, m.end())][-1:]
     after = [_AFTER_MARKER.match(folded, marker.end()) for marker in [*working, *_IS.finditer(folded)]]
     after[len(working) :] = [m for m in after[len(working) :] if m and not _OPERATION_NEXT.match(folded, m.end())]
     written = re.finditer(rf"({WRITTEN_NUMBER})", folded)
@@ -462,6 +490,9 @@ def states_property(
     says of it disagree ("Divisible by 2? No. … 119 is prime."). Without `yes_or_no` (a question that asks which
     property) a yes or a no says nothing."""
     leads, text = says_yes(answer) if yes_or_no else None, _ASIDE.sub(" ", answer)
+    concluded = None if yes_or_no else _concluded_word(answer, "")
+    if concluded in says or concluded in opposite:
+        return concluded in says  # "17 ends in 7, which is odd, so 17 is even." says even
     if leads is None:
         return _names_property(text, number, says, opposite)
     own = re.search(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", text)
@@ -516,34 +547,83 @@ _CONCLUSION = re.compile(
 )
 
 
-def _concluded_word(folded: str) -> str | None:
+def _concluded_word(answer: str, request: str) -> str | None:
     """The word an answer's last conclusion ends its sentence with, not denied ("…, so the 25th is a Thursday."
     → thursday, "so: L" → l); "so Tuesday is the day before that" and "So Wednesday would be two days on" end with
-    none."""
-    conclusions = [m.end() for m in _CONCLUSION.finditer(folded)]
+    none, nor one that turns to another day or letter than the request's ("… ist ein Freitag, also ist der Tag davor
+    ein Donnerstag", "so the letter before J is I" of the letter after H), nor one the clause does not say it is
+    ("so the holiday weekend starts Thursday"). English "also" adds, it concludes nothing."""
+    folded = fold(_ASIDE.sub(" ", answer))
+    english = languages_of(words_in(folded))[0] == "en"
+    conclusions = [m.end() for m in _CONCLUSION.finditer(folded) if not (english and m.group(0) == "also")]
     if not conclusions:
         return None
-    clause = folded[conclusions[-1] :].split("\n", 1)[0]
-    word = re.search(r"([^\W\d_]+)\W*$", re.split(r"[.!?]", clause, maxsplit=1)[0])
-    return None if word is None or denied(folded, conclusions[-1] + word.start()) else word.group(1)
+    clause = re.split(r"[.!?]", folded[conclusions[-1] :].split("\n", 1)[0], maxsplit=1)[0]
+    word = re.search(r"([^\W\d_]+)\W*$", clause)
+    if word is None or denied(folded, conclusions[-1] + word.start()):
+        return None
+    said = [w for w in words_in(clause[: word.start()]) if w not in ARTICLES and w not in _THE]
+    turns = _RELATIONS.intersection(words_in(clause)) - set(words_in(request))
+    return None if turns or not set(said[-1:]) <= _IS_WORDS else word.group(1)
+
+
+#: What a conclusion says its word is with ("so it's Monday", "donc le 14 était un mardi", "c'è la domenica", "So
+#: after Thursday comes Friday", "donc après vendredi vient samedi").
+_IS_WORDS = FAMILIES["comes"] | frozenset(
+    [
+        "is",
+        "was",
+        "s",
+        "ist",
+        "war",
+        "est",
+        "etait",
+        "sera",
+        "e",
+        "era",
+        "es",
+        "fue",
+        "folgt",
+        "follows",
+        "suit",
+        "sigue",
+    ]
+)
+#: The definite articles, which stand between "is" and what it says ("so the 25th is a Thursday", "c'è la domenica").
+_THE = frozenset(["the", "der", "die", "das", "den", "le", "la", "l", "il", "lo", "el", "ein", "eine"])
+#: Words that relate a day or a letter to another: "before", "after", "davor", "la veille", "il giorno dopo".
+_RELATIONS = (
+    FAMILIES["after"]
+    | FAMILIES["before"]
+    | frozenset(
+        ["davor", "danach", "veille", "lendemain", "anterior", "siguiente", "precedente", "successivo", "following"]
+    )
+)
+
+
+#: The word before the other side of a comparison ("larger than 9.11", "größer als", "plus grand que", "più grande
+#: di", "compared to"), and a chain of comparisons ("9.11 < 9.9").
+_THAN = frozenset(["than", "als", "que", "di", "de", "to"])
+_CHAIN = rf"(?:{WRITTEN_NUMBER})(?:\s*([<>])\s*(?:{WRITTEN_NUMBER}))+"
 
 
 def stated_extreme(answer: str, *, largest: bool) -> float | None:
     """The number an answer calls the largest (or smallest), by its own clause: what it "is" ("9.9 is larger", "9.11
     is smaller and 9.9 is larger"), else what the words before it call it ("the larger is 9.9"; a number after
-    "than" is the other one), or its place in a chain ("9.11 < 9.9"); none where it calls two so. Else the number it
-    states."""
+    "than" is the other one), else, where it names no answer, its place in a chain ("9.11 < 9.9"); none where it
+    calls two so. Else the number it states ("Since 1.75 < 2.5, the answer is 2.5." states 2.5)."""
     asked, other = (FAMILIES["largest"], FAMILIES["smallest"])[:: 1 if largest else -1]
     folded, called = fold(_ASIDE.sub(" ", answer)), set()
-    if _HEDGED.search(folded):
+    if _hedged(folded):
         return None  # "Die kleinste Zahl ist 19 oder 23."
     for m in re.finditer(WRITTEN_NUMBER, folded):
         after = words_in(re.split(r"[;,.!?\n]|\d", folded[m.end() : m.end() + 60])[0])[:4]
         before = words_in(re.split(r"[;,.!?\n]|\d", folded[max(0, m.start() - 60) : m.start()])[-1])[-4:]
         words = after if after[:1] in _COPULAS or after[:1] == ["was"] else before
-        if words[-1:] != ["than"] and asked.intersection(words) and not (other | _NEGATORS).intersection(words):
+        if not _THAN.intersection(words[-1:]) and asked & set(words) and not (other | _NEGATORS) & set(words):
             called.update(numbers_in(m.group(0)))
-    for chain in re.finditer(rf"(?:{WRITTEN_NUMBER})(?:\s*([<>])\s*(?:{WRITTEN_NUMBER}))+", folded):
+    chains = () if called or _names_the_answer(folded) else re.finditer(_CHAIN, folded)
+    for chain in chains:
         chained = numbers_in(re.sub(r"\s*[<>]\s*", " ; ", chain.group(0)))
         called.add(chained[-1] if (chain.group(1) == "<") is largest else chained[0])
     return called.pop() if len(called) == 1 else None if called else stated_number(answer)
@@ -556,10 +636,10 @@ def stated_weekday(answer: str, request: str) -> int | None:
     Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers two
     ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
-    if re.search(rf"\b(?:{'|'.join(names)})\s*,?\s*(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
+    if re.search(rf"\b(?:{'|'.join(names)})\s*(?:,\s*)?(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
     asked = [names[w] for w in words_in(request) if w in names]
-    concluded = names.get(_concluded_word(folded) or "")
+    concluded = names.get(_concluded_word(answer, request) or "")
     if concluded is not None and concluded not in asked:
         return concluded
     named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
@@ -580,7 +660,7 @@ def stated_letter(answer: str, request: str) -> str | None:
     a denied one ("not J") is none, nor a capital that is a word before a small word ("I think it's H", "È la I",
     "A simple way …") unless no other letter is named ("A comes before B")."""
     asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
-    concluded = _concluded_word(fold(answer)) or ""
+    concluded = _concluded_word(answer, request) or ""
     if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
         return concluded
     quoted = re.finditer(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
@@ -605,33 +685,51 @@ _BETWEEN = rf"(?:{LIST_SEPARATOR}|\s*[<>≤≥→]\s*|\.?[ \t]*\n[ \t]*(?:[-*•
 
 
 def in_order(answer: str, ordered: Sequence[str]) -> bool:
-    """The answer's last list (items one after another with only separators between) is the items in order and no
-    other item stands beside it: an answer that echoes the list first ("Sorting kiwi, banana, cherry gives banana,
-    cherry, kiwi") gives its own last; one that holds more ("1, 2, 5, 9, 10", "2\n4\n7\n9\n11", "kiwi, kiwi") is
-    another list. Named in sentences, not as one list, each item's last naming comes after the one before it."""
-    answer = _ASIDE.sub(" ", _LIST_NUMBER.sub("", answer)).replace("−", "-")  # "2, 4, 7, 9 (from 9, 2, 7, 4)"
+    """The answer's last list (items one after another with only separators between, one a line where lines part
+    them) is the items in order and no other item stands beside or between them: an answer that echoes the list
+    first ("Sorting kiwi, banana, cherry gives banana, cherry, kiwi") gives its own last; one that holds more ("1, 2,
+    5, 9, 10", "2\n4\n7\n9\n11", "kiwi, kiwi", "Berlin, Rio de Janeiro, Paris, Rome") is another list; two items a
+    sentence names after the list ("So 7 and 9 are the largest.") are no list. Named in sentences, not as one list,
+    each item's last naming comes after the one before it."""
+    answer = re.sub(r"[*`]", "", _ASIDE.sub(" ", _LIST_NUMBER.sub("", answer))).replace("−", "-")  # "**Berlin**"
     by_name = {item.casefold(): item for item in ordered}
     names = "|".join(re.escape(item) for item in sorted(ordered, key=len, reverse=True))
-    named = list(re.finditer(rf"(?<!\w)(?<!\d\.)(?:{names})(?!\w|\.\d)", answer, re.I))  # not in 1.5
+    named = list(
+        re.finditer(rf"(?<!\w)(?<!\w-)(?<!\d\.)(?:{names})(?!\w|\.\d|-\w)", answer, re.I)
+    )  # not 1.5, kiwi-fruit
     if {by_name[m.group(0).casefold()] for m in named} != set(ordered):
         return False
-    numeric = all(re.fullmatch(r"-?[\d.,]+", item) for item in ordered)
-    item = r"-?\d+(?:[.,]\d+)*" if numeric else r"[^\W\d_]+"
     runs: list[list[re.Match[str] | None]] = [[named[0]]]
     for before, after in itertools.pairwise(named):
-        gap = answer[before.end() : after.start()]
-        if re.fullmatch(_BETWEEN, gap, re.I):
+        gap, alone = answer[before.end() : after.start()], re.match(r"[.,;]?[ \t]*(?:\n|$)", answer[after.end() :])
+        parts = re.split(_BETWEEN, gap, flags=re.I)
+        if "\n" in gap and not alone:  # "Rome.\nRome is last because …" names an item again, in a sentence
+            runs.append([after])
+        elif parts == ["", ""]:
             runs[-1].append(after)
-        elif re.fullmatch(rf"(?:{_BETWEEN}{item}(?:\s{item})?)+{_BETWEEN}", gap, re.I):  # another item between
-            runs[-1] += [None, after]
+        elif len(parts) > 2 and parts[0] == parts[-1] == "" and all(_AN_ITEM.fullmatch(p) for p in parts[1:-1]):
+            runs[-1] += [None, after]  # another item between: "apple, banana, mango"
         else:
             runs.append([after])
-    if not any(len(run) >= len(ordered) for run in runs):  # "First banana, then cherry, and kiwi is last."
+    lists = [run for run in runs if len(run) >= len(ordered) or (len(run) > 1 and _ends_sentence(answer, run[-1]))]
+    if not lists:  # "First banana, then cherry, and kiwi is last."
         last = {by_name[m.group(0).casefold()]: m.start() for m in named}
         return [last[item] for item in ordered] == sorted(last.values())
-    run = [run for run in runs if len(run) > 1][-1]
+    run = lists[-1]
     first, final = (next(m for m in side if m) for side in (run, run[::-1]))
+    numeric = all(re.fullmatch(r"-?[\d.,]+", item) for item in ordered)
+    item = r"-?\d+(?:[.,]\d+)*" if numeric else r"[^\W\d_]+(?:-[^\W\d_]+)*"
     more_after = re.match(rf"{_BETWEEN}{item}\.?(?:\s*$|\s*\n|{_BETWEEN}|[!?]|\.\s)", answer[final.end() :], re.I)
-    more_before = numeric and re.search(rf"(?:^|[\s:(]){item}{_BETWEEN}$", answer[: first.start()], re.I)
+    more_before = numeric and re.search(
+        rf"(?:^|[\s:(]){item}{_BETWEEN}$", answer[max(0, first.start() - 40) : first.start()], re.I
+    )
     listed = [by_name[m.group(0).casefold()] if m else None for m in run]
     return listed == list(ordered) and not (more_after or more_before)
+
+
+def _ends_sentence(text: str, named: re.Match[str] | None) -> bool:
+    return named is not None and bool(re.match(r"\W*(?:$|\n)", text[named.end() :]))
+
+
+#: An item of a list that is none of the asked ones: a few words or a number, no sentence ("Rio de Janeiro").
+_AN_ITEM = re.compile(r"[^.!?:\n]{1,40}")

@@ -176,6 +176,9 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "Sort alphabetically: b, a, c and then reverse it",
         "Sort alphabetically: Paris, London, Berlin. Thanks",
         "Sort alphabetically: kiwi, apple, banana pls",  # closing words the request ends with, in any language
+        "What is the smallest of 1,234; 1,3; 1,25?",  # semicolons part the items, but 1,234 may be 1234
+        "Which is the largest of 9,4,6; 5?",
+        "Arrotonda 1234 a una cifra",  # one significant digit, or one decimal place?
         "Trie par ordre alphabétique : poire, pomme, kiwi s'il te plaît",
         "Ordena alfabéticamente: pera, manzana, uva, por favor",
         "What's 60 per 3?",  # 20 as a rate, 180 as Italian's "per"
@@ -714,6 +717,30 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Which is larger: 9.11 or 9.9?", "9.9 < 9.11"),
         ("Which is smaller: 9.11 or 9.9?", "9.11 > 9.9"),
         ("Welche ist die kleinste Zahl: 45, 23, 67, 19?", "Die kleinste Zahl ist 19 oder 23."),  # a hedge
+        # found by a review of this round's rules: a conclusion about another day or letter, English "also", a chain
+        # beside a stated answer, another unit after "so", items not plain words, a longer self-correction
+        (
+            "What day of the week is 25 December 2025?",
+            "Der 25. Dezember 2025 ist ein Freitag, also ist der Tag davor ein Donnerstag.",
+        ),
+        ("What day comes after Thursday?", "It's Saturday. Also, the weekend starts on Friday."),
+        ("What day comes after Thursday?", "So the answer is Saturday, right after Friday."),
+        (
+            "What day of the week is 25 December 2025?",
+            "Christmas falls on a Friday, so the holiday weekend starts Thursday.",
+        ),
+        ("What letter comes after H?", "The letter after H is J, so the letter before J is I."),
+        ("Which is the smallest: 2.5, 1.75, 3.2?", "Since 1.75 < 2.5 < 3.2, the answer is 3.2."),
+        ("How many vowels are in 'education'?", "'education' has 4 vowels, so 5 consonants."),
+        ("Sort alphabetically: Rome, Berlin, Paris", "**Berlin**, **London**, **Paris**, **Rome**"),
+        ("Sort alphabetically: Rome, Berlin, Paris", "Berlin, Rio de Janeiro, Paris, Rome"),
+        ("Sort alphabetically: kiwi, banana, cherry", "banana, cherry, kiwi-fruit, kiwi"),
+        ("¿Cuánto es 15 por 14?", "El resultado es 210. En realidad son 220, perdón por el error anterior."),
+        ("Was ist 15 mal 14?", "Die Antwort ist 210.\n\nEigentlich habe ich mich verrechnet: 15 × 14 = 220."),
+        ("What is 15 times 14?", "15 × 14 = 210. On second thought, the product would be 220."),
+        ("Is 17 even or odd?", "17 ends in 7, which is odd, so 17 is even."),
+        ("What is 144 divided by 12?", "144/12"),  # the question written again
+        ("What is 2 to the power of 10?", "2^10 = 1000. - Note: 2^10 = 1024 is the usual value."),
         ("Is 17 even or odd?", "Yes."),  # a yes says nothing of which
         ("Is 17 even or odd?", "17 is even."),
         ("Sort alphabetically: kiwi, banana, cherry", "First comes kiwi, then banana, and cherry is last."),
@@ -930,6 +957,17 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Which is larger: 9.11 or 9.9?", "9.9 is larger than 9.11."),
         ("Round 3.14159 to the nearest hundredth", "3.14. To the nearest thousandth, it would be 3.142."),
         ("Which is smaller: 9.11 or 9.9?", "9.9 > 9.11"),
+        # found by the same review: "than" in each language, a chain that only works, "as" that gives no reason, a
+        # remark after "in fact", one value said twice, a list's items named again in a sentence after it
+        ("Which is larger: 9.11 or 9.9?", "9.9 ist größer als 9.11."),
+        ("Which is larger: 9.11 or 9.9?", "9.9 es mayor que 9.11."),
+        ("Which is larger: 9.11 or 9.9?", "Compare 9.11 and 9.90: since 90 > 11, 9.9 is larger."),
+        ("How many hours are in 150 minutes?", "We can write 150 minutes as 2.5 hours."),
+        ("Quanto fa 15 per 14?", "La risposta è 210. In realtà è semplice."),
+        ("What is 3 divided by 4?", "The answer is 3/4 or 0.75."),
+        ("What is 15 times 14?", "15 × 14 = 210, which we get by multiplying 15 by 10 and 15 by 4."),
+        ("Sort these numbers in ascending order: 5, 2, 9, 7", "Sorted: 2, 5, 7, 9\n\nSo 7 and 9 are the two largest."),
+        ("Sort alphabetically: Rome, Berlin, Paris", "Berlin, Paris, Rome.\nRome is last because R comes after P."),
         ("Is 17 even or odd?", "Odd."),
         ("Ist 17 gerade oder ungerade?", "17 ist ungerade."),
         ("Sort alphabetically: kiwi, banana, cherry", "First comes banana, then cherry, and kiwi is last."),  # no list
