@@ -33,7 +33,9 @@ from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, n
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
 #: The words that turn from a working to its result within a sentence.
-_SO_WORDS = "so|therefore|thus|hence|daher|also|donc|ainsi|entonces|por lo tanto|quindi|dunque"
+_SO_WORDS = (
+    "so|therefore|thus|hence|meaning|daher|deshalb|also|donc|ainsi|entonces|por lo tanto|asi que|quindi|dunque|percio"
+)
 _SO = re.compile(rf"\b(?:{_SO_WORDS})\b")
 #: A conclusion that is its number alone: "so 29.", "So it's 366 days.", "donc 3,14".
 _BARE_CONCLUSION = re.compile(
@@ -46,8 +48,8 @@ _ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "rispost
 _RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "resultado", "risultato"])
 #: A sentence that concludes: it turns to its result, or names it or a total.
 _CONCLUDES = re.compile(
-    rf"\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|total|final|altogether|insgesamt|totale|sum|summe|somme|suma|somma|"
-    r"product|produkt|produit|producto|prodotto)\b"
+    rf"\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|total|final|altogether|insgesamt|totale)\b"
+    r"|\b(?:sum|summe|somme|suma|somma|product|produkt|produit|producto|prodotto)\b(?!\s+(?:of|von|de|di|del|des|du)\b)"
 )
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
@@ -65,8 +67,9 @@ _EXPLAINS = re.compile(
 #: A sentence that says what the result is not, or would be ("Many think it's 1,440, but that's wrong.", "By PEMDAS
 #: you'd get 23.", "Some might say 23.").
 _NOT_STATED = re.compile(
-    r"\b(?:wrong|incorrect|falsch|faux|incorrecto|sbagliato|errato|would|might|you['’]d|wurde|ware|serait|seria|"
-    r"sarebbe)\b"
+    r"\b(?:wrong|incorrect|falsch|faux|incorrecto|sbagliato|errato)\b"
+    rf"|^(?!.*\b(?:{_SO_WORDS}|answer|result|ergebnis|reponse|resultat|respuesta|resultado|risposta|risultato)\b)"
+    r".*\b(?:would|might|you['’]d|wurde|ware|serait|seria|sarebbe)\b"
 )
 _WORKING = re.compile(
     r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|\bgets?\b|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
@@ -79,7 +82,7 @@ _IS = re.compile(
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
 _LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})\W{{1,4}}"
-_YES_WORDS = ("yes", "yep", "yeah", "ja", "oui", "si")
+_YES_WORDS = ("yes", "yep", "ja", "oui", "si")
 _YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nope|nein|non)"
 #: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none),
 #: and one that ends it, labelled or concluded ("… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."). Read folded.
@@ -113,10 +116,12 @@ _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\
 _ANSWER_LABEL = re.compile(
     r"\b(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta)(?:\s+final)?\W{0,3}:", re.I
 )
-#: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no"; "in fact" only where
+#: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no", "that's wrong, it's
+#: 401" (a "wrong" the answer ends with takes nothing back: "Some say 1,440, but that's wrong."); "in fact" only where
 #: a short statement follows ("132, en réalité 121."), not a remark ("En réalité, on peut vérifier : …").
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|on second thought|warte|anzi)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|on second thought|warte|anzi|wrong|incorrect|falsch|faux|"
+    r"incorrecto|sbagliato|errato|miscalculated|double-checking|nochmal gerechnet|en refaisant|rehaciendo|rifacendo)\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b"
     r"|\b(?P<in_fact>eigentlich|en fait|en r[ée]alit[ée]|en realidad|in realt[àa])\b",
     re.I,
@@ -160,7 +165,10 @@ def _corrects(text: str, at: int) -> bool:
     words = words_in(sentence)
     if ":" in sentence or len(words) > 4 or not (re.search(r"\d", sentence) or set(words) & weekdays().keys()):
         return False  # "In realtà è semplice." states no result
-    return "=" in sentence or not re.search(r"\d\s*[-+×*/÷x]\s*\d", sentence)
+    return "=" in sentence or not re.search(
+        r"\d\s*(?:[-+×*/÷x^]\s*\d|(?:times|mal|fois|per|por|squared|al quadrato|au carre|zum quadrat|al cuadrado)\b)",
+        sentence,
+    )
 
 
 #: Words that name an error made ("Eigentlich habe ich mich verrechnet: …", "En fait, je me suis trompé").
@@ -441,7 +449,7 @@ def _concluding(text: str) -> str | None:
     explains nothing, else the first with a number."""
     sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
     plain = [s for s in sentences if not (_EXPLAINS.search(fold(s)) or _NOT_STATED.search(fold(s)))]
-    concluding = [s for s in plain if _CONCLUDES.search(fold(s))]
+    concluding = [s for s in sentences if _CONCLUDES.search(fold(s)) and not _NOT_STATED.search(fold(s))]
     return next((found[-1] for found in (concluding, plain, sentences[:1]) if found), None)
 
 
@@ -490,9 +498,12 @@ def states_property(
     says of it disagree ("Divisible by 2? No. … 119 is prime."). Without `yes_or_no` (a question that asks which
     property) a yes or a no says nothing."""
     leads, text = says_yes(answer) if yes_or_no else None, _ASIDE.sub(" ", answer)
-    concluded = None if yes_or_no else _concluded_word(answer, "")
-    if concluded in says or concluded in opposite:
-        return concluded in says  # "17 ends in 7, which is odd, so 17 is even." says even
+    if not yes_or_no:  # "No, odd." answers which with "odd"; "**Odd** … so it is even" says both
+        text = re.sub(rf"^\W*{_YES_OR_NO}\b", " ", text, flags=re.I)
+        concluded = _concluded_word(answer, str(number))
+        first = next(iter(re.findall(r"^\W*([^\W\d_]+)\W*(?:[.!,;:\n]|$)", fold(text))), None)  # "**Odd**\n\n…"
+        if concluded in says | opposite:
+            return concluded in says if first not in says | opposite or (first in says) is (concluded in says) else None
     if leads is None:
         return _names_property(text, number, says, opposite)
     own = re.search(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", text)
@@ -564,7 +575,9 @@ def _concluded_word(answer: str, request: str) -> str | None:
         return None
     said = [w for w in words_in(clause[: word.start()]) if w not in ARTICLES and w not in _THE]
     turns = _RELATIONS.intersection(words_in(clause)) - set(words_in(request))
-    return None if turns or not set(said[-1:]) <= _IS_WORDS else word.group(1)
+    other_date = set(numbers_in(clause)) - set(numbers_in(request))  # "…, so July 5 was a Sunday"
+    also = bool(re.match(r"\W*is\b", clause)) and folded[: conclusions[-1]].endswith("so")  # "so is Wednesday": too
+    return None if turns or other_date or also or not set(said[-1:]) <= _IS_WORDS else word.group(1)
 
 
 #: What a conclusion says its word is with ("so it's Monday", "donc le 14 était un mardi", "c'è la domenica", "So
@@ -611,18 +624,23 @@ def stated_extreme(answer: str, *, largest: bool) -> float | None:
     """The number an answer calls the largest (or smallest), by its own clause: what it "is" ("9.9 is larger", "9.11
     is smaller and 9.9 is larger"), else what the words before it call it ("the larger is 9.9"; a number after
     "than" is the other one), else, where it names no answer, its place in a chain ("9.11 < 9.9"); none where it
-    calls two so. Else the number it states ("Since 1.75 < 2.5, the answer is 2.5." states 2.5)."""
+    calls two so. Else, or where it names the answer, the number it states ("Since 1.75 < 2.5, the answer is 2.5."
+    states 2.5). What the words before a number call it counts only where they say it is it ("the larger is 9.9",
+    "larger: 9.9"; not "is larger because 11 > 9")."""
     asked, other = (FAMILIES["largest"], FAMILIES["smallest"])[:: 1 if largest else -1]
-    folded, called = fold(_ASIDE.sub(" ", answer)), set()
+    folded, called = fold(_ASIDE.sub(" ", answer.replace("−", "-"))), set()
     if _hedged(folded):
         return None  # "Die kleinste Zahl ist 19 oder 23."
+    if _names_the_answer(folded):
+        return stated_number(answer)  # "You might think 9.9 is bigger, but the answer is 9.11."
     for m in re.finditer(WRITTEN_NUMBER, folded):
         after = words_in(re.split(r"[;,.!?\n]|\d", folded[m.end() : m.end() + 60])[0])[:4]
         before = words_in(re.split(r"[;,.!?\n]|\d", folded[max(0, m.start() - 60) : m.start()])[-1])[-4:]
-        words = after if after[:1] in _COPULAS or after[:1] == ["was"] else before
-        if not _THAN.intersection(words[-1:]) and asked & set(words) and not (other | _NEGATORS) & set(words):
+        says = before[-1:] in _COPULAS or folded[: m.start()].rstrip(" *").endswith(":")  # "the larger is", "larger:"
+        words = after if after[:1] in _COPULAS or after[:1] == ["was"] else before if says else []
+        if asked & set(words) and not (other | _NEGATORS) & set(words):
             called.update(numbers_in(m.group(0)))
-    chains = () if called or _names_the_answer(folded) else re.finditer(_CHAIN, folded)
+    chains = () if called else re.finditer(_CHAIN, folded)
     for chain in chains:
         chained = numbers_in(re.sub(r"\s*[<>]\s*", " ; ", chain.group(0)))
         called.add(chained[-1] if (chain.group(1) == "<") is largest else chained[0])
@@ -711,10 +729,12 @@ def in_order(answer: str, ordered: Sequence[str]) -> bool:
             runs[-1] += [None, after]  # another item between: "apple, banana, mango"
         else:
             runs.append([after])
-    lists = [run for run in runs if len(run) >= len(ordered) or (len(run) > 1 and _ends_sentence(answer, run[-1]))]
-    if not lists:  # "First banana, then cherry, and kiwi is last."
+    lists = [run for run in runs if len(run) >= len(ordered) or (len(run) > 1 and _presented(answer, run))]
+    if not lists:  # "First banana, then cherry, and kiwi is last."; no number between numbers but theirs
         last = {by_name[m.group(0).casefold()]: m.start() for m in named}
-        return [last[item] for item in ordered] == sorted(last.values())
+        listed = re.findall(r"-?\d+(?:\s*,\s*-?\d+){2,}", answer[min(last.values()) : max(last.values())])
+        others = any(set(re.findall(r"-?\d+", found)) - set(ordered) for found in listed)  # "2, 1,1,1,1 x 5, 7, 9"
+        return not others and [last[item] for item in ordered] == sorted(last.values())
     run = lists[-1]
     first, final = (next(m for m in side if m) for side in (run, run[::-1]))
     numeric = all(re.fullmatch(r"-?[\d.,]+", item) for item in ordered)
@@ -727,8 +747,13 @@ def in_order(answer: str, ordered: Sequence[str]) -> bool:
     return listed == list(ordered) and not (more_after or more_before)
 
 
-def _ends_sentence(text: str, named: re.Match[str] | None) -> bool:
-    return named is not None and bool(re.match(r"\W*(?:$|\n)", text[named.end() :]))
+def _presented(text: str, run: list[re.Match[str] | None]) -> bool:
+    """Whether a run of fewer items than asked is given as the list ("…, is: kiwi, banana."): after a colon or at
+    a line's start, ending the answer; "The two largest are 7 and 9." names two items in a sentence."""
+    first, final = run[0], run[-1]
+    if first is None or final is None or not re.fullmatch(r"\W*", text[final.end() :]):
+        return False
+    return text[: first.start()].rstrip(" \t*_-").endswith((":", "\n")) or not text[: first.start()].strip()
 
 
 #: An item of a list that is none of the asked ones: a few words or a number, no sentence ("Rio de Janeiro").

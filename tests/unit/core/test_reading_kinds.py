@@ -741,6 +741,19 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Is 17 even or odd?", "17 ends in 7, which is odd, so 17 is even."),
         ("What is 144 divided by 12?", "144/12"),  # the question written again
         ("What is 2 to the power of 10?", "2^10 = 1000. - Note: 2^10 = 1024 is the usual value."),
+        # found by a second review: a "wrong" that goes on corrects, a would-be that names the answer states, a
+        # conclusion about another date, "so is" (too), a leading yes or no to "even or odd?", a verdict contradicted
+        ("What is 17 × 23?", "17 × 23 = 391. That's wrong, it should be 401."),
+        ("Combien font 12 fois 12 ?", "12 × 12 = 144. C'est faux, la bonne réponse est 124."),
+        ("Combien font 12 fois 12 ?", "La réponse est 144. En fait, en refaisant le calcul 12 × 12 on obtient 124."),
+        ("What is 17 × 23?", "17 × 23 = 391. Double-checking, I believe the final answer would be 401."),
+        ("What day of the week was July 4, 1976?", "July 4, 1976 was a Saturday. So July 5 was a Sunday."),
+        ("What day comes after Tuesday?", "The day after Tuesday is Thursday; so is Wednesday."),
+        ("Which is larger, 9.9 or 9.11?", "You might think 9.9 is bigger, but the answer is 9.11."),
+        ("Which is larger, 9.9 or 9.11?", "9.11 is larger: 9.9 < 9.11."),
+        ("Is 348 even or odd?", "No, it's odd."),
+        ("Is 348 even or odd?", "**Odd**\n\n348 ÷ 2 = 174 with no remainder, so it is even."),
+        ("Ist 348 gerade oder ungerade?", "348 endet auf 8, das ist gerade, deshalb ist 348 ungerade."),
         ("Is 17 even or odd?", "Yes."),  # a yes says nothing of which
         ("Is 17 even or odd?", "17 is even."),
         ("Sort alphabetically: kiwi, banana, cherry", "First comes kiwi, then banana, and cherry is last."),
@@ -968,6 +981,20 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("What is 15 times 14?", "15 × 14 = 210, which we get by multiplying 15 by 10 and 15 by 4."),
         ("Sort these numbers in ascending order: 5, 2, 9, 7", "Sorted: 2, 5, 7, 9\n\nSo 7 and 9 are the two largest."),
         ("Sort alphabetically: Rome, Berlin, Paris", "Berlin, Paris, Rome.\nRome is last because R comes after P."),
+        # found by the second review
+        ("What is 17 × 23?", "17 × 23 = 401. My earlier result was wrong: the correct product is 391."),
+        ("What is 17 × 23?", "17 × 20 = 340, 17 × 3 = 51. So the answer would be 391."),
+        ("What is 17 × 23?", "First, the product of 17 and 20 is 340. Then 17 × 3 = 51. Adding them: 340 + 51 = 391."),
+        ("What is 17 × 23?", "Let's compute 17 × 20 = 340 and 17 × 3 = 51. Since 340 + 51 = 391, the answer is 391."),
+        ("Was ist 15 mal 14?", "15 × 10 = 150 und 15 × 4 = 60. Das Ergebnis wäre also 210."),
+        ("Which is larger, 9.9 or 9.11?", "9.9 is larger than 9.11, since 0.90 > 0.11."),
+        ("Which is smaller: -3 or -5?", "−5 is smaller."),
+        ("Sort from smallest to largest: 9, 2, 7, 4", "Here you go: 2, 4, 7 and 9. The two largest are 7 and 9."),
+        ("Is 348 even or odd?", "Odd numbers end in 1, 3, 5, 7 or 9. 348 ends in 8, so it is even."),
+        (
+            "Sort these numbers in ascending order: 5, 2, 9, 7",
+            "| Position | Number |\n|---|---|\n| 1 | 2 |\n| 2 | 5 |\n| 3 | 7 |\n| 4 | 9 |",
+        ),
         ("Is 17 even or odd?", "Odd."),
         ("Ist 17 gerade oder ungerade?", "17 ist ungerade."),
         ("Sort alphabetically: kiwi, banana, cherry", "First comes banana, then cherry, and kiwi is last."),  # no list
