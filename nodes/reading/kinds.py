@@ -584,6 +584,8 @@ def _property(read: Request) -> Known | None:
         return None  # 1500 was a leap year in the calendar of its day
     holds = NUMBER_PROPERTIES[prop](number)
     said = 0 if holds else 1  # the yes or the no of each table
+    # "even or odd?" is answered by one of the two words, Spanish "par" too ("par" is French for "by" elsewhere)
+    named_by = (FAMILIES[prop], FAMILIES[named[prop == "even"]]) if which else (_SAYS[prop], _OPPOSITE[prop])
     statements = {
         code: ("" if which else f"{_YES_NO[code][said]}, ")
         + _IS_NOT[code][said].format(n=number, p=_PROPERTY_NAMES[prop][code][said])
@@ -592,7 +594,7 @@ def _property(read: Request) -> Known | None:
     return Known(
         statements,
         prop if which else "yes" if holds else "no",
-        lambda answer: states_property(answer, number, _SAYS[prop], _OPPOSITE[prop], yes_or_no=not which) is holds,
+        lambda answer: states_property(answer, number, *named_by, yes_or_no=not which) is holds,
     )
 
 

@@ -68,7 +68,7 @@ _EXPLAINS = re.compile(
 #: you'd get 23.", "Some might say 23.").
 _NOT_STATED = re.compile(
     r"\b(?:wrong|incorrect|falsch|faux|incorrecto|sbagliato|errato)\b"
-    rf"|^(?!.*\b(?:{_SO_WORDS}|answer|result|ergebnis|reponse|resultat|respuesta|resultado|risposta|risultato)\b)"
+    rf"|^(?!.*\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|sum|summe|somme|suma|somma|total)\b)"
     r".*\b(?:would|might|you['’]d|wurde|ware|serait|seria|sarebbe)\b"
 )
 _WORKING = re.compile(
@@ -264,8 +264,8 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     text = _HALF.sub(lambda m: f"{'1' if m.group(1).isalpha() else m.group(1)}.5", _NEGATIVE.sub(_signed, text))
     if _hedged(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
-    reason = _RESULT_BEFORE_REASON.search(text)
-    if reason and not _SO.search(fold(text[reason.end() :])):
+    reason = _RESULT_BEFORE_REASON.search(text) or _RESULT_BEFORE_AS.search(text)
+    if reason and not _CONCLUDES.search(fold(text[reason.end() :])):
         text = text[: reason.end()]  # "72 hours, because each day has 24 hours"
     sentence = _concluding(text)
     if sentence is None:
@@ -302,8 +302,8 @@ def _fraction_value(match: re.Match[str]) -> str:
     top, bottom = (float(match.group(g).replace(",", ".")) for g in ("top", "bottom"))
     if bottom == 0 or (match.group("whole") and top >= bottom):
         return f" {match.group(0)} " if match.group("whole") else " a fraction "  # "3 4/2" is no mixed number
-    if not match.group("whole") and (top / bottom).is_integer():
-        return " a fraction "  # "144/12" writes the question again, not its 12
+    if not match.group("whole") and top.is_integer() and bottom.is_integer() and math.gcd(int(top), int(bottom)) > 1:
+        return " a fraction "  # "144/12", "10/4" write the question again: a result is written in lowest terms
     return _plain(whole + top / bottom)
 
 
@@ -324,8 +324,9 @@ def _signed(match: re.Match[str]) -> str:
 
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
-    rf"(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*(?:,\s*)?)(?:or|oder|ou|o)\s+(?:maybe\s+|perhaps\s+)?"
-    rf"(?:{WRITTEN_NUMBER})|(?:{WRITTEN_NUMBER})\s*(?:[,;]\s*)?(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+"
+    rf"(?<![\d.,])(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*(?:,\s*)?)(?:or|oder|ou|o)\s+"
+    rf"(?:maybe\s+|perhaps\s+)?(?:{WRITTEN_NUMBER})"
+    rf"|(?<![\d.,])(?:{WRITTEN_NUMBER})\s*(?:[,;]\s*)?(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+"
     rf"(?:{WRITTEN_NUMBER})"
 )
 
@@ -339,8 +340,14 @@ def _hedged(folded: str) -> bool:
 #: time it happens in ("In 2024, since it is a leap year, …").
 _RESULT_BEFORE_REASON = re.compile(
     rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom )(?:{WRITTEN_NUMBER})"
-    rf"(?:\s+[^\W\d_]+)?(?:\s*(?:,\s*)?(?=\b(?:{_REASONS})\b)|\s*,\s*(?=as\b))",
+    rf"(?:\s+[^\W\d_]+)?\s*(?:,\s*)?(?=\b(?:{_REASONS})\b)",
     re.I,
+)
+#: And before ", as", where the number is what the answer says ("401, as 17 × 23 = 391", "= 220, as …", "has 1,400
+#: minutes, as …"; "Multiply 24 hours by 60, as each hour …" works on).
+_RESULT_BEFORE_AS = re.compile(
+    rf"(?:^|[=:]|\b(?:is|are|has|have|gives|makes)\b)\s*(?:{WRITTEN_NUMBER})(?:\s+[^\W\d_]+)?\s*,\s*(?=as\b)",
+    re.I | re.M,
 )
 _AFTER_MARKER = re.compile(
     rf"\s*(?:approximately|about|exactly|around|really|etwa|genau|environ|exactement|aproximadamente|exactamente|"
@@ -399,7 +406,9 @@ def _result(folded: str) -> tuple[str, str] | None:
 
 #: A number that "is" the result, the largest or the smallest within a few words ("57 is the largest"; "144 divided
 #: by 12 is a classic example" says nothing of 12).
-_NUMBER_THAT_IS = re.compile(rf"({WRITTEN_NUMBER})\s+(?:is|ist|est|es|e|was)\s+((?:[^\W\d_]+\s+){{0,2}}[^\W\d_]+)")
+_NUMBER_THAT_IS = re.compile(
+    rf"(?<![\d.,])({WRITTEN_NUMBER})\s+(?:is|ist|est|es|e|was)\s+((?:[^\W\d_]+\s+){{0,2}}[^\W\d_]+)"
+)
 _RESULT_WORDS = FAMILIES["largest"] | FAMILIES["smallest"] | _RESULT_NAMES
 
 
@@ -617,7 +626,7 @@ _RELATIONS = (
 #: The word before the other side of a comparison ("larger than 9.11", "größer als", "plus grand que", "più grande
 #: di", "compared to"), and a chain of comparisons ("9.11 < 9.9").
 _THAN = frozenset(["than", "als", "que", "di", "de", "to"])
-_CHAIN = rf"(?:{WRITTEN_NUMBER})(?:\s*([<>])\s*(?:{WRITTEN_NUMBER}))+"
+_CHAIN = rf"(?<![\d.,])(?:{WRITTEN_NUMBER})(?:\s*([<>])\s*(?:{WRITTEN_NUMBER}))+"  # from a number's start: no rescan
 
 
 def stated_extreme(answer: str, *, largest: bool) -> float | None:

@@ -754,6 +754,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Is 348 even or odd?", "No, it's odd."),
         ("Is 348 even or odd?", "**Odd**\n\n348 ÷ 2 = 174 with no remainder, so it is even."),
         ("Ist 348 gerade oder ungerade?", "348 endet auf 8, das ist gerade, deshalb ist 348 ungerade."),
+        ("¿Es 77 par o impar?", "77 termina en 7, que es impar, así que 77 es par."),
+        ("How many minutes are in a day?", "24 × 60 = 1,440, as each hour has 60 minutes. Total: 1,400 minutes."),
+        ("What is 17 × 23?", "401, as 17 × 23 = 391."),
+        ("What is 10 divided by 4?", "To compute 10/4, divide 10 by 4."),
         ("Is 17 even or odd?", "Yes."),  # a yes says nothing of which
         ("Is 17 even or odd?", "17 is even."),
         ("Sort alphabetically: kiwi, banana, cherry", "First comes kiwi, then banana, and cherry is last."),
@@ -991,6 +995,13 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Which is smaller: -3 or -5?", "−5 is smaller."),
         ("Sort from smallest to largest: 9, 2, 7, 4", "Here you go: 2, 4, 7 and 9. The two largest are 7 and 9."),
         ("Is 348 even or odd?", "Odd numbers end in 1, 3, 5, 7 or 9. 348 ends in 8, so it is even."),
+        ("¿Es 348 par o impar?", "348 es par."),
+        (
+            "How many minutes are in a day?",
+            "Multiply 24 hours by 60, as each hour has 60 minutes: 24 × 60 = 1,440 minutes.",
+        ),
+        ("What is 17 × 23?", "17 × 23 = 391, as 17 × 20 = 340 and 17 × 3 = 51."),
+        ("Was ist 15 mal 14?", "15 × 10 = 150 und 15 × 4 = 60. Die Summe wäre 210."),
         (
             "Sort these numbers in ascending order: 5, 2, 9, 7",
             "| Position | Number |\n|---|---|\n| 1 | 2 |\n| 2 | 5 |\n| 3 | 7 |\n| 4 | 9 |",
