@@ -585,7 +585,8 @@ def _property(read: Request) -> Known | None:
     holds = NUMBER_PROPERTIES[prop](number)
     said = 0 if holds else 1  # the yes or the no of each table
     # "even or odd?" is answered by one of the two words, Spanish "par" too ("par" is French for "by" elsewhere)
-    named_by = (FAMILIES[prop], FAMILIES[named[prop == "even"]]) if which else (_SAYS[prop], _OPPOSITE[prop])
+    other = "odd" if prop == "even" else "even"
+    named_by = (FAMILIES[prop], FAMILIES[other]) if which else (_SAYS[prop], _OPPOSITE[prop])
     statements = {
         code: ("" if which else f"{_YES_NO[code][said]}, ")
         + _IS_NOT[code][said].format(n=number, p=_PROPERTY_NAMES[prop][code][said])

@@ -37,6 +37,10 @@ _SO_WORDS = (
     "so|therefore|thus|hence|meaning|daher|deshalb|also|donc|ainsi|entonces|por lo tanto|asi que|quindi|dunque|percio"
 )
 _SO = re.compile(rf"\b(?:{_SO_WORDS})\b")
+#: The words that call a result wrong, and the names of a sum or a product (folded).
+_WRONG = "wrong|incorrect|falsch|faux|incorrecto|sbagliato|errato"
+_SUMS = "sum|summe|somme|suma|somma"
+_PRODUCTS = "product|produkt|produit|producto|prodotto"
 #: A conclusion that is its number alone: "so 29.", "So it's 366 days.", "donc 3,14".
 _BARE_CONCLUSION = re.compile(
     rf"(?:{'|'.join(w for w in _SO_WORDS.split('|') if w != 'also')})\W*"
@@ -49,7 +53,7 @@ _RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "re
 #: A sentence that concludes: it turns to its result, or names it or a total.
 _CONCLUDES = re.compile(
     rf"\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|total|final|altogether|insgesamt|totale)\b"
-    r"|\b(?:sum|summe|somme|suma|somma|product|produkt|produit|producto|prodotto)\b(?!\s+(?:of|von|de|di|del|des|du)\b)"
+    rf"|\b(?:{_SUMS}|{_PRODUCTS})\b(?!\s+(?:of|von|de|di|del|des|du)\b)"
 )
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
@@ -67,8 +71,7 @@ _EXPLAINS = re.compile(
 #: A sentence that says what the result is not, or would be ("Many think it's 1,440, but that's wrong.", "By PEMDAS
 #: you'd get 23.", "Some might say 23.").
 _NOT_STATED = re.compile(
-    r"\b(?:wrong|incorrect|falsch|faux|incorrecto|sbagliato|errato)\b"
-    rf"|^(?!.*\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|sum|summe|somme|suma|somma|total)\b)"
+    rf"\b(?:{_WRONG})\b|^(?!.*\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|{_SUMS}|total)\b)"
     r".*\b(?:would|might|you['’]d|wurde|ware|serait|seria|sarebbe)\b"
 )
 _WORKING = re.compile(
@@ -120,8 +123,8 @@ _ANSWER_LABEL = re.compile(
 #: 401" (a "wrong" the answer ends with takes nothing back: "Some say 1,440, but that's wrong."); "in fact" only where
 #: a short statement follows ("132, en réalité 121."), not a remark ("En réalité, on peut vérifier : …").
 _CORRECTION = re.compile(
-    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|on second thought|warte|anzi|wrong|incorrect|falsch|faux|"
-    r"incorrecto|sbagliato|errato|miscalculated|double-checking|nochmal gerechnet|en refaisant|rehaciendo|rifacendo)\b"
+    r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|on second thought|warte|anzi|miscalculated|double-checking|"
+    rf"nochmal gerechnet|en refaisant|rehaciendo|rifacendo|{_WRONG})\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b"
     r"|\b(?P<in_fact>eigentlich|en fait|en r[ée]alit[ée]|en realidad|in realt[àa])\b",
     re.I,
@@ -423,10 +426,9 @@ def _concludes_with_number(rest: str) -> bool:
 
 
 # fmt: off
-_NOT_THE_RESULT = frozenset([
-    "wrong", "incorrect", "falsch", "faux", "incorrecto", "sbagliato", "errato", "roughly", "approximately", "about",
-    "around", "nearly", "almost", "etwa", "ungefahr", "fast", "environ", "presque", "aproximadamente", "casi", "circa",
-    "quasi",
+_NOT_THE_RESULT = frozenset(_WRONG.split("|")) | frozenset([
+    "roughly", "approximately", "about", "around", "nearly", "almost", "etwa", "ungefahr", "fast", "environ",
+    "presque", "aproximadamente", "casi", "circa", "quasi",
 ])
 # fmt: on
 
@@ -456,10 +458,11 @@ def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
 def _concluding(text: str) -> str | None:
     """The sentence that states the result: the last one that concludes, else the last that states a number and
     explains nothing, else the first with a number."""
-    sentences = [s for s in _SENTENCE_END.split(text) if numbers_in(s)]
-    plain = [s for s in sentences if not (_EXPLAINS.search(fold(s)) or _NOT_STATED.search(fold(s)))]
-    concluding = [s for s in sentences if _CONCLUDES.search(fold(s)) and not _NOT_STATED.search(fold(s))]
-    return next((found[-1] for found in (concluding, plain, sentences[:1]) if found), None)
+    sentences = [(s, fold(s)) for s in _SENTENCE_END.split(text) if numbers_in(s)]
+    stating = [(s, f) for s, f in sentences if not _NOT_STATED.search(f)]
+    plain = [s for s, f in stating if not _EXPLAINS.search(f)]
+    concluding = [s for s, f in stating if _CONCLUDES.search(f)]
+    return next((found[-1] for found in (concluding, plain, [s for s, _ in sentences[:1]]) if found), None)
 
 
 def denied(text: str, at: int) -> bool:
@@ -612,7 +615,7 @@ _IS_WORDS = FAMILIES["comes"] | frozenset(
     ]
 )
 #: The definite articles, which stand between "is" and what it says ("so the 25th is a Thursday", "c'è la domenica").
-_THE = frozenset(["the", "der", "die", "das", "den", "le", "la", "l", "il", "lo", "el", "ein", "eine"])
+_THE = frozenset(["the", "der", "die", "das", "den", "le", "la", "l", "il", "lo", "el"])
 #: Words that relate a day or a letter to another: "before", "after", "davor", "la veille", "il giorno dopo".
 _RELATIONS = (
     FAMILIES["after"]
@@ -644,8 +647,9 @@ def stated_extreme(answer: str, *, largest: bool) -> float | None:
         return stated_number(answer)  # "You might think 9.9 is bigger, but the answer is 9.11."
     for m in re.finditer(WRITTEN_NUMBER, folded):
         after = words_in(re.split(r"[;,.!?\n]|\d", folded[m.end() : m.end() + 60])[0])[:4]
-        before = words_in(re.split(r"[;,.!?\n]|\d", folded[max(0, m.start() - 60) : m.start()])[-1])[-4:]
-        says = before[-1:] in _COPULAS or folded[: m.start()].rstrip(" *").endswith(":")  # "the larger is", "larger:"
+        window = folded[max(0, m.start() - 60) : m.start()]
+        before = words_in(re.split(r"[;,.!?\n]|\d", window)[-1])[-4:]
+        says = before[-1:] in _COPULAS or window.rstrip(" *").endswith(":")  # "the larger is", "larger:"
         words = after if after[:1] in _COPULAS or after[:1] == ["was"] else before if says else []
         if asked & set(words) and not (other | _NEGATORS) & set(words):
             called.update(numbers_in(m.group(0)))
