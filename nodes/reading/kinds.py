@@ -61,6 +61,7 @@ from nodes.reading.numbers import (
     unclear_commas,
 )
 from nodes.reading.stated import (
+    concluded_word,
     denied,
     in_order,
     same_number,
@@ -350,7 +351,7 @@ def _reversed_or_capitals(read: Request) -> Known | None:
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
     if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
         result = "".join(reversed(regex.findall(r"\X", text)))  # "naïve" with a combining ¨ stays on its i
-        holds = _names_whole(result, case=False, besides=text)
+        holds = _names_whole(result, case=False, besides=text, request=read.text)
     elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
         result = text.upper()
         if len(result) != len(text):  # "straße": "STRASSE", or "STRAẞE" as German writes it since 2017
@@ -374,11 +375,18 @@ def _capitals(read: Request) -> bool:
     return read.has("capitals") or ("capital" in read.words and read.has("letters"))
 
 
-def _names_whole(result: str, *, case: bool, besides: str = "") -> Callable[[str], bool]:
+def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "") -> Callable[[str], bool]:
     """The answer names `result`; with `besides` (the word reversed), offers no other arrangement of its letters as
-    another answer ("'teksab', or written differently 'tekasb'"; "'stop' uses the same letters" offers none)."""
-    pattern = re.compile(rf"(?<![\w]){re.escape(result)}(?![\w])", 0 if case else re.I)
+    another answer ("'teksab', or written differently 'tekasb'"; "'stop' uses the same letters" offers none) nor
+    concludes with one ("Some would write 'olleh', but the right answer is 'hello'.")."""
+    pattern = re.compile(rf"(?<!\w)[\"'“‘«„]?{re.escape(result)}(?!\w)", 0 if case else re.I)
     letters, own = sorted(result.casefold()), {result.casefold(), besides.casefold()}
+    *_, last = words_in(result) or [""]
+    parts = {*words_in(result), *words_in(besides)}
+
+    def concludes_other(answer: str) -> bool:
+        concluded = concluded_word(answer, request) or last
+        return bool(besides) and concluded != last and (concluded in parts or sorted(concluded) == sorted(last))
 
     def holds(answer: str) -> bool:
         words = [m for m in re.finditer(r"[\"'“‘«„]?([^\W\d_]+)", answer) if not denied(answer, m.start())]
@@ -386,7 +394,8 @@ def _names_whole(result: str, *, case: bool, besides: str = "") -> Callable[[str
             m for m in words if re.search(rf"(?<![\w-]){OR}\s", answer[max(0, m.start() - 40) : m.start()], re.I)
         )
         others = besides and any(sorted(w := m.group(1).casefold()) == letters and w not in own for m in offered)
-        return not others and any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+        named = any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+        return not others and named and not concludes_other(answer)
 
     return holds
 

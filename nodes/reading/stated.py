@@ -34,7 +34,8 @@ from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, n
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
 #: The words that turn from a working to its result within a sentence.
 _SO_WORDS = (
-    "so|therefore|thus|hence|meaning|daher|deshalb|also|donc|ainsi|entonces|por lo tanto|asi que|quindi|dunque|percio"
+    "so|therefore|thus|hence|consequently|meaning|daher|deshalb|folglich|also|donc|ainsi|par consequent|entonces"
+    "|por lo tanto|por consiguiente|asi que|quindi|dunque|percio|pertanto"
 )
 _SO = re.compile(rf"\b(?:{_SO_WORDS})\b")
 #: The words that call a result wrong, and the names of a sum or a product (folded).
@@ -512,7 +513,7 @@ def states_property(
     leads, text = says_yes(answer) if yes_or_no else None, _ASIDE.sub(" ", answer)
     if not yes_or_no:  # "No, odd." answers which with "odd"; "**Odd** … so it is even" says both
         text = re.sub(rf"^\W*{_YES_OR_NO}\b", " ", text, flags=re.I)
-        concluded = _concluded_word(answer, str(number))
+        concluded = concluded_word(answer, str(number))
         first = next(iter(re.findall(r"^\W*([^\W\d_]+)\W*(?:[.!,;:\n]|$)", fold(text))), None)  # "**Odd**\n\n…"
         if concluded in says | opposite:
             return concluded in says if first not in says | opposite or (first in says) is (concluded in says) else None
@@ -570,7 +571,7 @@ _CONCLUSION = re.compile(
 )
 
 
-def _concluded_word(answer: str, request: str) -> str | None:
+def concluded_word(answer: str, request: str) -> str | None:
     """The word an answer's last conclusion ends its sentence with, not denied ("…, so the 25th is a Thursday."
     → thursday, "so: L" → l); "so Tuesday is the day before that" and "So Wednesday would be two days on" end with
     none, nor one that turns to another day or letter than the request's ("… ist ein Freitag, also ist der Tag davor
@@ -581,7 +582,8 @@ def _concluded_word(answer: str, request: str) -> str | None:
     conclusions = [m.end() for m in _CONCLUSION.finditer(folded) if not (english and m.group(0) == "also")]
     if not conclusions:
         return None
-    clause = re.split(r"[.!?]", folded[conclusions[-1] :].split("\n", 1)[0], maxsplit=1)[0]
+    line = folded[conclusions[-1] :].split("\n", 1)[0]
+    clause = re.split(r"(?<!\b\d)(?<!\b\d\d)[.!?]", line, maxsplit=1)[0]  # "der 25." is a day, not an end
     word = re.search(r"([^\W\d_]+)\W*$", clause)
     if word is None or denied(folded, conclusions[-1] + word.start()):
         return None
@@ -670,7 +672,7 @@ def stated_weekday(answer: str, request: str) -> int | None:
     if re.search(rf"\b(?:{'|'.join(names)})\s*(?:,\s*)?(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
         return None
     asked = [names[w] for w in words_in(request) if w in names]
-    concluded = names.get(_concluded_word(answer, request) or "")
+    concluded = names.get(concluded_word(answer, request) or "")
     if concluded is not None and concluded not in asked:
         return concluded
     named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
@@ -691,7 +693,7 @@ def stated_letter(answer: str, request: str) -> str | None:
     a denied one ("not J") is none, nor a capital that is a word before a small word ("I think it's H", "È la I",
     "A simple way …") unless no other letter is named ("A comes before B")."""
     asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
-    concluded = _concluded_word(answer, request) or ""
+    concluded = concluded_word(answer, request) or ""
     if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
         return concluded
     quoted = re.finditer(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)

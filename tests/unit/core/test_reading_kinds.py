@@ -769,6 +769,12 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
             "How many minutes are in a day?",
             "It's 1,400 minutes. Many people think it's 1,440 minutes, but that's wrong.",
         ),
+        # a word reversed is the one the answer concludes with or does not deny, not one it merely names
+        ("Reverse 'hello'", "Some would write 'olleh', but the right answer is 'hello'."),
+        ("Reverse 'hello'", "It's not 'olleh', it's 'hello'."),
+        ("Reverse 'hello world'", "Not 'dlrow olleh': the answer is 'olleh dlrow'."),
+        ("Write 'hello' in capitals", "Not 'HELLO' but 'Hello'."),
+        ("Schreibe 'Haus' rückwärts", "Man könnte 'suah' schreiben, aber die richtige Antwort ist 'haus'."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -1010,6 +1016,17 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Ist 17 gerade oder ungerade?", "17 ist ungerade."),
         ("Sort alphabetically: kiwi, banana, cherry", "First comes banana, then cherry, and kiwi is last."),  # no list
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
+        ("Reverse 'hello'", "So, 'hello' backwards is 'olleh'."),
+        ("Reverse 'hello world'", "Some would write 'world hello', but the answer is 'dlrow olleh'."),
+        ("What day of the week is 25 December 2025?", "The 24th is a Wednesday; consequently the 25th is a Thursday."),
+        (
+            "Welcher Wochentag ist der 25. Dezember 2025?",
+            "Der 24. ist ein Mittwoch, folglich ist der 25. ein Donnerstag.",
+        ),
+        (
+            "Quel jour de la semaine est le 25 décembre 2025 ?",
+            "Le 24 est un mercredi, par conséquent le 25 est un jeudi.",
+        ),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
