@@ -158,16 +158,20 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel nell"),
     "reverse": _words(
-        "reverse reversed backwards backward ruckwarts umgekehrt umkehren umdrehen envers inverse inverser "
-        "reves inverso invertir contrario inverti invertire rovescio"
+        "reverse reversed backwards backward ruckwarts umgekehrt umkehren umdrehen dreh drehe kehre kehr envers "
+        "inverse inverser reves inverso invertir contrario inverti invertire rovescio"
     ),
-    "reverse_more": _words("spell write schreib schreibe buchstabiere ecris escribe scrivi l a al order reihenfolge"),
+    #: "Dreh 'Haus' um" parts its verb; "Wie lautet 'Haus' rückwärts?", "What's 'garden' spelled backwards?".
+    "reverse_more": _words(
+        "spell spelled spelt write schreib schreibe buchstabiere um lautet ecris escribe scrivi l a al order "
+        "reihenfolge"
+    ),
     "capitals": _words(
         "capitals uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
     ),
     #: "capital" alone names a city as often ("the capital of 'France'"); with "letters" it is "capitals".
     "capitals_more": _words(
-        "capital upper case write letters in all schreibe ecris escribe scrivi lettres letras lettere"
+        "capital upper case write convert make letters in all schreibe ecris mets escribe scrivi lettres letras lettere"
     ),
     "first": _words(
         "first erste ersten premiere primera primer prima primo begin begins start starts beginnt commence empieza "

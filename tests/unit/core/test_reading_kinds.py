@@ -335,6 +335,14 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Écris 'bonjour' en majuscules", "BONJOUR"),
         ("Escribe 'hola' en mayúsculas", "HOLA"),
         ("Scrivi 'ciao' in maiuscolo", "CIAO"),
+        # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
+        ("Dreh das Wort 'Haus' um", "suaH"),
+        ("Kehre 'Haus' um", "suaH"),
+        ("Wie lautet 'Haus' rückwärts?", "suaH"),
+        ("What's 'garden' spelled backwards?", "nedrag"),
+        ("Convert 'hello' to uppercase.", "HELLO"),
+        ("Make 'hello' all caps.", "HELLO"),
+        ("Mets 'bonjour' en majuscules", "BONJOUR"),
         ("Welcher Buchstabe kommt nach G?", "H"),
         ("¿Qué letra viene después de la G?", "H"),
         ("Quale lettera viene dopo la G?", "H"),
@@ -512,6 +520,9 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "¿Cuántos minutos tiene un partido?",
         "Run 5 km a day",  # "a" joins two units only where one converts to the other
         "What is 30 minutes a day?",  # and in English it is a rate, not a conversion
+        "Wie lautet das Wort 'Haus' auf Englisch?",  # "lautet" asks how it reads, not reversed
+        "Convert 'hello' to French",
+        "Make 'hello' longer",
     ],
 )
 def test_a_request_that_needs_knowledge_or_today_is_not_decided(request_text: str) -> None:
