@@ -140,21 +140,22 @@ class Hints:
 def read_hints(request: str) -> Hints:
     text = request.strip()
     hints = Hints()
+    digits = in_digits(text, languages_of(words_in(text)))
     # "how many primes below 1000" wants one number, "Is 17 a prime number?" a yes or a no: neither is a list
     aggregate = bool(_AGGREGATE.search(text))
-    closed = aggregate or bool(_CLOSED_QUESTION.match(text))
-    if not closed:
-        hints.itemCount = _count(text, question=text.endswith("?"))
+    yes_or_no = bool(_CLOSED_QUESTION.match(text))
+    if not (aggregate or yes_or_no):
+        hints.itemCount = _count(digits, question=text.endswith("?"))
         hints.numberProperty = next((p for p, rx in _PROPERTIES.items() if re.search(rx, text, re.IGNORECASE)), None)
     hints.expectedFormat = next((f for f, rx in _FORMATS if names_the_output(rx, text)), None)
     hints.freshness = next((f for f, rx in _FRESHNESS if re.search(rx, text, re.IGNORECASE)), None)
     hints.wantsCode = bool(_CODE_REQUEST.search(text))
-    hints.numeric = bool(re.search(r"\d", in_digits(text, _languages(text))) or _DATA_WORDS.search(text) or aggregate)
+    hints.numeric = bool(re.search(r"\d", digits) or _DATA_WORDS.search(text) or aggregate)
     # "How do you say 'good night' in Spanish?" names the language of the words asked for, not of the answer
     explicit = None if _TRANSLATION.search(text) else _named_language(text, _ANSWER_IN)
     hints.language = explicit or detect_language(text)
     hints.languageExplicit = explicit is not None
-    hints.dataType = "answer" if _CLOSED_QUESTION.match(text) else _data_type(text, hints)
+    hints.dataType = "answer" if yes_or_no else _data_type(text, hints, aggregate)
     if hints.expectedFormat is None:
         hints.expectedFormat = {"numbers": "raw_data", "list": "raw_data", "code": "code"}.get(hints.dataType or "")
     if hints.itemCount:
@@ -208,9 +209,9 @@ class Translation:
 @cache
 def translation_of(request: str) -> Translation | None:
     """A request to translate a short text into a named language."""
-    if not _TRANSLATE_WORD.search(request):
+    if not (verb := _TRANSLATE_WORD.search(request)):
         return None
-    tail = _TRANSLATE_WORD.split(request, maxsplit=1)[1]
+    tail = request[verb.end() :]
     if (language := _named_language(tail, _TRANSLATED_INTO)) is None:
         return None
     quoted = QUOTED.search(tail)
@@ -242,27 +243,22 @@ def names_the_output(pattern: str, text: str) -> bool:
     return False
 
 
-def _count(text: str, *, question: bool = False) -> int | None:
-    """How many items the request asks for. In a question only "first/top/last N" counts: "How many days are in
-    3 weeks?" or "Are 7 days a week?" name numbers, not a count of items to deliver."""
-    text = in_digits(text, _languages(text))
-    for match in _COUNT.finditer(text):
+def _count(digits: str, *, question: bool) -> int | None:
+    """How many items the request (its number words in `digits`) asks for. In a question only "first/top/last N"
+    counts: "How many days are in 3 weeks?" or "Are 7 days a week?" name numbers, not a count of items to deliver."""
+    for match in _COUNT.finditer(digits):
         if question and not match.group(1):
             continue
-        digits = re.sub(r"\D", "", match.group(1) or match.group(2) or "")
-        if digits and 0 < int(digits) <= 10_000_000:
-            return int(digits)
+        count = int(re.sub(r"\D", "", match.group(1) or match.group(2)))  # one of the two always holds a digit
+        if 0 < count <= 10_000_000:
+            return count
     return None
 
 
-def _languages(text: str) -> list[str]:
-    return languages_of(words_in(text))
-
-
-def _data_type(text: str, hints: Hints) -> str | None:
+def _data_type(text: str, hints: Hints, aggregate: bool) -> str | None:
     if hints.wantsCode:
         return "code"
-    if _AGGREGATE.search(text):
+    if aggregate:
         return "answer"
     if hints.numberProperty or (_DATA_WORDS.search(text) and hints.itemCount):
         return "numbers"

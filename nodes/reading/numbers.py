@@ -23,25 +23,27 @@ from nodes.reading.lexicon import AND, fold, languages_of, told_language, words_
 _NUMBER = r"\d+(?:[.,]\d+)?"
 #: A number as a text writes it, with its sign, thousands separators (3,000 · 3 000 · 3'000) or decimal comma.
 WRITTEN_NUMBER = r"-?[1-9]\d{0,2}(?:[,' \u202f\u00a0]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"  # never 0,375
-_SQUARED = r"\bsquared\b|\bzum\s+quadrat\b|\bau\s+carr[ée]\b|\bal\s+(?:cuadrado|quadrato)\b"
+_SQUARED = r"\b(?:squared|zum\s+quadrat|au\s+carr[ée]|al\s+(?:cuadrado|quadrato))\b"
 _CUBED = r"\bcubed\b"
 _OPERATOR_WORDS = [
     (
-        r"\bmultiplied\s+by\b|\bmultiplicado\s+por\b|\bmoltiplicato\s+per\b|\btimes\b|\bmal\b|\bfois\b|[×✕·]"
+        r"\b(?:multiplied\s+by|multiplicado\s+por|moltiplicato\s+per|times|mal|fois)\b|[×✕·]"
         r"|(?<=\d)\s+(?:por|per|x)\s+(?=\d)|(?<=\d)(?<!\b0)x(?=\d)",  # "5x5", not 0x10
         "*",
     ),
     (
-        r"\bdivided\s+by\b|\bgeteilt\s+durch\b|\bdivis[ée]\s+par\b|\bdividido\s+(?:por|entre)\b|\bdiviso(?:\s+per)?\b|÷"
+        r"\b(?:divided\s+by|geteilt\s+durch|divis[ée]\s+par|dividido\s+(?:por|entre)|diviso(?:\s+per)?)\b|÷"
         r"|(?<=\d)\s+entre\s+(?=\d)",
         "/",
     ),
-    (r"\bplus\b|\bm[aá]s\b|\bpi[uù]\b", "+"),
-    (r"\bminus\b|\bmoins\b|\bmenos\b|\bmeno\b|−", "-"),
-    (r"\bto\s+the\s+power\s+of\b|\bhoch\b|\^|\b[aà]\s+la\s+puissance\b|\belevado\s+a\b|\belevato\s+alla?\b", "**"),
+    (r"\b(?:plus|m[aá]s|pi[uù])\b", "+"),
+    (r"\b(?:minus|moins|menos|meno)\b|−", "-"),
+    (r"\b(?:to\s+the\s+power\s+of|hoch|[aà]\s+la\s+puissance|elevado\s+a|elevato\s+alla?)\b|\^", "**"),
     (_SQUARED, "**2"),
     (_CUBED, "**3"),
 ]
+#: "Product" in paor's five languages: an operation named before its numbers, and a result named by it.
+_PRODUCT = r"product|produkt|produit|producto|prodotto"
 #: An operation named before its numbers: "Multiply 6 by 7", "Divide 100 by 4", "Teile 100 durch 4".
 _NAMED_FIRST = [
     (
@@ -54,8 +56,7 @@ _NAMED_FIRST = [
         r"\1 / \2",
     ),
     (
-        rf"\b(?:product|produkt|produit|producto|prodotto)\s+(?:of|von|aus|de|di)\s+({_NUMBER})\s+{AND}\s+"
-        rf"({_NUMBER})\b(?!\s*(?:{AND}|,)\s*\d)",
+        rf"\b(?:{_PRODUCT})\s+(?:of|von|aus|de|di)\s+({_NUMBER})\s+{AND}\s+({_NUMBER})\b(?!\s*(?:{AND}|,)\s*\d)",
         r"\1 * \2",
     ),
 ]
@@ -64,7 +65,7 @@ _FRACTION_OF = re.compile(rf"\b({_NUMBER})\s*/\s*({_NUMBER})\s+(?:of|von|de|di)\
 _EXPONENT_WORDS = re.compile(f"(?P<square>{_SQUARED})|{_CUBED}")
 #: A result named by its operation ("the sum of", "the product of"): it holds all that follows, not what precedence
 #: says.
-_AGGREGATE = re.compile(r"\b(?:sum|total|product|summe|produkt|somme|produit|suma|producto|somma|prodotto)\b", re.I)
+_AGGREGATE = re.compile(rf"\b(?:sum|total|summe|somme|suma|somma|{_PRODUCT})\b", re.I)
 #: The "cent" of a share, written as one word or two ("pour cent", "por ciento", "per cento").
 _CENT = r"pour\s*cent|por\s*ciento|per\s*cento"
 _PERCENT = re.compile(rf"%|\b(?:per\s*cent|prozent|{_CENT})\b", re.I)
@@ -226,18 +227,14 @@ def numbers_in(text: str) -> list[float]:
     """Every number a text states, with thousands separators (3,000 · 3 000 · 3'000) and decimal commas read."""
     found = []
     for raw in re.findall(WRITTEN_NUMBER, text):
+        token = re.sub(r"['\s]", "", raw)  # 3'000, 3 000, and the narrow and no-break spaces
+        if re.fullmatch(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", token):
+            token = token.replace(",", "")
         try:
-            found.append(_grouped(raw))
+            found.append(_number(token))
         except ValueError:  # "1,000 250,000", "1,000'250,000": two numbers, each grouped its own way
             found += [float(part.replace(",", "")) for part in re.split(r"['\s]+", raw) if part]
     return found
-
-
-def _grouped(written: str) -> float:
-    token = re.sub(r"['\s]", "", written)  # 3'000, 3 000, and the narrow and no-break spaces
-    if re.fullmatch(r"-?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?", token):
-        token = token.replace(",", "")
-    return _number(token)
 
 
 def _calculated(request: str) -> ExpectedNumber | None:
@@ -279,8 +276,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
         return None  # said aloud, "2 times 3 squared" is 36 or 18, "10 divided by 4 times 2" is 5 or 1.25
     if re.search(r"\*\*\s*[\d.]+\s*(?:\*\*|/)", text):
         return None  # "2 cubed squared" is (2³)², not 2 ** 9; "9 to the power of 1/2" is 3, not 9 ** 1 / 2 = 4.5
-    candidates = [m.group(0).strip() for m in _EXPRESSION.finditer(text)]
-    for candidate in sorted(candidates, key=len, reverse=True):
+    for candidate in sorted(map(str.strip, _EXPRESSION.findall(text)), key=len, reverse=True):
         if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*-?[\d(]", candidate):  # "5 - -3"
             continue
         if aggregate and len(set(re.findall(r"\*\*|[-+*/]", candidate))) > 1:
