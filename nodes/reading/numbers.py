@@ -79,13 +79,13 @@ _PERCENT_OF = re.compile(
     re.I,
 )
 _HALF_OR_DOUBLE = re.compile(
-    rf"(?:(?P<half>\bhalf\s+(?:of\s+)?|\bh[äa]lfte\s+von\s+|\bmoiti[ée]\s+de\s+|\bmitad\s+de\s+|\bmet[àa]\s+di\s+)"
-    rf"|\b(?:double|twice|doppelte\s+von|double\s+de|doble\s+de|doppio\s+di)\s+)(?P<number>{_NUMBER})\b",
+    r"\b(?:(?P<half>half(?:\s+of)?|h[äa]lfte\s+von|moiti[ée]\s+de|mitad\s+de|met[àa]\s+di)"
+    rf"|double|twice|doppelte\s+von|double\s+de|doble\s+de|doppio\s+di)\s+(?P<number>{_NUMBER})\b",
     re.I,
 )
 _SQUARE_ROOT = re.compile(
-    rf"\b(?:square\s+root\s+of|(?:quadrat)?wurzel\s+(?:aus|von)|racine\s+carr[ée]e\s+de|ra[ií]z\s+cuadrada\s+de|"
-    rf"radice\s+quadrata\s+di)\s+({_NUMBER})|√\s*({_NUMBER})",
+    r"(?:\b(?:square\s+root\s+of|(?:quadrat)?wurzel\s+(?:aus|von)|racine\s+carr[ée]e\s+de|ra[ií]z\s+cuadrada\s+de|"
+    rf"radice\s+quadrata\s+di)\s+|√\s*)({_NUMBER})",
     re.I,
 )
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
@@ -258,7 +258,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
         value = _number(part.group("number")) * (0.5 if part.group("half") else 2.0)
         return _only(stated, part.group(0).strip(), value)
     if root := _SQUARE_ROOT.search(text):
-        value = _number(root.group(1) or root.group(2))
+        value = _number(root.group(1))
         return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
     aggregate = _AGGREGATE.search(text)
     # "and" joins two addends only in a request to add ("Add 2, 3 and 4", "Add 2, 3, and 4", "the sum of 7 and 8");
