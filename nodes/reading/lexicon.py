@@ -180,7 +180,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "last": _words("last final letzte letzten derniere dernier ultima ultimo end ends endet finit termina finisce"),
     "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
-        "plus minus times multiplied divided by x add sum total of and the square root squared cubed power to "
+        "plus minus times multiplied divided by x add sum total of and the square root squared cube cubed power th "
+        "rd nd to "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "
         "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "

@@ -61,6 +61,19 @@ _NAMED_FIRST = [
     ),
 ]
 _FRACTION_OF = re.compile(rf"\b({_NUMBER})\s*/\s*({_NUMBER})\s+(?:of|von|de|di)\s+({_NUMBER})\b")
+#: A power named before its number or by its ordinal: "the square of 7" is "7 squared", "the cube of 4" "4 cubed",
+#: "3 to the 4th power" "3 to the power of 4" (text2num writes "fourth" as "4th"). Named before its number, it ends
+#: the request: "the square of 7 plus 1" is 50 or 64, "a square of 4 cm" no power.
+_POWERS_NAMED = [
+    (rf"\b(?:square|quadrat|carr[ée]|cuadrado|quadrato)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\W*$)", r"\1 squared"),
+    (rf"\b(?:cube|kubik)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\W*$)", r"\1 cubed"),
+    (r"\bto\s+the\s+(\d+)(?:st|nd|rd|th)\s+power\b", r"to the power of \1"),
+    (r"\bto\s+the\s+second\s+power\b", "squared"),
+    (r"\bto\s+the\s+third\s+power\b", "cubed"),
+]
+#: A power named but not read as one: "the square of 7 plus 1" is no 7 + 1 (a root, "zum Quadrat", "au carré" and
+#: "al cuadrado" are read).
+_POWER_UNREAD = re.compile(r"(?<!zum )(?<!au )(?<!al )\b(?:square|quadrat|carr[ée]|cuadrado|quadrato|cube)\b(?! root)")
 #: The exponent a word names: "7 squared" states 7 and 2.
 _EXPONENT_WORDS = re.compile(f"(?P<square>{_SQUARED})|{_CUBED}")
 #: A result named by its operation ("the sum of", "the product of"): it holds all that follows, not what precedence
@@ -181,12 +194,12 @@ def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
 
 
-#: Words text2num would read as numbers that are not: ordinals, articles, and the "cent" of a share ("pour cent",
-#: "por ciento", "per cento").
+#: Words text2num would read as numbers that are not: ordinals, articles, the "cent" of a share ("pour cent",
+#: "por ciento", "per cento"), and "miles", which Spanish reads as thousands ("3 miles en kilomètres").
 _KEPT_WORDS = re.compile(
     r"\b(?:first|second|third|prime|primes|premi[eè]re?s?|prim[aoe]s?|primer[ao]?s?|segund[ao]s?|second[aoe]s?|"
     r"erste[nrs]?|zweite[nrs]?|dritte[nrs]?|tiers|terz[aoe]|tercer[ao]?|"
-    rf"{_CENT}|(?<!et )(?<!y )(?<!e )(?:une?|un[ao]|ein[e]?[mnrs]?))\b",
+    rf"{_CENT}|miles|(?<!et )(?<!y )(?<!e )(?:une?|un[ao]|ein[e]?[mnrs]?))\b",
     re.I,
 )
 _ONE = re.compile(r"\bone\b(?=\s*(?:[+\-*/×÷]|plus|minus|times|divided|multiplied|\?|$))", re.I)
@@ -242,6 +255,10 @@ def _calculated(request: str) -> ExpectedNumber | None:
     states ("half of 64 plus 2" or "1/3 of 90 plus 5" is not "half of 64" or "1/3 of 90": nothing is decided)."""
     text = _DATE.sub(" ", request.casefold())
     text = re.sub(r"(?<=\d)-(?=\d)", " to ", text)  # "2-3 sentences" is a range, not a subtraction
+    for pattern, replacement in _POWERS_NAMED:
+        text = re.sub(pattern, replacement, text)
+    if _POWER_UNREAD.search(text):
+        return None
     exponents = [2.0 if w.group("square") else 3.0 for w in _EXPONENT_WORDS.finditer(text)]
     stated = sorted(numbers_in(text) + exponents)  # "half of 10 squared" is no half of 10
     if percent := _PERCENT_OF.search(text):
@@ -427,15 +444,15 @@ _UNITS_BY_NAME = {
         "hour": "stunde stunden heure heures hora horas ora ore",
         "day": "tag tage tagen jour jours journee journees dia dias giorno giorni",
         "week": "woche wochen semaine semaines semana semanas settimana settimane",
-        "meter": "meter metre metres metro metros metri",
-        "kilometer": "kilometer kilometre kilometres kilometro kilometros chilometro chilometri",
-        "centimeter": "zentimeter centimetre centimetres centimetro centimetros centimetri",
-        "gram": "gramm gramme grammes gramo gramos grammo grammi",
+        "meter": "meter metern metre metres metro metros metri",
+        "kilometer": "kilometer kilometern kilometre kilometres kilometro kilometros chilometro chilometri",
+        "centimeter": "zentimeter zentimetern centimetre centimetres centimetro centimetros centimetri",
+        "gram": "gramm grammen gramme grammes gramo gramos grammo grammi",
         "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi kilo kilos chilo",
         "mile": "meile meilen milla millas miglio miglia",
         "inch": "zoll pouce pouces pulgada pulgadas pollice pollici",
         "pound": "pfund libra libras libbra libbre",
-        "liter": "liter litre litres litro litros litri",
+        "liter": "liter litern litre litres litro litros litri",
     }.items()
     for name in names.split()
 }

@@ -335,6 +335,15 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Écris 'bonjour' en majuscules", "BONJOUR"),
         ("Escribe 'hola' en mayúsculas", "HOLA"),
         ("Scrivi 'ciao' in maiuscolo", "CIAO"),
+        # a power named before its number or by its ordinal; "miles" in French, a German dative plural
+        ("What is the square of 7?", "49"),
+        ("Quel est le carré de 7 ?", "49"),
+        ("Qual è il quadrato di 7?", "49"),
+        ("What is the cube of 4?", "64"),
+        ("What's 3 to the 4th power?", "81"),
+        ("What is 3 to the fourth power?", "81"),
+        ("Combien font 3 miles en kilomètres ?", "4.82803 kilomètres"),
+        ("Wie viel sind 3 Meilen in Kilometern?", "4.82803 Kilometern"),
         # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
         ("Dreh das Wort 'Haus' um", "suaH"),
         ("Kehre 'Haus' um", "suaH"),
@@ -520,6 +529,9 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "¿Cuántos minutos tiene un partido?",
         "Run 5 km a day",  # "a" joins two units only where one converts to the other
         "What is 30 minutes a day?",  # and in English it is a rate, not a conversion
+        "What is the square of 7 plus 1?",  # 50 or 64, and never 8
+        "Quel est le carré de 7 plus 1 ?",
+        "Draw a square of 4 cm",
         "Wie lautet das Wort 'Haus' auf Englisch?",  # "lautet" asks how it reads, not reversed
         "Convert 'hello' to French",
         "Make 'hello' longer",
