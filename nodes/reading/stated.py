@@ -24,6 +24,7 @@ from nodes.reading.lexicon import (
     FAMILIES,
     LANGUAGES,
     LIST_SEPARATOR,
+    OR,
     fold,
     languages_of,
     weekdays,
@@ -31,6 +32,8 @@ from nodes.reading.lexicon import (
 )
 from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, numbers_in, unit_named
 
+#: A written number, as one part of a pattern.
+_NUMBER = f"(?:{WRITTEN_NUMBER})"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
 #: The words that turn from a working to its result within a sentence.
 _SO_WORDS = (
@@ -46,14 +49,15 @@ _PRODUCTS = "product|produkt|produit|producto|prodotto"
 _BARE_CONCLUSION = re.compile(
     rf"(?:{'|'.join(w for w in _SO_WORDS.split('|') if w != 'also')})\W*"
     r"(?:(?:it['’]?s|it is|that['’]?s|there are|we get|c['’]est|es sind|hay|sono)\s+)?"
-    rf"(?:{WRITTEN_NUMBER})(?:\s+([^\W\d_]+))?\W*$"
+    rf"{_NUMBER}(?:\s+([^\W\d_]+))?\W*$"
 )
 #: The words that name an answer or a result (folded), which may label it ("**Answer:** No").
 _ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "risposta"])
 _RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "resultado", "risultato"])
+_RESULT_NAME = "|".join(sorted(_RESULT_NAMES))
 #: A sentence that concludes: it turns to its result, or names it or a total.
 _CONCLUDES = re.compile(
-    rf"\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|total|final|altogether|insgesamt|totale)\b"
+    rf"\b(?:{_SO_WORDS}|{_RESULT_NAME}|total|final|altogether|insgesamt|totale)\b"
     rf"|\b(?:{_SUMS}|{_PRODUCTS})\b(?!\s+(?:of|von|de|di|del|des|du)\b)"
 )
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
@@ -72,7 +76,7 @@ _EXPLAINS = re.compile(
 #: A sentence that says what the result is not, or would be ("Many think it's 1,440, but that's wrong.", "By PEMDAS
 #: you'd get 23.", "Some might say 23.").
 _NOT_STATED = re.compile(
-    rf"\b(?:{_WRONG})\b|^(?!.*\b(?:{_SO_WORDS}|{'|'.join(_RESULT_NAMES)}|{_SUMS}|total)\b)"
+    rf"\b(?:{_WRONG})\b|^(?!.*\b(?:{_SO_WORDS}|{_RESULT_NAME}|{_SUMS}|total)\b)"
     r".*\b(?:would|might|you['’]d|wurde|ware|serait|seria|sarebbe)\b"
 )
 _WORKING = re.compile(
@@ -92,10 +96,14 @@ _YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nope|nein|non)"
 #: and one that ends it, labelled or concluded ("… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."). Read folded.
 _LEADS = re.compile(rf"^\W*(?:(?:short\s+|final\s+)?{_LABEL})?{_YES_OR_NO}\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
 _LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+){_YES_OR_NO}\W*$")
+#: The words that say what a thing is ("9.9 is larger"), as a pattern and as a clause's first word ("isn't" reads as
+#: "isn", "t").
+_COPULA = "is|ist|est|es|e"
+_COPULAS = tuple([word] for word in f"{_COPULA}|isn".split("|"))
 #: An aside in parentheses states no result: "12 × 11 = 132 (because 12 × 10 = 120, plus 12)."
 _ASIDE = re.compile(r"\([^()]{0,400}\)")
 #: A number or name the answer denies, after it ("45 is not the largest") or before it ("not 15", "nicht 15").
-_DENIED_AFTER = re.compile(r"\s*(?:is|ist|est|es|e|are)\s+(?:not|nicht|pas|no|non)\b|\s*isn['’]t\b|\s*n['’]est\s+pas\b")
+_DENIED_AFTER = re.compile(rf"\s*(?:{_COPULA}|are)\s+(?:not|nicht|pas|no|non)\b|\s*isn['’]t\b|\s*n['’]est\s+pas\b")
 _DENIED = re.compile(r"\b(?:not|nicht|pas|non|no|kein\w*|neither|nor|weder|ni)\s+(?:\w+\s+)?$", re.I)
 
 
@@ -140,13 +148,13 @@ def what_it_states(answer: str) -> str:
     answer = _LATEX.sub(lambda m: _as_text(m.group(0)), answer)
     offered = _without_closing_offers(answer)
     answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
-    said = [m.start() for m in re.finditer(r"[^\W_]", answer)]
+    last_said = max((m.start() for m in re.finditer(r"[^\W_]", answer)), default=-1)
     corrections = [
         m.end()
         for m in _CORRECTION.finditer(answer)
-        if said and m.end() <= said[-1] and (not m.group("in_fact") or _corrects(answer, m.end()))
+        if m.end() <= last_said and (not m.group("in_fact") or _corrects(answer, m.end()))
     ]
-    labels = [m for m in _ANSWER_LABEL.finditer(answer) if said and m.end() <= said[-1] and _opens(answer, m.start())]
+    labels = [m for m in _ANSWER_LABEL.finditer(answer) if m.end() <= last_said and _opens(answer, m.start())]
     if labels and labels[-1].end() > max(corrections, default=0):  # "Step 1: … Sunday. **Answer:** Monday."
         answer = _labelled(answer, labels[-1])
     elif corrections:
@@ -283,9 +291,9 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     concluded = numbers_in(found[0])[0] if found is not None and not other else None  # "2 hours = 120 s" no minutes
     if concluded is not None and _names_the_answer(sentence) and _ends_with(sentence, concluded):
         in_sentence = _tied_to(sentence, units, unit)
-        if in_sentence is not None or tied in (None, concluded):
-            return in_sentence if in_sentence is not None else concluded
-        return None  # "… = 420 minutes. The answer is 480.": which of the two it states is a doubt
+        if in_sentence is not None:
+            return in_sentence
+        return concluded if tied in (None, concluded) else None  # "… = 420 minutes. The answer is 480.": a doubt
     bare = _BARE_CONCLUSION.match(fold(sentence))
     if concluded is not None and bare and (not bare.group(1) or _names_unit(bare.group(1), units, unit)):
         return concluded  # "… 2100 is a leap year, so 29." states 29, whatever "28 days" said before
@@ -328,10 +336,8 @@ def _signed(match: re.Match[str]) -> str:
 
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
-    rf"(?<![\d.,])(?:{WRITTEN_NUMBER})(?:\s+|\s*,\s*(?:{WRITTEN_NUMBER})\s*(?:,\s*)?)(?:or|oder|ou|o)\s+"
-    rf"(?:maybe\s+|perhaps\s+)?(?:{WRITTEN_NUMBER})"
-    rf"|(?<![\d.,])(?:{WRITTEN_NUMBER})\s*(?:[,;]\s*)?(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+"
-    rf"(?:{WRITTEN_NUMBER})"
+    rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){OR}\s+(?:maybe\s+|perhaps\s+)?{_NUMBER}"
+    rf"|(?<![\d.,]){_NUMBER}\s*(?:[,;]\s*)?(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+{_NUMBER}"
 )
 
 
@@ -343,14 +349,14 @@ def _hedged(folded: str) -> bool:
 #: A result written right before what explains it ("72 hours, because …", "9, since 9 × 9 = 81"); not a year or
 #: time it happens in ("In 2024, since it is a leap year, …").
 _RESULT_BEFORE_REASON = re.compile(
-    rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom )(?:{WRITTEN_NUMBER})"
+    rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom ){_NUMBER}"
     rf"(?:\s+[^\W\d_]+)?\s*(?:,\s*)?(?=\b(?:{_REASONS})\b)",
     re.I,
 )
 #: And before ", as", where the number is what the answer says ("401, as 17 × 23 = 391", "= 220, as …", "has 1,400
 #: minutes, as …"; "Multiply 24 hours by 60, as each hour …" works on).
 _RESULT_BEFORE_AS = re.compile(
-    rf"(?:^|[=:]|\b(?:is|are|has|have|gives|makes)\b)\s*(?:{WRITTEN_NUMBER})(?:\s+[^\W\d_]+)?\s*,\s*(?=as\b)",
+    rf"(?:^|[=:]|\b(?:is|are|has|have|gives|makes)\b)\s*{_NUMBER}(?:\s+[^\W\d_]+)?\s*,\s*(?=as\b)",
     re.I | re.M,
 )
 _AFTER_MARKER = re.compile(
@@ -410,9 +416,7 @@ def _result(folded: str) -> tuple[str, str] | None:
 
 #: A number that "is" the result, the largest or the smallest within a few words ("57 is the largest"; "144 divided
 #: by 12 is a classic example" says nothing of 12).
-_NUMBER_THAT_IS = re.compile(
-    rf"(?<![\d.,])({WRITTEN_NUMBER})\s+(?:is|ist|est|es|e|was)\s+((?:[^\W\d_]+\s+){{0,2}}[^\W\d_]+)"
-)
+_NUMBER_THAT_IS = re.compile(rf"(?<![\d.,])({WRITTEN_NUMBER})\s+(?:{_COPULA}|was)\s+((?:[^\W\d_]+\s+){{0,2}}[^\W\d_]+)")
 _RESULT_WORDS = FAMILIES["largest"] | FAMILIES["smallest"] | _RESULT_NAMES
 
 
@@ -540,9 +544,6 @@ def _predicated(words: list[str], says: frozenset[str], opposite: frozenset[str]
     return (window[named] in says) is not any(w in _NEGATORS or w == "isn" for w in window[:named])
 
 
-_COPULAS = (["is"], ["isn"], ["ist"], ["est"], ["es"], ["e"])
-
-
 def _names_property(text: str, number: int, says: frozenset[str], opposite: frozenset[str]) -> bool | None:
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
     read = text[named.end() :] if named else text
@@ -566,9 +567,7 @@ def _names_property(text: str, number: int, says: frozenset[str], opposite: froz
 
 
 #: Where an answer turns to its conclusion (folded): a "so" word, "the answer is", an arrow.
-_CONCLUSION = re.compile(
-    rf"\b(?:{_SO_WORDS})\b|\b(?:{'|'.join(_RESULT_NAMES)})\W{{0,3}}(?::|\b(?:is|ist|est|es|e)\b)|→"
-)
+_CONCLUSION = re.compile(rf"{_SO.pattern}|\b(?:{_RESULT_NAME})\W{{0,3}}(?::|\b(?:{_COPULA})\b)|→")
 
 
 def concluded_word(answer: str, request: str) -> str | None:
@@ -596,42 +595,23 @@ def concluded_word(answer: str, request: str) -> str | None:
 
 #: What a conclusion says its word is with ("so it's Monday", "donc le 14 était un mardi", "c'è la domenica", "So
 #: after Thursday comes Friday", "donc après vendredi vient samedi").
-_IS_WORDS = FAMILIES["comes"] | frozenset(
-    [
-        "is",
-        "was",
-        "s",
-        "ist",
-        "war",
-        "est",
-        "etait",
-        "sera",
-        "e",
-        "era",
-        "es",
-        "fue",
-        "folgt",
-        "follows",
-        "suit",
-        "sigue",
-    ]
-)
+# fmt: off
+_IS_WORDS = FAMILIES["comes"] | frozenset([
+    "is", "was", "s", "ist", "war", "est", "etait", "sera", "e", "era", "es", "fue", "folgt", "follows", "suit", "sigue"
+])
 #: The definite articles, which stand between "is" and what it says ("so the 25th is a Thursday", "c'è la domenica").
 _THE = frozenset(["the", "der", "die", "das", "den", "le", "la", "l", "il", "lo", "el"])
 #: Words that relate a day or a letter to another: "before", "after", "davor", "la veille", "il giorno dopo".
-_RELATIONS = (
-    FAMILIES["after"]
-    | FAMILIES["before"]
-    | frozenset(
-        ["davor", "danach", "veille", "lendemain", "anterior", "siguiente", "precedente", "successivo", "following"]
-    )
-)
+_RELATIONS = FAMILIES["after"] | FAMILIES["before"] | frozenset([
+    "davor", "danach", "veille", "lendemain", "anterior", "siguiente", "precedente", "successivo", "following",
+])
+# fmt: on
 
 
-#: The word before the other side of a comparison ("larger than 9.11", "größer als", "plus grand que", "più grande
-#: di", "compared to"), and a chain of comparisons ("9.11 < 9.9").
-_THAN = frozenset(["than", "als", "que", "di", "de", "to"])
-_CHAIN = rf"(?<![\d.,])(?:{WRITTEN_NUMBER})(?:\s*([<>])\s*(?:{WRITTEN_NUMBER}))+"  # from a number's start: no rescan
+#: What ends the words that call a number the largest: a clause's end or another number.
+_CLAUSE_BREAK = re.compile(r"[;,.!?\n]|\d")
+#: A chain of comparisons ("9.11 < 9.9").
+_CHAIN = rf"(?<![\d.,]){_NUMBER}(?:\s*([<>])\s*{_NUMBER})+"  # from a number's start: no rescan
 
 
 def stated_extreme(answer: str, *, largest: bool) -> float | None:
@@ -648,9 +628,9 @@ def stated_extreme(answer: str, *, largest: bool) -> float | None:
     if _names_the_answer(folded):
         return stated_number(answer)  # "You might think 9.9 is bigger, but the answer is 9.11."
     for m in re.finditer(WRITTEN_NUMBER, folded):
-        after = words_in(re.split(r"[;,.!?\n]|\d", folded[m.end() : m.end() + 60])[0])[:4]
+        after = words_in(_CLAUSE_BREAK.split(folded[m.end() : m.end() + 60])[0])[:4]
         window = folded[max(0, m.start() - 60) : m.start()]
-        before = words_in(re.split(r"[;,.!?\n]|\d", window)[-1])[-4:]
+        before = words_in(_CLAUSE_BREAK.split(window)[-1])[-4:]
         says = before[-1:] in _COPULAS or window.rstrip(" *").endswith(":")  # "the larger is", "larger:"
         words = after if after[:1] in _COPULAS or after[:1] == ["was"] else before if says else []
         if asked & set(words) and not (other | _NEGATORS) & set(words):
@@ -669,7 +649,7 @@ def stated_weekday(answer: str, request: str) -> int | None:
     Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers two
     ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
-    if re.search(rf"\b(?:{'|'.join(names)})\s*(?:,\s*)?(?:or|oder|ou|o)\s+(?:{'|'.join(names)})\b", folded):
+    if re.search(rf"\b(?:{'|'.join(names)})\s*(?:,\s*)?{OR}\s+(?:{'|'.join(names)})\b", folded):
         return None
     asked = [names[w] for w in words_in(request) if w in names]
     concluded = names.get(concluded_word(answer, request) or "")
@@ -727,9 +707,7 @@ def in_order(answer: str, ordered: Sequence[str]) -> bool:
     answer = re.sub(r"[*`]", "", _ASIDE.sub(" ", _LIST_NUMBER.sub("", answer))).replace("−", "-")  # "**Berlin**"
     by_name = {item.casefold(): item for item in ordered}
     names = "|".join(re.escape(item) for item in sorted(ordered, key=len, reverse=True))
-    named = list(
-        re.finditer(rf"(?<!\w)(?<!\w-)(?<!\d\.)(?:{names})(?!\w|\.\d|-\w)", answer, re.I)
-    )  # not 1.5, kiwi-fruit
+    named = [*re.finditer(rf"(?<!\w)(?<!\w-)(?<!\d\.)(?:{names})(?!\w|\.\d|-\w)", answer, re.I)]  # not 1.5, kiwi-fruit
     if {by_name[m.group(0).casefold()] for m in named} != set(ordered):
         return False
     runs: list[list[re.Match[str] | None]] = [[named[0]]]
