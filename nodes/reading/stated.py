@@ -287,15 +287,16 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     stating = [s for s in sentences if not (_NOTE.search(fold(s)) or _NOT_STATED.search(fold(s)))]
     tied = _tied_to(" ".join(stating or sentences), units, unit)
     found = _result(fold(sentence))
-    other = found is not None and bool(unit and found[1]) and unit_named(found[1], unit) == "other"
-    concluded = numbers_in(found[0])[0] if found is not None and not other else None  # "2 hours = 120 s" no minutes
-    if concluded is not None and _names_the_answer(sentence) and _ends_with(sentence, concluded):
+    if found is None or (unit and found[1] and unit_named(found[1], unit) == "other"):
+        return tied  # "2 hours = 120 s" states no minutes
+    concluded = numbers_in(found[0])[0]
+    if _names_the_answer(sentence) and _ends_with(sentence, concluded):
         in_sentence = _tied_to(sentence, units, unit)
         if in_sentence is not None:
             return in_sentence
         return concluded if tied in (None, concluded) else None  # "… = 420 minutes. The answer is 480.": a doubt
     bare = _BARE_CONCLUSION.match(fold(sentence))
-    if concluded is not None and bare and (not bare.group(1) or _names_unit(bare.group(1), units, unit)):
+    if bare and (not bare.group(1) or _names_unit(bare.group(1), units, unit)):
         return concluded  # "… 2100 is a leap year, so 29." states 29, whatever "28 days" said before
     return tied if tied is not None else concluded  # "5 km is 5,000 meters. So you multiply by 1,000." states 5000
 
