@@ -156,26 +156,32 @@ def _count(value: float, units: Sequence[str] = (), **statements: str) -> Known:
     return Known(statements, plain(value), lambda answer: _is(stated_number(answer, units), value))
 
 
-#: "'banana' has 6 letters.", in each language, and the nouns counted.
-_HAS = {
-    "en": "'{what}' has {n} {noun}.",
-    "de": "„{what}“ hat {n} {noun}.",
-    "fr": "« {what} » a {n} {noun}.",
-    "es": "«{what}» tiene {n} {noun}.",
-    "it": "«{what}» ha {n} {noun}.",
-}
+#: "'banana' has 6 letters.", in each language: its quotation marks, its "has", and the nouns counted.
+_QUOTES = {"en": "'{}'", "de": "„{}“", "fr": "« {} »", "es": "«{}»", "it": "«{}»"}
+_HAS = {"en": "has", "de": "hat", "fr": "a", "es": "tiene", "it": "ha"}
 _NOUNS = {
     "letters": {"en": "letters", "de": "Buchstaben", "fr": "lettres", "es": "letras", "it": "lettere"},
     "vowels": {"en": "vowels", "de": "Vokale", "fr": "voyelles", "es": "vocales", "it": "vocali"},
     "words": {"en": "words", "de": "Wörter", "fr": "mots", "es": "palabras", "it": "parole"},
+    "days": {"en": "days", "de": "Tage", "fr": "jours", "es": "días", "it": "giorni"},
 }
 
 
-def _has(what: str, n: int, noun: str) -> Known:
-    """A count of a quoted word's or sentence's parts, stated in each language; the answer's count is the one it ties
-    to the noun ("5 consonants and 4 vowels" counts 4 vowels)."""
-    statements = {code: text.format(what=what, n=n, noun=_NOUNS[noun][code]) for code, text in _HAS.items()}
-    return _count(n, (*_NOUNS[noun].values(), *(FAMILIES[noun] - _SENTENCE)), **statements)
+def _has(subjects: Mapping[str, str], n: int, noun: str, units: Sequence[str] = ()) -> Known:
+    """A count stated in each language ("'banana' has 6 letters.", "February has 29 days."); the answer's count is
+    the one it ties to `units`, by default the noun ("5 consonants and 4 vowels" counts 4 vowels)."""
+    statements = {code: f"{subjects[code]} {has} {n} {_NOUNS[noun][code]}." for code, has in _HAS.items()}
+    return _count(n, units or (*_NOUNS[noun].values(), *(FAMILIES[noun] - _SENTENCE)), **statements)
+
+
+def _quoted(what: str) -> dict[str, str]:
+    """A quoted word or sentence, in each language's quotation marks."""
+    return {code: quote.format(what) for code, quote in _QUOTES.items()}
+
+
+def _capitalised(text: str) -> str:
+    """The first letter in capitals, the rest as written ("ein Schaltjahr", unlike `str.capitalize`)."""
+    return text[:1].upper() + text[1:]
 
 
 _SENTENCE = frozenset(["sentence", "satz", "phrase", "frase"])
@@ -251,7 +257,7 @@ def _letters(read: Request) -> Known | None:
     word = _word(read, "letters", "count", "count_more", "words")
     if word is None or not read.has("letters") or read.has("vowels", "first", "last") or _letter_named(read):
         return None
-    return _has(word, len(word), "letters") if _asks_how_many(read) else None
+    return _has(_quoted(word), len(word), "letters") if _asks_how_many(read) else None
 
 
 def _letter_named(read: Request) -> str | None:
@@ -304,19 +310,15 @@ def _vowels(read: Request) -> Known | None:
     word = _word(read, "vowels", "count", "count_more", "letters", "words")
     if word is None or not read.has("vowels") or "y" in fold(word) or not _asks_how_many(read):
         return None  # "y": a vowel in "rhythm" and in French, not in "yes"
-    return _has(word, sum(c in _VOWELS for c in fold(word)), "vowels")
+    return _has(_quoted(word), sum(c in _VOWELS for c in fold(word)), "vowels")
 
 
 def _first_or_last_letter(read: Request) -> Known | None:
     word = _word(read, "first", "last", "letters", "words")
     first, last = read.has("first"), read.has("last")
-    if (
-        word is None
-        or len(word) < 2
-        or first == last
-        or not read.has("letters")
-        or any(w in COUNTING for w in read.words)
-    ):
+    if word is None or len(word) < 2 or first == last or not read.has("letters"):
+        return None
+    if any(w in COUNTING for w in read.words):
         return None  # "How many letters does 'apple' start with?" counts nothing
     letter = word[0] if first else word[-1]
     return _letter(
@@ -338,7 +340,7 @@ def _word_count(read: Request) -> Known | None:
     n = sum(any(c.isalnum() for c in part) for part in read.quoted[0].split())  # "The U.S. costs $3.50": 4
     if n < 2:
         return None
-    return _has(read.quoted[0], n, "words")
+    return _has(_quoted(read.quoted[0]), n, "words")
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
@@ -432,21 +434,23 @@ def _lone_letter(read: Request) -> str | None:
 #: Two numbers joined as a range: "1 to 100", "1-100", "between 1 and 100", "von 1 bis 100", "del 1 al 100".
 _RANGE = re.compile(r"\d\s*(?:-|–|\.\.|to|through|thru|bis|a|au|al|hasta|fino\s+a)\s*\d")
 #: "The sum between 5 and 10" is 5 + 10 to many, and whether "between" holds its ends is a doubt.
-_BETWEEN = re.compile(r"\b(?:between|zwischen|entre|tra|fra)\b")
+_BETWEEN = frozenset(["between", "zwischen", "entre", "tra", "fra"])
 _ADD = re.compile(r"\b(?:add|addiere\w*|additionne\w*|sumar?|sommare|addiziona\w*)\b")
-_OPENS_RANGE = re.compile(
-    r"\b(?:from|between|through|thru|integers|numbers|all|inclusive|von|zwischen|zahlen|alle|de|du|entre|nombres|"
-    r"tous|del|desde|numeros|todos|da|dal|tra|fra|numeri|tutti)\b"
-)
+#: Words that make "add 1 to 100" a range ("add all numbers from 1 to 100").
+_OPENS_RANGE = frozenset([
+    "from", "through", "thru", "integers", "numbers", "all", "inclusive", "von", "zahlen", "alle", "de", "du",
+    "nombres", "tous", "del", "desde", "numeros", "todos", "da", "dal", "numeri", "tutti",
+])  # fmt: skip
 
 
 def _range_sum(read: Request) -> Known | None:
     if not read.has("sum") or len(read.numbers) != 2 or read.quoted or not read.only("sum", "sum_more", "range"):
         return None
     rest = fold(read.rest)
-    if not _RANGE.search(rest) or _BETWEEN.search(rest):  # "3 numbers that add up to 10" states no range
+    words = set(re.findall(r"\w+", rest))  # whole runs of word characters: "5to" holds no "to"
+    if not _RANGE.search(rest) or words & _BETWEEN:  # "3 numbers that add up to 10" states no range
         return None
-    if _ADD.search(rest) and not _OPENS_RANGE.search(rest):  # "Add 5 to 10" is 5 + 10
+    if _ADD.search(rest) and words.isdisjoint(_OPENS_RANGE):  # "Add 5 to 10" is 5 + 10
         return None
     low, high = read.numbers
     if not (low.is_integer() and high.is_integer()) or high <= low or high - low > 10**7:
@@ -456,9 +460,8 @@ def _range_sum(read: Request) -> Known | None:
     return _count(total, en=f"{low_i} + … + {high_i} = {total}.")
 
 
-def _items(read: Request) -> list[str]:
-    """The items a request lists: after its colon, or the whole comma list."""
-    listed = read.text.split(":", 1)[1] if ":" in read.text else ""
+def _items(listed: str) -> list[str]:
+    """The items a request lists after its colon."""
     parts = [p.strip(" .?!") for p in listed.split(";" if ";" in listed else ",")]  # "Smith, John; Doe, Jane"
     # "apple, pear and fig": only the last part joins two items ("salt and pepper, bread" is one)
     parts[-1:] = re.split(rf"\s+(?:{AND}|{OR})\s+", parts[-1])
@@ -480,10 +483,11 @@ def _not_names(items: list[str]) -> bool:
 
 
 def _ordering(read: Request) -> Known | None:
-    items = _items(read)
+    heading, _, listed = read.text.partition(":")
+    items = _items(listed)
     if len(items) < 2 or len({fold(i) for i in items}) < len(items) or not read.has("order"):
         return None
-    head = read_request(read.text.split(":", 1)[0])
+    head = read_request(heading)
     descending = _descending(head)
     if head.has("alphabetical"):
         if not head.only("order", "order_more", "alphabetical", "words"):
@@ -498,8 +502,7 @@ def _ordering(read: Request) -> Known | None:
             descending is None
             or not _as_written(read)
             or any(len(v) != 1 or re.search(r"[^\W\d_]", item) for v, item in zip(values, digits, strict=True))
-            or len(numbers_in(" ; ".join(digits)))
-            != len(numbers_in(in_digits(read.text.split(":", 1)[1], read.languages)))
+            or len(numbers_in(" ; ".join(digits))) != len(numbers_in(in_digits(listed, read.languages)))
             or not head.only("order", "order_more", "ascending", "descending", "largest", "smallest")
         ):
             return None
@@ -614,7 +617,8 @@ def _month_days(read: Request) -> Known | None:
     named = [months()[w] for w in read.words if w in months()]
     years = [int(n) for n in read.numbers if n.is_integer() and 1 <= n <= 9999]
     if read.has("leap") and not named and not read.numbers and not read.has("month"):
-        return _count(366, _DAYS, **_LEAP_YEAR_DAYS)
+        leap_year = {code: _capitalised(names[0]) for code, names in _PROPERTY_NAMES["leap"].items()}
+        return _has(leap_year, 366, "days", _DAYS)  # "A leap year has 366 days."
     if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
         return None
     month = named[0]
@@ -623,27 +627,8 @@ def _month_days(read: Request) -> Known | None:
     if years and years[0] <= GREGORIAN.year and month in (2, 10):  # the Julian calendar's Februaries; October 1582
         return None
     days = calendar.monthrange(years[0] if years else 2004, month)[1]  # no year: "February of a leap year"
-    return _count(days, _DAYS, **{code: _month_says(code, month, days) for code in _YES_NO})
-
-
-_LEAP_YEAR_DAYS = {
-    "en": "A leap year has 366 days.",
-    "de": "Ein Schaltjahr hat 366 Tage.",
-    "fr": "Une année bissextile a 366 jours.",
-    "es": "Un año bisiesto tiene 366 días.",
-    "it": "Un anno bisestile ha 366 giorni.",
-}
-
-
-def _month_says(language: str, month: int, days: int) -> str:
-    name = month_name(month, language)
-    return {
-        "en": f"{name} has {days} days.",
-        "de": f"Der {name} hat {days} Tage.",
-        "fr": f"{name[0].upper()}{name[1:]} a {days} jours.",
-        "es": f"{name[0].upper()}{name[1:]} tiene {days} días.",
-        "it": f"{name[0].upper()}{name[1:]} ha {days} giorni.",
-    }[language]
+    named_month = {code: _capitalised(month_name(month, code)) for code in _HAS}
+    return _has({**named_month, "de": f"Der {named_month['de']}"}, days, "days", _DAYS)
 
 
 def _weekday_shift(read: Request) -> Known | None:
@@ -692,11 +677,8 @@ def dates_in(text: str) -> list[datetime.date]:
             if any(s < match.end() and match.start() < e for s, e in taken):
                 continue
             parts = dict(zip(order, match.groups(), strict=True))
-            month = (
-                int(parts["m"])
-                if parts["m"].isdecimal()
-                else months(abbreviated=True).get(fold(parts["m"]).rstrip("."))
-            )
+            named = parts["m"]
+            month = int(named) if named.isdecimal() else months(abbreviated=True).get(fold(named).rstrip("."))
             try:
                 found.append((match.start(), datetime.date(int(parts["y"]), month or 0, int(parts["d"]))))
             except (ValueError, TypeError):
@@ -733,8 +715,7 @@ def _days_between(read: Request) -> Known | None:
     if not rest.only("days", "between") or not any(w in _DAYS for w in rest.words if w != "day"):
         return None  # "What day is between 1 and 3 March?" names a day, counts none
     n = abs((dates[1] - dates[0]).days)
-    said = {"en": "days", "de": "Tage", "fr": "jours", "es": "días", "it": "giorni"}
-    return _count(n, _DAYS, **{code: f"{n} {word}." for code, word in said.items()})
+    return _count(n, _DAYS, **{code: f"{n} {word}." for code, word in _NOUNS["days"].items()})
 
 
 #: The names an answer counts days by.
