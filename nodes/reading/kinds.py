@@ -18,6 +18,7 @@ days between two dates; a number rounded.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import datetime
 import decimal
 import re
@@ -141,10 +142,10 @@ def known_answer(request: str) -> Known | None:
     if text.count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
         return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")
     dotted = DOTTED_THOUSANDS.search(read.rest)  # "Ist 3.000 eine Primzahl?", "Which is larger, 1.000 or 999?"
-    if (dotted and (told_language(read.words) != "en" or dotted.group(0).endswith(".000"))) or unclear_commas(
-        read.rest, read.words
-    ):
-        return None  # "Runde 3,256": 3.256, or 3256 as English reads it; "3.000": 3000, or 3 with no reason to write so
+    if dotted and (told_language(read.words) != "en" or dotted.group(0).endswith(".000")):
+        return None  # "3.000": 3000, or 3 with no reason to write so
+    if unclear_commas(read.rest, read.words):
+        return None  # "Runde 3,256": 3.256, or 3256 as English reads it
     found = [known for kind in KINDS if (known := kind(read)) is not None]
     if len({tuple(numbers_in(k.result)) or k.result for k in found}) != 1:
         return None  # none, or two kinds that disagree ("366 days" and "366" agree)
@@ -386,18 +387,18 @@ def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "
     *_, last = words_in(result) or [""]
     parts = {*words_in(result), *words_in(besides)}
 
-    def concludes_other(answer: str) -> bool:
-        concluded = concluded_word(answer, request) or last
-        return bool(besides) and concluded != last and (concluded in parts or sorted(concluded) == sorted(last))
-
     def holds(answer: str) -> bool:
+        named = any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+        if not (named and besides):
+            return named
         words = [m for m in re.finditer(r"[\"'“‘«„]?([^\W\d_]+)", answer) if not denied(answer, m.start())]
         offered = (
             m for m in words if re.search(rf"(?<![\w-]){OR}\s", answer[max(0, m.start() - 40) : m.start()], re.I)
         )
-        others = besides and any(sorted(w := m.group(1).casefold()) == letters and w not in own for m in offered)
-        named = any(not denied(answer, m.start()) for m in pattern.finditer(answer))
-        return not others and named and not concludes_other(answer)
+        if any(sorted(w := m.group(1).casefold()) == letters and w not in own for m in offered):
+            return False
+        concluded = concluded_word(answer, request) or last
+        return concluded == last or (concluded not in parts and sorted(concluded) != sorted(last))
 
     return holds
 
@@ -488,7 +489,6 @@ def _ordering(read: Request) -> Known | None:
     if len(items) < 2 or len({fold(i) for i in items}) < len(items) or not read.has("order"):
         return None
     head = read_request(heading)
-    descending = _descending(head)
     if head.has("alphabetical"):
         if not head.only("order", "order_more", "alphabetical", "words"):
             return None
@@ -496,6 +496,7 @@ def _ordering(read: Request) -> Known | None:
             return None  # "ñandu" after "nariz" in Spanish, "œuf" as "oeuf": each language sorts its own letters
         ordered = sorted(items, key=fold)
     else:
+        descending = _descending(head)
         digits = [in_digits(item, read.languages) for item in items]
         values = [numbers_in(item) for item in digits]
         if (
@@ -507,8 +508,8 @@ def _ordering(read: Request) -> Known | None:
         ):
             return None
         ordered = [item for _, item in sorted(zip((v[0] for v in values), items, strict=True), reverse=descending)]
-    listed = ", ".join(ordered)
-    return Known({"en": f"{listed}."}, listed, lambda answer: in_order(answer, ordered))
+    result = ", ".join(ordered)
+    return Known({"en": f"{result}."}, result, lambda answer: in_order(answer, ordered))
 
 
 def _descending(head: Request) -> bool | None:
@@ -670,21 +671,17 @@ _MDY = re.compile(r"\b([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 
 def dates_in(text: str) -> list[datetime.date]:
     """The full dates a text states: 2024-03-15, 15 March 2024, March 15, 2024 (month names in paor's languages)."""
-    found: list[tuple[int, datetime.date]] = []
-    taken: list[tuple[int, int]] = []
+    found: list[tuple[int, int, datetime.date]] = []  # where each date starts and ends
     for pattern, order in ((_ISO, "ymd"), (_DMY, "dmy"), (_MDY, "mdy")):
         for match in pattern.finditer(text):
-            if any(s < match.end() and match.start() < e for s, e in taken):
+            if any(s < match.end() and match.start() < e for s, e, _ in found):
                 continue
             parts = dict(zip(order, match.groups(), strict=True))
             named = parts["m"]
             month = int(named) if named.isdecimal() else months(abbreviated=True).get(fold(named).rstrip("."))
-            try:
-                found.append((match.start(), datetime.date(int(parts["y"]), month or 0, int(parts["d"]))))
-            except (ValueError, TypeError):
-                continue
-            taken.append((match.start(), match.end()))
-    return [date for _, date in sorted(found)]
+            with contextlib.suppress(ValueError, TypeError):  # "31 February 2024", a month no language names
+                found.append((*match.span(), datetime.date(int(parts["y"]), month or 0, int(parts["d"]))))
+    return [date for *_, date in sorted(found)]
 
 
 #: The first day of the Gregorian calendar: a weekday or a count of days before it depends on which calendar a
