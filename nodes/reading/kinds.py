@@ -74,7 +74,6 @@ from nodes.reading.stated import (
     what_it_states,
 )
 
-_VOWELS = frozenset("aeiou")
 #: Words that ask which things, not how many ("Which vowels are in 'piano'?"), and those that count.
 _WHICH = (QUESTION_WORDS | {"que"}) - COUNTING - {"how", "wie", "cuanto", "quanto"}
 _COUNTS = COUNTING | FAMILIES["count"] | FAMILIES["number"] | frozenset(["nombre", "anzahl", "long"])
@@ -311,7 +310,7 @@ def _vowels(read: Request) -> Known | None:
     word = _word(read, "vowels", "count", "count_more", "letters", "words")
     if word is None or not read.has("vowels") or "y" in fold(word) or not _asks_how_many(read):
         return None  # "y": a vowel in "rhythm" and in French, not in "yes"
-    return _has(_quoted(word), sum(c in _VOWELS for c in fold(word)), "vowels")
+    return _has(_quoted(word), sum(c in "aeiou" for c in fold(word)), "vowels")
 
 
 def _first_or_last_letter(read: Request) -> Known | None:
