@@ -151,7 +151,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
-        "nachkommastellen nachkommastelle stellen stelle a l entier pres decimales decimale al entero mas cercano "
+        "nachkommastellen nachkommastelle stellen stelle a l au entier pres decimales decimale al entero mas cercano "
         "lugares cercana all intero piu vicino vicina alla alle cifre decimali posti tenth hundredth ten hundred "
         "thousand zehn hundert unite dizaine centaine millier decena centena millar decina decine centinaio centinaia "
         "migliaio migliaia"

@@ -344,6 +344,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("What is 3 to the fourth power?", "81"),
         ("Combien font 3 miles en kilomètres ?", "4.82803 kilomètres"),
         ("Wie viel sind 3 Meilen in Kilometern?", "4.82803 Kilometern"),
+        ("Arrondis 3,14159 au centième.", "3.14"),
         # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
         ("Dreh das Wort 'Haus' um", "suaH"),
         ("Kehre 'Haus' um", "suaH"),
