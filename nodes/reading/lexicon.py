@@ -54,14 +54,15 @@ FILLER_BY_LANGUAGE = {
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
-#: How a request may ask for its answer's form ("Answer yes or no.", "Just the number, please."), taken out before
-#: its words are read: "no", "only" and "just" are filler here and nowhere else ("a non leap year", "counting only
-#: a" restrict what is asked).
+#: How a request may ask for its answer's form ("Answer yes or no.", "Just the number, please.", "… or not?"), taken
+#: out before its words are read: "no", "only" and "just" are filler here and nowhere else ("a non leap year",
+#: "counting only a" restrict what is asked).
 _ONLY = r"(?:just|only|nur|seulement|juste|solo|solamente|soltanto)"
 ANSWER_FORM = re.compile(
     rf"\b(?:{_ONLY}\s+)?(?:(?:a|mit|par|con|with)\s+)?(?:yes\s+or\s+no|ja\s+oder\s+nein|oui\s+ou\s+non|si\s+o\s+no)\b"
     rf"|\b{_ONLY}\s+(?:(?:the|die|das|den|le|la|el|il)\s+)?(?:number|result|answer|zahl|ergebnis|antwort|nombre|"
     r"resultat|reponse|numero|resultado|respuesta|risultato|risposta)\b"
+    r"|\b(?:or not|oder nicht|ou (?:non|pas)|o no|o meno)\W*$"
 )
 #: A quoted part of a text: "banana", 'banana', “banana”, «banana», „banana“ (an apostrophe inside ends none: 'it's').
 QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
@@ -164,14 +165,15 @@ FAMILIES: dict[str, frozenset[str]] = {
     #: "Dreh 'Haus' um" parts its verb; "Wie lautet 'Haus' rückwärts?", "What's 'garden' spelled backwards?".
     "reverse_more": _words(
         "spell spelled spelt write schreib schreibe buchstabiere um lautet ecris escribe scrivi l a al order "
-        "reihenfolge"
+        "reihenfolge string"
     ),
     "capitals": _words(
         "capitals uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
     ),
     #: "capital" alone names a city as often ("the capital of 'France'"); with "letters" it is "capitals".
     "capitals_more": _words(
-        "capital upper case write convert make letters in all schreibe ecris mets escribe scrivi lettres letras lettere"
+        "capital upper case write convert make letters in all string schreibe ecris mets escribe scrivi lettres letras "
+        "lettere"
     ),
     "first": _words(
         "first erste ersten premiere primera primer prima primo begin begins start starts beginnt commence empieza "
@@ -180,7 +182,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "last": _words("last final letzte letzten derniere dernier ultima ultimo end ends endet finit termina finisce"),
     "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
-        "plus minus times multiplied divided by x add sum total of and the square root squared cube cubed power th "
+        "plus minus times multiplied divided by x add sum total of and the square root squared cube cubed power th if "
         "rd nd to "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "
         "produkt produit producto prodotto "

@@ -345,6 +345,11 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Combien font 3 miles en kilomètres ?", "4.82803 kilomètres"),
         ("Wie viel sind 3 Meilen in Kilometern?", "4.82803 Kilometern"),
         ("Arrondis 3,14159 au centième.", "3.14"),
+        ("What do you get if you multiply 12 by 12?", "144"),
+        ("Reverse the string 'abcdef'.", "fedcba"),
+        ("Is 57 a prime number or not?", "no"),
+        ("Ist 57 eine Primzahl oder nicht?", "no"),
+        ("¿Es 2023 un año bisiesto o no?", "no"),
         # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
         ("Dreh das Wort 'Haus' um", "suaH"),
         ("Kehre 'Haus' um", "suaH"),
@@ -530,6 +535,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "¿Cuántos minutos tiene un partido?",
         "Run 5 km a day",  # "a" joins two units only where one converts to the other
         "What is 30 minutes a day?",  # and in English it is a rate, not a conversion
+        "Is 57 prime or not prime?",
+        "What is 5 plus 3 if x is 2?",
         "What is the square of 7 plus 1?",  # 50 or 64, and never 8
         "Quel est le carré de 7 plus 1 ?",
         "Draw a square of 4 cm",
