@@ -483,7 +483,10 @@ def _not_names(items: list[str]) -> bool:
 
 
 def _ordering(read: Request) -> Known | None:
-    heading, _, listed = read.text.partition(":")
+    heading, colon, listed = read.text.partition(":")
+    runs = list(_NUMBER_LIST.finditer(read.text))
+    if not colon and len(runs) == 1 and not _UNSPACED_LIST.search(read.text):  # "Sort 5, 2, 9 in descending order"
+        heading, listed = f"{read.text[: runs[0].start()]} {read.text[runs[0].end() :]}", runs[0].group(0)
     items = _items(listed)
     if len(items) < 2 or len({fold(i) for i in items}) < len(items) or not read.has("order"):
         return None
@@ -638,7 +641,7 @@ def _weekday_shift(read: Request) -> Known | None:
         return None
     if not read.only("after", "before", "comes", "weekday", "weekday_more", "days", extra=list(weekdays())):
         return None
-    if "weekday" in read.words or (read.numbers and not read.numbers[0].is_integer()):
+    if ("weekday" in read.words and not read.numbers) or (read.numbers and not read.numbers[0].is_integer()):
         return None  # "the weekday after Friday": a working day (Monday) or the day after (Saturday)? "3.5 days"
     if any(read.words.count(w) > 1 for w in FAMILIES["after"] | FAMILIES["before"]) or _A_WEEK.search(read.rest):
         return None  # "the day after the day after Monday", "a week after Monday": more than one day on

@@ -29,7 +29,7 @@ FILLER_BY_LANGUAGE = {
         "tell me us give calculate compute work out find answer with or number numbers value "
         "result exactly it this that for to say can you could would i need know want quick question show kindly "
         "get determine figure whole given following these those here word words my our now briefly short one "
-        "simply reply respond single and its has have s hey hi thanks thank quickly"
+        "simply reply respond single and its has have s hey hi thanks thank quickly will"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
@@ -40,7 +40,7 @@ FILLER_BY_LANGUAGE = {
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
         "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
-        "suivants suivantes peux pouvez tu vous resultat exactement dis dites et etait"
+        "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
@@ -134,7 +134,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "month": _words("month monat mois mes mese"),
     "after": _words("after follows next nach folgt apres suit despues sigue dopo segue"),
     "before": _words("before precedes previous vor vorher avant precede antes prima"),
-    "comes": _words("comes come kommt vient viene right directly immediately"),
+    "comes": _words("comes come kommt vient viene va right directly immediately"),
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
         "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "
@@ -172,8 +172,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     #: "capital" alone names a city as often ("the capital of 'France'"); with "letters" it is "capitals".
     "capitals_more": _words(
-        "capital upper case write convert make letters in all string schreibe ecris mets escribe scrivi lettres letras "
-        "lettere"
+        "capital upper case write convert make letters in all string schreib schreibe ecris mets escribe pon scrivi "
+        "metti lettres letras lettere"
     ),
     "first": _words(
         "first erste ersten premiere primera primer prima primo begin begins start starts beginnt commence empieza "

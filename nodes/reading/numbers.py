@@ -175,8 +175,8 @@ def unclear_commas(text: str, words: Sequence[str]) -> bool:
 def in_digits(text: str, languages: Sequence[str] = ("en",)) -> str:
     """Numbers written as words turned into digits, in each of `languages` ("seven plus eight" → "7 plus 8",
     "dreiundzwanzig" → "23"). An isolated "one", "un" or "eine" stays a word: it is an article as often as a number
-    (English "one" is read before an operation or at the end). Ordinals and articles stay words: text2num reads
-    "primo" (prime, in Italian) as 1º, and "ventitré un numero" as 23 1."""
+    (English "one" is read before an operation, at the end, and in "from one to ten"). Ordinals and articles stay
+    words: text2num reads "primo" (prime, in Italian) as 1º, and "ventitré un numero" as 23 1."""
     from text_to_num import alpha2digit
 
     text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate ("\udcff"), which text2num cannot encode
@@ -202,7 +202,9 @@ _KEPT_WORDS = re.compile(
     rf"{_CENT}|miles|(?<!et )(?<!y )(?<!e )(?:une?|un[ao]|ein[e]?[mnrs]?))\b",
     re.I,
 )
-_ONE = re.compile(r"\bone\b(?=\s*(?:[+\-*/×÷]|plus|minus|times|divided|multiplied|\?|$))", re.I)
+_ONE = re.compile(
+    r"\bone\b(?=\s*(?:[+\-*/×÷]|plus|minus|times|divided|multiplied|\?|$))|(?<=\bfrom )one(?= to | through )", re.I
+)
 
 
 @lru_cache(maxsize=4)
@@ -451,7 +453,8 @@ _UNITS_BY_NAME = {
         "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi kilo kilos chilo",
         "mile": "meile meilen milla millas miglio miglia",
         "inch": "zoll pouce pouces pulgada pulgadas pollice pollici",
-        "pound": "pfund libra libras libbra libbre",
+        "pound": "pfund livre livres libra libras libbra libbre",
+        "foot": "fuss pied pieds pie pies piede piedi",
         "liter": "liter litern litre litres litro litros litri",
     }.items()
     for name in names.split()

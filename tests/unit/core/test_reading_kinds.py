@@ -350,6 +350,17 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Is 57 a prime number or not?", "no"),
         ("Ist 57 eine Primzahl oder nicht?", "no"),
         ("¿Es 2023 un año bisiesto o no?", "no"),
+        # a list of numbers without a colon, "will", "s'il te plaît", feet and pounds, "weekday" with days counted
+        ("Sort 7, 3, 12, 1 in descending order", "12, 7, 3, 1"),
+        ("Please arrange 0.4, 0.15, 0.9 from smallest to largest.", "0.15, 0.4, 0.9"),
+        ("Will 2300 be a leap year?", "no"),
+        ("Calcule 15 % de 60 s'il te plaît", "9"),
+        ("Convertis 10 pieds en mètres", "3.048 mètres"),
+        ("Combien de livres font 2 kilos ?", "4.40925 livres"),
+        ("What weekday is 9 days after a Tuesday?", "Thursday"),
+        ("What's the sum of the numbers from one to twenty?", "210"),
+        ("Pon 'gato' en mayúsculas", "GATO"),
+        ("¿Qué letra va antes de la M?", "L"),
         # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
         ("Dreh das Wort 'Haus' um", "suaH"),
         ("Kehre 'Haus' um", "suaH"),
@@ -536,6 +547,10 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Run 5 km a day",  # "a" joins two units only where one converts to the other
         "What is 30 minutes a day?",  # and in English it is a rate, not a conversion
         "Is 57 prime or not prime?",
+        "Sort 7, 3, 12, 1",  # which way?
+        "Sort 7, 3, 12 and then 4, 9 in descending order",  # two lists
+        "Sort 9,4,6 in descending order",  # 9.4 and 6, or three numbers?
+        "What weekday comes after Friday?",  # a working day, or the day after?
         "What is 5 plus 3 if x is 2?",
         "What is the square of 7 plus 1?",  # 50 or 64, and never 8
         "Quel est le carré de 7 plus 1 ?",
