@@ -128,7 +128,14 @@ def read_request(text: str) -> Request:
     languages = languages_of(words_in(rest))
     rest = in_digits(rest, languages)
     numbers = numbers_in(rest)
-    return Request(text, quoted, numbers, re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(rest))), rest, languages)
+    words = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(_WHY.sub(" porque ", rest))))
+    return Request(text, quoted, numbers, words, rest, languages)
+
+
+#: Spanish "why", which folds to two filler words ("¿Cuánto es 9 por 7 y por qué?").
+_WHY = re.compile(r"\bpor\s+qu[ée]\b", re.I)
+#: A second question that only asks the answer's form ("Is 97 prime? Yes or no?").
+_FORM_ASKED = re.compile(rf"(?:{ANSWER_FORM.pattern})\s*\?")
 
 
 @lru_cache(maxsize=256)
@@ -138,7 +145,7 @@ def known_answer(request: str) -> Known | None:
     if not text or len(text) > ONE_LINE_CHARS:
         return None
     read = read_request(text)
-    if text.count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
+    if _FORM_ASKED.sub(" ", fold(text)).count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
         return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")
     dotted = DOTTED_THOUSANDS.search(read.rest)  # "Ist 3.000 eine Primzahl?", "Which is larger, 1.000 or 999?"
     if dotted and (told_language(read.words) != "en" or dotted.group(0).endswith(".000")):
@@ -344,17 +351,22 @@ def _word_count(read: Request) -> Known | None:
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
-    if len(read.quoted) != 1 or read.numbers or (read.words and read.words[0] in _ASKS_YES_OR_NO):
+    text = read.quoted[0] if len(read.quoted) == 1 else None if read.quoted else _word(read)  # "das Wort lager"
+    if text is None or read.numbers or (read.words and read.words[0] in _ASKS_YES_OR_NO):
         return None  # "Is 'hello' in capitals?" asks for a yes or a no
     if any(word in COUNTING or word in _WHICH - {"what"} for word in read.words):
         return None  # "How many capital letters in 'HeLLo'?" counts, "Which letters of 'HeLLo' are capitals?" picks
-    text = read.quoted[0]
     if read.has("reverse") and len(text.split()) > 1 and read.has("words"):
         return None  # "Reverse the words in 'one two three'": their order, or each word's letters
-    if read.has("reverse") and not read.has("capitals") and read.only("reverse", "reverse_more", "letters", "words"):
+    named = [] if read.quoted else [fold(text)]
+    if (
+        read.has("reverse")
+        and not read.has("capitals")
+        and read.only("reverse", "reverse_more", "letters", "words", extra=named)
+    ):
         result = "".join(reversed(regex.findall(r"\X", text)))  # "naïve" with a combining ¨ stays on its i
         holds = _names_whole(result, case=False, besides=text, request=read.text)
-    elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words"):
+    elif _capitals(read) and not read.has("reverse") and read.only("capitals", "capitals_more", "words", extra=named):
         result = text.upper()
         if len(result) != len(text):  # "straße": "STRASSE", or "STRAẞE" as German writes it since 2017
             return None
@@ -722,14 +734,14 @@ _DAYS = ("days", "day", "tage", "tagen", "jours", "días", "dias", "giorni")
 
 
 _PLACES = re.compile(
-    r"\b(?<![\d.,-])(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|places?|nachkommastellen?|stellen?|d[eé]cimales?|cifr[ae]|posti|lugar)",
+    r"\b(?<![\d.,-])(\d|one|an?|eine[rm]?|une?|un[ao]?)\s+(?:decimal|places?|nachkommastellen?|stellen?|d[eé]cimales?|cifr(?:as?|e)(?=\s+decimal)|posti|lugar)",
     re.I,
 )
 _WHOLE = frozenset(["whole", "integer", "ganze", "ganzzahl", "entier", "entero", "intero"])
 _TO_TENS = {
-    **dict.fromkeys(["ten", "tens", "zehn", "dizaine", "decena", "decina", "decine"], 10),
-    **dict.fromkeys(["hundred", "hundert", "centaine", "centena", "centinaio", "centinaia"], 100),
-    **dict.fromkeys(["thousand", "millier", "millar", "migliaio", "migliaia"], 1000),
+    **dict.fromkeys(["ten", "tens", "zehn", "zehner", "dizaine", "decena", "decina", "decine"], 10),
+    **dict.fromkeys(["hundred", "hundert", "hunderter", "centaine", "centena", "centinaio", "centinaia"], 100),
+    **dict.fromkeys(["thousand", "tausender", "millier", "millar", "migliaio", "migliaia"], 1000),
 }
 
 
@@ -742,6 +754,7 @@ _PLACE_NAMES = re.compile(
 def _rounding(read: Request) -> Known | None:
     named = list(_PLACE_NAMES.finditer(fold(read.text)))
     extra = [named[0].group(0), "th"] if named else []
+    extra += re.findall(r"\b(cifras?)\s+decimal", fold(read.text))  # "a una cifra" alone: a digit, or a place?
     if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra):
         return None
     if not _as_written(read, scales=False):  # "Round √2 to 2 decimal places"

@@ -29,28 +29,28 @@ FILLER_BY_LANGUAGE = {
         "tell me us give calculate compute work out find answer with or number numbers value "
         "result exactly it this that for to say can you could would i need know want quick question show kindly "
         "get determine figure whole given following these those here word words my our now briefly short one "
-        "simply reply respond single and its has have s hey hi thanks thank quickly will"
+        "simply reply respond single and its has have s hey hi thanks thank quickly will u"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
-        "dieses genau ergebnis nenne gib an und kurz einfach von am auf gewesen"
+        "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
         "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
-        "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait"
+        "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
-        "estas siguientes puedes resultado exactamente y da dame a fue"
+        "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi a era"
+        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -60,8 +60,9 @@ FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
 _ONLY = r"(?:just|only|nur|seulement|juste|solo|solamente|soltanto)"
 ANSWER_FORM = re.compile(
     rf"\b(?:{_ONLY}\s+)?(?:(?:a|mit|par|con|with)\s+)?(?:yes\s+or\s+no|ja\s+oder\s+nein|oui\s+ou\s+non|si\s+o\s+no)\b"
-    rf"|\b{_ONLY}\s+(?:(?:the|die|das|den|le|la|el|il)\s+)?(?:number|result|answer|zahl|ergebnis|antwort|nombre|"
-    r"resultat|reponse|numero|resultado|respuesta|risultato|risposta)\b"
+    rf"|\b{_ONLY}\s+(?:(?:with|mit|avec|con)\s+)?(?:(?:the|die|das|den|der|le|la|el|il)\s+)?"
+    r"(?:number|result|answer|zahl|ergebnis|antwort|nombre|resultat|reponse|numero|resultado|respuesta|risultato|"
+    r"risposta)\b"
     r"|\b(?:or not|oder nicht|ou (?:non|pas)|o no|o meno)\W*$"
 )
 #: A quoted part of a text: "banana", 'banana', “banana”, «banana», „banana“ (an apostrophe inside ends none: 'it's').
@@ -94,7 +95,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "vowels": _words("vowels vowel vokale vokal voyelles voyelle vocales vocal vocali vocale"),
     "sum": _words(
-        "sum add total summe addiere addieren somme additionne additionner suma sumar somma sommare addiziona"
+        "sum add total summe addiere addieren somme additionne additionner suma sumar suman somma sommare addiziona"
     ),
     "sum_more": _words("up all adding together alle aller allen zusammen tous toutes todos todas tutti i"),
     "range": _words(
@@ -152,10 +153,10 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
-        "nachkommastellen nachkommastelle stellen stelle a l au entier pres decimales decimale al entero mas cercano "
-        "lugares cercana all intero piu vicino vicina alla alle cifre decimali posti tenth hundredth ten hundred "
-        "thousand zehn hundert unite dizaine centaine millier decena centena millar decina decine centinaio centinaia "
-        "migliaio migliaia"
+        "nachkommastellen nachkommastelle stellen stelle nach komma zehner hunderter tausender a l au entier pres "
+        "decimales decimale al entero mas cercano lugares cercana all intero piu vicino vicina alla alle cifre "
+        "decimali posti tenth hundredth ten hundred thousand zehn hundert unite dizaine centaine millier decena "
+        "centena millar decina decine centinaio centinaia migliaio migliaia"
     ),
     "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel nell"),
     "reverse": _words(
@@ -172,8 +173,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     #: "capital" alone names a city as often ("the capital of 'France'"); with "letters" it is "capitals".
     "capitals_more": _words(
-        "capital upper case write convert make letters in all string schreib schreibe ecris mets escribe pon scrivi "
-        "metti lettres letras lettere"
+        "capital upper case write convert make letters in all tutto todo tout string schreib schreibe ecris mets "
+        "escribe pon scrivi metti lettres letras lettere"
     ),
     "first": _words(
         "first erste ersten premiere primera primer prima primo begin begins start starts beginnt commence empieza "
@@ -182,8 +183,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "last": _words("last final letzte letzten derniere dernier ultima ultimo end ends endet finit termina finisce"),
     "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
-        "plus minus times multiplied divided by x add sum total of and the square root squared cube cubed power th if "
-        "rd nd to "
+        "plus minus times multiplied divided by x add sum total of and the square root sqrt squared cube cubed power "
+        "th if rd nd to "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "
         "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "

@@ -38,7 +38,7 @@ _OPERATOR_WORDS = [
     ),
     (r"\b(?:plus|m[aá]s|pi[uù])\b", "+"),
     (r"\b(?:minus|moins|menos|meno)\b|−", "-"),
-    (r"\b(?:to\s+the\s+power\s+of|hoch|[aà]\s+la\s+puissance|elevado\s+a|elevato\s+alla?)\b|\^", "**"),
+    (r"\b(?:to\s+the\s+power\s+of|hoch|(?:[aà]\s+la\s+)?puissance|elevado\s+a|elevato\s+alla?)\b|\^", "**"),
     (_SQUARED, "**2"),
     (_CUBED, "**3"),
 ]
@@ -88,7 +88,7 @@ DOTTED_THOUSANDS = re.compile(r"(?<![\d.,])[1-9]\d{0,2}(?:\.\d{3})+(?!\d|[.,]\d)
 ONE_COMMA_GROUP = re.compile(r"(?<![\d,.])\d{1,3},\d{3}(?![\d,.])")
 _PERCENT_OF = re.compile(
     rf"({_NUMBER})\s*(?:{_PERCENT.pattern})\s+(?:of|von|de|di)\s+[$€£]?\s*"
-    rf"({_NUMBER})(?![\d.,]|\s*(?:{_PERCENT.pattern}))",  # "50% of 50%" is a share of a share
+    rf"({_NUMBER})(?![\d]|[.,]\d|\s*(?:{_PERCENT.pattern}))",  # "50% of 50%" is a share of a share
     re.I,
 )
 _HALF_OR_DOUBLE = re.compile(
@@ -98,7 +98,7 @@ _HALF_OR_DOUBLE = re.compile(
 )
 _SQUARE_ROOT = re.compile(
     r"(?:\b(?:square\s+root\s+of|(?:quadrat)?wurzel\s+(?:aus|von)|racine\s+carr[ée]e\s+de|ra[ií]z\s+cuadrada\s+de|"
-    rf"radice\s+quadrata\s+di)\s+|√\s*)({_NUMBER})",
+    rf"radice\s+quadrata\s+di)\s+|√\s*|\bsqrt\s*\(?\s*)({_NUMBER})",
     re.I,
 )
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
@@ -450,7 +450,10 @@ _UNITS_BY_NAME = {
         "kilometer": "kilometer kilometern kilometre kilometres kilometro kilometros chilometro chilometri",
         "centimeter": "zentimeter zentimetern centimetre centimetres centimetro centimetros centimetri",
         "gram": "gramm grammen gramme grammes gramo gramos grammo grammi",
-        "kilogram": "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi kilo kilos chilo",
+        "kilogram": (
+            "kilogramm kilogramme kilogrammes kilogramo kilogramos chilogrammo chilogrammi kilo kilos chilo chili"
+        ),
+        "milliliter": "milliliter millilitern millilitre millilitres mililitro mililitros millilitro millilitri",
         "mile": "meile meilen milla millas miglio miglia",
         "inch": "zoll pouce pouces pulgada pulgadas pollice pollici",
         "pound": "pfund livre livres libra libras libbra libbre",

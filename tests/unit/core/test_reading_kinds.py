@@ -361,6 +361,31 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("What's the sum of the numbers from one to twenty?", "210"),
         ("Pon 'gato' en mayúsculas", "GATO"),
         ("¿Qué letra va antes de la M?", "L"),
+        # a second question that asks only the answer's form; casual and polite filler; "sqrt", "puissance"
+        ("Is 89 a prime number? Yes or no?", "yes"),
+        ("Ist 125 ungerade? Ja oder nein?", "yes"),
+        ("Est-ce que 33 est un nombre premier ? Oui ou non ?", "no"),
+        ("can u tell me what half of 31 is", "15.5"),
+        ("Kurze Frage: Ist 53 eine Primzahl?", "yes"),
+        ("Oye, ¿el 66 es par?", "yes"),
+        ("ciao! quanto fa la metà di 17?", "8.5"),
+        ("Scusa, quanti giorni ha aprile?", "30"),
+        ("C'est quoi le double de 46 ?", "92"),
+        ("sqrt 169", "13"),
+        ("Combien font 3 puissance 4 ?", "81"),
+        ("Calcule 20 % de 240.", "48"),
+        ("Por favor, calcula 90 dividido entre 4. Responde solo con el número.", "22.5"),
+        ("Quelle est la moitié de 9,5 ? Réponds juste avec le nombre.", "4.75"),
+        ("Quanti litri sono 250 millilitri?", "0.25 litri"),
+        ("Quanti grammi sono 1,5 chili?", "1500 grammi"),
+        ("Runde 3462 auf Hunderter.", "3500"),
+        ("Bitte runde 5,2849 auf zwei Stellen nach dem Komma", "5.28"),
+        ("Redondea 3,56 a una cifra decimal", "3.6"),
+        ("Schreib das Wort regal rückwärts", "lager"),
+        ("Scrivi 'mare' tutto in maiuscolo", "MARE"),
+        ("¿Cuánto suman los números del 1 al 10?", "55"),
+        ("2100 sera-t-elle une année bissextile ?", "no"),
+        ("Wie viele Tage hatte der Februar 2021?", "28"),
         # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
         ("Dreh das Wort 'Haus' um", "suaH"),
         ("Kehre 'Haus' um", "suaH"),
@@ -547,6 +572,9 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "Run 5 km a day",  # "a" joins two units only where one converts to the other
         "What is 30 minutes a day?",  # and in English it is a rate, not a conversion
         "Is 57 prime or not prime?",
+        "Is 97 prime? Why?",  # a second question that is not the answer's form
+        "¿Cuánto es 9 por 7 y por qué?",  # Spanish "why" folds to two filler words
+        "Reverse the word",
         "Sort 7, 3, 12, 1",  # which way?
         "Sort 7, 3, 12 and then 4, 9 in descending order",  # two lists
         "Sort 9,4,6 in descending order",  # 9.4 and 6, or three numbers?
