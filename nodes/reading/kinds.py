@@ -648,10 +648,10 @@ def _month_days(read: Request) -> Known | None:
 
 def _weekday_shift(read: Request) -> Known | None:
     named = [weekdays()[w] for w in read.words if w in weekdays()]
-    after, before = read.has("after"), read.has("before")
+    after, before = read.has("after") or bool(_TODAY_ON.search(fold(read.rest))), read.has("before")
     if len(named) != 1 or after == before or read.quoted or len(read.numbers) > 1:
         return None
-    if not read.only("after", "before", "comes", "weekday", "weekday_more", "days", extra=list(weekdays())):
+    if not read.only("after", "before", "comes", "weekday", "weekday_more", "days", "today_is", extra=list(weekdays())):
         return None
     if ("weekday" in read.words and not read.numbers) or (read.numbers and not read.numbers[0].is_integer()):
         return None  # "the weekday after Friday": a working day (Monday) or the day after (Saturday)? "3.5 days"
@@ -665,6 +665,12 @@ def _weekday_shift(read: Request) -> Known | None:
     return _weekday(read, (named[0] + (shift if after else -shift)) % 7)
 
 
+#: A day named as today's and days counted on from it, in either order ("If today is Tuesday, what day will it be in
+#: 10 days?", "¿Qué día será dentro de 9 días si hoy es lunes?").
+_TODAY_ON = re.compile(
+    r"^(?=.*\b(?:(?:if )?today is|si hoy es|wenn heute|se oggi e|si aujourd'hui(?: c'est| est| on est)?)\s+[^\W\d_]+)"
+    r"(?=.*\b(?:in|dans|dentro de|tra|fra)\s+\d+\s+(?:days|tagen|jours|dias|giorni)\b)"
+)
 _NEXT_NAMES_A_DATE = re.compile(
     rf"\b(?:next|nachsten?|prochain|proximo|prossimo)\s+(?:{'|'.join(weekdays())}|week|woche|semaine|semana|settimana)\b"
     rf"|\b(?:{'|'.join(weekdays())})\s+(?:after\s+next|prochain|proximo|prossimo)\b"

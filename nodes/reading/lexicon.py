@@ -131,7 +131,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "odd": _words("odd ungerade impair impaire impar dispari"),
     "leap": _words("leap schaltjahr bissextile bisiesto bisestile"),
     "year": _words("year jahr annee ano anno"),
-    "days": _words("days day tage tag jours jour dias dia giorni giorno"),
+    "days": _words("days day tage tagen tag jours jour dias dia giorni giorno"),
     "month": _words("month monat mois mes mese"),
     "after": _words("after follows next nach folgt apres suit despues sigue dopo segue"),
     "before": _words("before precedes previous vor vorher avant precede antes prima"),
@@ -139,8 +139,10 @@ FAMILIES: dict[str, frozenset[str]] = {
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
         "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "
-        "was fallt fiel sera etait fue sara era cae cade auf al"
+        "was fallt fiel sera serons nous etait fue sara era cae cade auf al"
     ),
+    #: "If today is Tuesday, what day will it be in 10 days?": the day named as today's, the days counted on.
+    "today_is": _words("if today si aujourd hui hoy wenn heute se oggi in dans dentro tra fra"),
     "date": _words("date datum"),
     "number": _words("number nummer numero"),
     "between": _words(

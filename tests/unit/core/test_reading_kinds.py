@@ -386,6 +386,12 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuánto suman los números del 1 al 10?", "55"),
         ("2100 sera-t-elle une année bissextile ?", "no"),
         ("Wie viele Tage hatte der Februar 2021?", "28"),
+        # a day named as today's and days counted on from it
+        ("If today is Tuesday, what day will it be in 10 days?", "Friday"),
+        ("Wenn heute Montag ist, welcher Tag ist in 3 Tagen?", "Thursday"),
+        ("Si aujourd'hui c'est mardi, quel jour serons-nous dans 10 jours ?", "Friday"),
+        ("¿Qué día será dentro de 9 días si hoy es lunes?", "Wednesday"),
+        ("Se oggi è venerdì, che giorno sarà tra 4 giorni?", "Tuesday"),
         # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
         ("Dreh das Wort 'Haus' um", "suaH"),
         ("Kehre 'Haus' um", "suaH"),
@@ -573,6 +579,8 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "What is 30 minutes a day?",  # and in English it is a rate, not a conversion
         "Is 57 prime or not prime?",
         "Is 97 prime? Why?",  # a second question that is not the answer's form
+        "If today is Tuesday, what day was it 10 days ago?",
+        "If today is Tuesday, what day will it be in 10 days and in 20 days?",
         "¿Cuánto es 9 por 7 y por qué?",  # Spanish "why" folds to two filler words
         "Reverse the word",
         "Sort 7, 3, 12, 1",  # which way?
