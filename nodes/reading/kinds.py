@@ -284,11 +284,11 @@ def _letter_named(read: Request) -> str | None:
 #: A letter named as a plural: "How many r's are in 'strawberry'?"
 _PLURAL = re.compile(r"(?<![\w'’])([^\W\d_])['’]s\b")
 #: The word a letter is counted in, unquoted, ending the request: "How many r's in strawberry?"
-_LAST_WORD = re.compile(r"\b(?:in|im|dans|en|nel|nella)\s+([^\W\d_]{2,})\s*[?.!]?\s*$", re.I)
+_LAST_WORD = re.compile(r"\b(?:in|im|dans|en|nel|nella)\s+([^\W\d_]{2,})(?:\s+vor)?\s*[?.!]?\s*$", re.I)  # "… vor?"
 
 
 def _occurrences(read: Request) -> Known | None:
-    letter = _letter_named(read)
+    letter = _letter_named(read) or _lone_letter(read)  # "la r en «ferrocarril»"
     words = [q for q in read.quoted if len(q) > 1 and q.isalpha()]
     if not read.quoted and (unquoted := _word(read) or next(iter(_LAST_WORD.findall(read.rest)), None)):
         words = [unquoted]
@@ -439,7 +439,9 @@ def _letter(read: Request, letter: str, **statements: str) -> Known:
 
 
 def _lone_letter(read: Request) -> str | None:
-    lone = [w for w in re.findall(r"(?<![\w'’])([A-Za-z])(?![\w'’])", read.rest) if w not in ("a", "I", "y", "e", "o")]
+    lone = [
+        w for w in re.findall(r"(?<![\w'’-])([A-Za-z])(?![\w'’-])", read.rest) if w not in ("a", "I", "y", "e", "o")
+    ]
     return lone[0].casefold() if len(lone) == 1 else None
 
 
@@ -759,7 +761,7 @@ _PLACE_NAMES = re.compile(
 
 def _rounding(read: Request) -> Known | None:
     named = list(_PLACE_NAMES.finditer(fold(read.text)))
-    extra = [named[0].group(0), "th"] if named else []
+    extra = [named[0].group(0), "th", "eme"] if named else []  # text2num's "10th", "100ème"
     extra += re.findall(r"\b(cifras?)\s+decimal", fold(read.text))  # "a una cifra" alone: a digit, or a place?
     if not read.has("round") or read.quoted or not read.only("round", "round_to", extra=extra):
         return None

@@ -29,7 +29,7 @@ FILLER_BY_LANGUAGE = {
         "tell me us give calculate compute work out find answer with or number numbers value "
         "result exactly it this that for to say can you could would i need know want quick question show kindly "
         "get determine figure whole given following these those here word words my our now briefly short one "
-        "simply reply respond single and its has have s hey hi thanks thank quickly will u"
+        "simply reply respond single and its has have s hey hi thanks thank quickly will u pls plz"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
@@ -45,12 +45,12 @@ FILLER_BY_LANGUAGE = {
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
-        "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo"
+        "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe"
+        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -66,7 +66,7 @@ ANSWER_FORM = re.compile(
     r"|\b(?:or not|oder nicht|ou (?:non|pas)|o no|o meno)\W*$"
 )
 #: A quoted part of a text: "banana", 'banana', “banana”, «banana», „banana“ (an apostrophe inside ends none: 'it's').
-QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘](?=$|[\s?.!,:;)])")
+QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚»]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘«](?=$|[\s?.!,:;)])")
 #: "and" and "or" in paor's languages: how a list joins its last items and a range its ends ("2, 3 und 5", "entre 1
 #: y 10", "pera o higo").
 AND = r"(?:and|und|et|y|e)"
@@ -130,12 +130,14 @@ FAMILIES: dict[str, frozenset[str]] = {
     "even": _words("even gerade pair paire par pari"),
     "odd": _words("odd ungerade impair impaire impar dispari"),
     "leap": _words("leap schaltjahr bissextile bisiesto bisestile"),
-    "year": _words("year jahr annee ano anno"),
+    "year": _words("year yr jahr annee ano anno"),
     "days": _words("days day tage tagen tag jours jour dias dia giorni giorno"),
     "month": _words("month monat mois mes mese"),
     "after": _words("after follows next nach folgt apres suit despues sigue dopo segue"),
     "before": _words("before precedes previous vor vorher avant precede antes prima"),
-    "comes": _words("comes come kommt vient viene va right directly immediately"),
+    "comes": _words(
+        "comes come kommt vient viene va right directly immediately juste justo subito appena direkt unmittelbar"
+    ),
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
         "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "

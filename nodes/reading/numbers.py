@@ -63,10 +63,13 @@ _NAMED_FIRST = [
 _FRACTION_OF = re.compile(rf"\b({_NUMBER})\s*/\s*({_NUMBER})\s+(?:of|von|de|di)\s+({_NUMBER})\b")
 #: A power named before its number or by its ordinal: "the square of 7" is "7 squared", "the cube of 4" "4 cubed",
 #: "3 to the 4th power" "3 to the power of 4" (text2num writes "fourth" as "4th"). Named before its number, it ends
-#: the request: "the square of 7 plus 1" is 50 or 64, "a square of 4 cm" no power.
+#: its sentence: "the square of 7 plus 1" is 50 or 64, "a square of 4 cm" no power.
 _POWERS_NAMED = [
-    (rf"\b(?:square|quadrat|carr[ée]|cuadrado|quadrato)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\W*$)", r"\1 squared"),
-    (rf"\b(?:cube|kubik)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\W*$)", r"\1 cubed"),
+    (
+        rf"\b(?:square|quadrat|carr[ée]|cuadrado|quadrato)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\s*(?:[.?!]|$))",
+        r"\1 squared",
+    ),
+    (rf"\b(?:cube|kubik)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\s*(?:[.?!]|$))", r"\1 cubed"),
     (r"\bto\s+the\s+(\d+)(?:st|nd|rd|th)\s+power\b", r"to the power of \1"),
     (r"\bto\s+the\s+second\s+power\b", "squared"),
     (r"\bto\s+the\s+third\s+power\b", "cubed"),
@@ -98,7 +101,7 @@ _HALF_OR_DOUBLE = re.compile(
 )
 _SQUARE_ROOT = re.compile(
     r"(?:\b(?:square\s+root\s+of|(?:quadrat)?wurzel\s+(?:aus|von)|racine\s+carr[ée]e\s+de|ra[ií]z\s+cuadrada\s+de|"
-    rf"radice\s+quadrata\s+di)\s+|√\s*|\bsqrt\s*\(?\s*)({_NUMBER})",
+    rf"radice\s+quadrata\s+di)\s+|√\s*|\bsqrt\s*(?:of\s+|\(\s*)?)({_NUMBER})",
     re.I,
 )
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
@@ -295,7 +298,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
         return None  # said aloud, "2 times 3 squared" is 36 or 18, "10 divided by 4 times 2" is 5 or 1.25
     if re.search(r"\*\*\s*[\d.]+\s*(?:\*\*|/)", text):
         return None  # "2 cubed squared" is (2³)², not 2 ** 9; "9 to the power of 1/2" is 3, not 9 ** 1 / 2 = 4.5
-    for candidate in sorted(map(str.strip, _EXPRESSION.findall(text)), key=len, reverse=True):
+    for candidate in sorted((c.strip().rstrip(" .") for c in _EXPRESSION.findall(text)), key=len, reverse=True):
         if not re.search(r"\d\s*(?:\*\*|[+\-*/])\s*-?[\d(]", candidate):  # "5 - -3"
             continue
         if aggregate and len(set(re.findall(r"\*\*|[-+*/]", candidate))) > 1:
