@@ -288,7 +288,7 @@ _LAST_WORD = re.compile(r"\b(?:in|im|dans|en|nel|nella)\s+([^\W\d_]{2,})(?:\s+vo
 
 
 def _occurrences(read: Request) -> Known | None:
-    letter = _letter_named(read) or _lone_letter(read)  # "la r en «ferrocarril»"
+    letter = _letter_named(read) or (_lone_letter(read) if read.has("occur") else None)  # "la r en «ferrocarril»"
     words = [q for q in read.quoted if len(q) > 1 and q.isalpha()]
     if not read.quoted and (unquoted := _word(read) or next(iter(_LAST_WORD.findall(read.rest)), None)):
         words = [unquoted]

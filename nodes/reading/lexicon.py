@@ -25,27 +25,27 @@ def _words(text: str) -> frozenset[str]:
 #: The words any request may carry besides what it states, by language (accents folded: see `fold`).
 FILLER_BY_LANGUAGE = {
     "en": _words(
-        "what whats which how many much is are was were be being the a an of in on there does do did please "
-        "tell me us give calculate compute work out find answer with or number numbers value "
-        "result exactly it this that for to say can you could would i need know want quick question show kindly "
-        "get determine figure whole given following these those here word words my our now briefly short one "
-        "simply reply respond single and its has have s hey hi thanks thank quickly will u pls plz"
+        "what whats which how many much is are was were be being the a an of in on there does do did please tell me us "
+        "give calculate compute work out find answer with or number numbers value result exactly it this that for to "
+        "say can you could would i need know want quick question show kindly get determine figure whole given "
+        "following these those here word words my our now briefly short one simply reply respond single and its has "
+        "have s hey hi thanks thank quickly will u pls plz mind telling gimme again comes come got"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
-        "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte"
+        "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem vielen"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
         "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
-        "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait"
+        "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait ca"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
-        "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto"
+        "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto dices ser va"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
@@ -88,10 +88,12 @@ FAMILIES: dict[str, frozenset[str]] = {
         "lettera caratteri"
     ),
     "count": _words("count counting zahle zaehle compte compter cuenta contar conta contare"),
-    "count_more": _words("contains contain has have long enthalt enthalten contient contiene"),
+    "count_more": _words(
+        "contains contain has have long enthalt enthalten contient contiene besteht bestehen stecken steckt trae aus"
+    ),
     "occur": _words(
         "times appear appears occur occurs occurrences mal vorkommt fois apparait apparaissent veces aparece "
-        "aparecen volte appare compare compaiono oft kommt vor"
+        "aparecen volte appare compare compaiono oft kommt vor revient reviennent sale salen"
     ),
     "vowels": _words("vowels vowel vokale vokal voyelles voyelle vocales vocal vocali vocale"),
     "sum": _words(
@@ -105,14 +107,14 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "order": _words(
         "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
-        "classer ordre ordena ordenar orden ordina ordinare ordine"
+        "classer ordre ordena ordenar orden ordina ordinare ordine sortier"
     ),
     "order_more": _words(
         "put list in into bringe range ranger metti metter pon al to from bis zum zur au del von vom dal plus piu mas"
     ),
     "alphabetical": _words(
         "alphabetical alphabetically alphabetize alphabetise alphabetisch alphabetischer alphabetique alphabetiquement "
-        "alfabetico alfabeticamente alfabetica"
+        "alfabetico alfabeticamente alfabetica alphabetische"
     ),
     "ascending": _words("ascending increasing aufsteigend aufsteigender croissant ascendente creciente crescente"),
     "descending": _words(
@@ -141,7 +143,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
         "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "
-        "was fallt fiel sera serons nous etait fue sara era cae cade auf al"
+        "was fallt fiel sera serons nous etait fue sara era cae cade auf al welchem tombait cayo"
     ),
     #: "If today is Tuesday, what day will it be in 10 days?": the day named as today's, the days counted on.
     "today_is": _words("if today si aujourd hui hoy wenn heute se oggi in dans dentro tra fra"),
@@ -149,11 +151,11 @@ FAMILIES: dict[str, frozenset[str]] = {
     "number": _words("number nummer numero"),
     "between": _words(
         "between from to and until till zwischen und von bis entre et du au y desde hasta tra fra e da are there "
-        "passed liegen separent hay ci"
+        "passed liegen separent hay ci vom zum passano dal al del"
     ),
     "round": _words(
         "round rounded rounding runde runden gerundet arrondis arrondir arrondi arrondie redondea redondear "
-        "redondeado arrotonda arrotondare arrotondato"
+        "redondeado arrotonda arrotondare arrotondato arrotondi"
     ),
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
@@ -165,12 +167,12 @@ FAMILIES: dict[str, frozenset[str]] = {
     "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel nell"),
     "reverse": _words(
         "reverse reversed backwards backward ruckwarts umgekehrt umkehren umdrehen dreh drehe kehre kehr envers "
-        "inverse inverser reves inverso invertir contrario inverti invertire rovescio"
+        "inverse inverser reves inverso invertir contrario inverti invertire rovescio hinten"
     ),
     #: "Dreh 'Haus' um" parts its verb; "Wie lautet 'Haus' rückwärts?", "What's 'garden' spelled backwards?".
     "reverse_more": _words(
         "spell spelled spelt write schreib schreibe buchstabiere um lautet ecris escribe scrivi l a al order "
-        "reihenfolge string"
+        "reihenfolge string nach vorne escribeme scrivimi"
     ),
     "capitals": _words(
         "capitals uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
@@ -178,7 +180,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     #: "capital" alone names a city as often ("the capital of 'France'"); with "letters" it is "capitals".
     "capitals_more": _words(
         "capital upper case write convert make letters in all tutto todo tout string schreib schreibe ecris mets "
-        "escribe pon scrivi metti lettres letras lettere"
+        "escribe pon scrivi metti lettres letras lettere schreiben mettre ponme put turn"
     ),
     "first": _words(
         "first erste ersten premiere primera primer prima primo begin begins start starts beginnt commence empieza "
