@@ -133,6 +133,7 @@ _ANSWER_LABEL = re.compile(
 #: a short statement follows ("132, en réalité 121."), not a remark ("En réalité, on peut vérifier : …").
 _CORRECTION = re.compile(
     r"\b(?:wait|hmm+|i mean|sorry|oops|correction|actually|on second thought|warte|anzi|miscalculated|double-checking|"
+    r"(?:(?<=^)|(?<=[.!?…,]\s)|(?<=\n))(?:moment|attends|espera|aspetta)(?=\s*[,:–—-])|"
     rf"nochmal gerechnet|en refaisant|rehaciendo|rifacendo|{_WRONG})\b"
     r"|(?:\.{3}|…)\s*(?:no|nein|non)\b"
     r"|\b(?P<in_fact>eigentlich|en fait|en r[ée]alit[ée]|en realidad|in realt[àa])\b",
@@ -401,7 +402,9 @@ def _result(folded: str) -> tuple[str, str] | None:
     """The number a concluding sentence states — after its last working, else after what it "is", else the one that
     "is" something ("Among 91, 57 and 12, 57 is the largest.") — and the word written right after it."""
     working = [m for m in _WORKING.finditer(folded) if _AFTER_MARKER.match(folded, m.end())][-1:]
-    after = [_AFTER_MARKER.match(folded, marker.end()) for marker in [*working, *_IS.finditer(folded)]]
+    spans = [m.span() for m in _SPAN.finditer(folded)]
+    markers = [m for m in _IS.finditer(folded) if not any(start <= m.start() < end for start, end in spans)]
+    after = [_AFTER_MARKER.match(folded, marker.end()) for marker in [*working, *markers]]
     after[len(working) :] = [m for m in after[len(working) :] if m and not _OPERATION_NEXT.match(folded, m.end())]
     written = re.finditer(rf"({WRITTEN_NUMBER})", folded)
     stated = (
@@ -415,6 +418,9 @@ def _result(folded: str) -> tuple[str, str] | None:
     return stated.group(1), then.group(1) if then else ""
 
 
+#: A range's ends: its "à", "a" and "da" are no "has", "is" or "gives" ("La somme de 10 à 20 est 165", "La somma da
+#: 10 a 20 è 165").
+_SPAN = re.compile(rf"\b(?:from|von|de|del|du|desde|da|dal)\s+{_NUMBER}\s+(?:to|bis|a|au|al|hasta)\s+\d")
 #: A number that "is" the result, the largest or the smallest within a few words ("57 is the largest"; "144 divided
 #: by 12 is a classic example" says nothing of 12).
 _NUMBER_THAT_IS = re.compile(rf"(?<![\d.,])({WRITTEN_NUMBER})\s+(?:{_COPULA}|was)\s+((?:[^\W\d_]+\s+){{0,2}}[^\W\d_]+)")
@@ -650,12 +656,16 @@ def stated_weekday(answer: str, request: str) -> int | None:
     Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers two
     ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
-    if re.search(rf"\b(?:{'|'.join(names)})\s*(?:,\s*)?{OR}\s+(?:{'|'.join(names)})\b", folded):
-        return None
+    any_day = "|".join(names)
+    if re.search(rf"\b(?:{any_day})\s*(?:,\s*)?{OR}\s+(?:(?:{'|'.join(ARTICLES)})\s+)?(?:{any_day})\b", folded):
+        return None  # "mardi ou un mercredi"
     asked = [names[w] for w in words_in(request) if w in names]
     concluded = names.get(concluded_word(answer, request) or "")
     if concluded is not None and concluded not in asked:
         return concluded
+    chained = [m for m in re.finditer(rf"=\s*\**\s*({any_day})\b", folded) if not denied(folded, m.start(1))]
+    if chained:  # "Friday + 1 = Saturday, + 2 = **Sunday**": the last day the working reaches
+        return names[chained[-1].group(1)]
     named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
     beyond = [day for m, day in named if not denied(folded, m.start())]
     for day in asked:

@@ -888,6 +888,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
             "How many minutes are in a day?",
             "It's 1,400 minutes. Many people think it's 1,440 minutes, but that's wrong.",
         ),
+        # two days offered with an article between them
+        ("Quel jour de la semaine était le 14 juillet 1789 ?", "Je crois que c'était un mardi ou un mercredi."),
+        ("What day of the week was 14 March 2015?", "It was a Saturday or a Sunday, I'm not sure."),
         # a word reversed is the one the answer concludes with or does not deny, not one it merely names
         ("Reverse 'hello'", "Some would write 'olleh', but the right answer is 'hello'."),
         ("Reverse 'hello'", "It's not 'olleh', it's 'hello'."),
@@ -1136,6 +1139,12 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Sort alphabetically: kiwi, banana, cherry", "First comes banana, then cherry, and kiwi is last."),  # no list
         ("What is 12 * 12 * 12?", "**Final answer:**\n\n1728\n\n**Explanation:** 12 multiplied by itself 3 times."),
         ("Reverse 'hello'", "So, 'hello' backwards is 'olleh'."),
+        # a working over days states the last day it reaches; "Moment –" corrects; a range's "à" and "da" state nothing
+        ("Che giorno sarà 3 giorni dopo sabato?", "Sabato + 1 = domenica, + 2 = lunedì, + 3 = **martedì**."),
+        ("What day comes 10 days after Monday?", "Monday + 7 days = Monday, then + 3 days = Thursday."),
+        ("Ist 57 eine Primzahl?", "Ja, eine Primzahl. Moment – die Quersumme ist 12: 57 = 3 × 19. Also **nein**."),
+        ("Quelle est la somme des entiers de 10 à 20 ?", "La somme des entiers de 10 à 20 est 165."),
+        ("Somma dei numeri interi da 1 a 30?", "Certo! La somma da 1 a 30 è 465."),
         ("Reverse 'hello world'", "Some would write 'world hello', but the answer is 'dlrow olleh'."),
         ("What day of the week is 25 December 2025?", "The 24th is a Wednesday; consequently the 25th is a Thursday."),
         (
