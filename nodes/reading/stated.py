@@ -336,10 +336,12 @@ def _signed(match: re.Match[str]) -> str:
     return match.group(0) if before and (before.isdigit() or before in ")=+-*/×÷") else "-"
 
 
+#: Words that offer a result as one candidate (folded).
+_MAYBE = "(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)"
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
     rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){OR}\s+(?:maybe\s+|perhaps\s+)?{_NUMBER}"
-    rf"|(?<![\d.,]){_NUMBER}\s*(?:[,;]\s*)?(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)\s+{_NUMBER}"
+    rf"|(?<![\d.,]){_NUMBER}\s*(?:[,;]\s*)?{_MAYBE}\s+{_NUMBER}"
 )
 
 
@@ -530,12 +532,14 @@ def states_property(
             return concluded in says if first not in says | opposite or (first in says) is (concluded in says) else None
     if leads is None:
         return _names_property(text, number, says, opposite)
-    own = re.search(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", text)
-    if own is None:
-        return leads
-    before, after = words_in(own.group(1) or "")[-1:], words_in(own.group(2))
-    told = _predicated([*before, *after] if before in _COPULAS else after, says, opposite)  # "Also ist 119 eine …"
-    return leads if told in (None, leads) else None
+    told = set()
+    for own in re.finditer(rf"(?:([^\W\d_]+)\s+)?(?<![\d.,]){number}(?!\d)([^.!?:;\n]*)", text):
+        before, after = words_in(own.group(1) or "")[-1:], words_in(own.group(2))
+        told.add(_predicated([*before, *after] if before in _COPULAS else after, says, opposite))  # "Also ist 119 …"
+    return leads if told <= {None, leads} else None  # "En fait si, … Non, 89 n'est pas un nombre premier."
+
+
+_NUMBER_NOUNS = frozenset(["number", "nombre", "numero", "zahl"])
 
 
 def _predicated(words: list[str], says: frozenset[str], opposite: frozenset[str]) -> bool | None:
@@ -546,8 +550,10 @@ def _predicated(words: list[str], says: frozenset[str], opposite: frozenset[str]
         return None
     window = words[:5]
     named = next((at for at, w in enumerate(window) if w in says or w in opposite), None)
-    if named is None or any(w not in ARTICLES and w not in _NEGATORS and w != "number" for w in window[1:named]):
-        return None
+    if named is None or any(
+        w not in ARTICLES and w not in _NEGATORS and w not in _NUMBER_NOUNS for w in window[1:named]
+    ):
+        return None  # "is not a prime number", "n'est pas un nombre premier"
     return (window[named] in says) is not any(w in _NEGATORS or w == "isn" for w in window[:named])
 
 
@@ -657,8 +663,9 @@ def stated_weekday(answer: str, request: str) -> int | None:
     ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
     any_day = "|".join(names)
-    if re.search(rf"\b(?:{any_day})\s*(?:,\s*)?{OR}\s+(?:(?:{'|'.join(ARTICLES)})\s+)?(?:{any_day})\b", folded):
-        return None  # "mardi ou un mercredi"
+    offered = rf"\b(?:{any_day})\s*(?:,\s*)?{OR}\s+(?:{_MAYBE}\s+)?(?:(?:{'|'.join(ARTICLES)})\s+)?(?:{any_day})\b"
+    if re.search(offered, folded):
+        return None  # "mardi ou un mercredi", "mardi, ou peut-être un mercredi"
     asked = [names[w] for w in words_in(request) if w in names]
     concluded = names.get(concluded_word(answer, request) or "")
     if concluded is not None and concluded not in asked:

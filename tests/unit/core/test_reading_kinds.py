@@ -891,6 +891,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # two days offered with an article between them
         ("Quel jour de la semaine était le 14 juillet 1789 ?", "Je crois que c'était un mardi ou un mercredi."),
         ("What day of the week was 14 March 2015?", "It was a Saturday or a Sunday, I'm not sure."),
+        # found by a second held-out answer set: a candidate offered with "maybe"; a yes its last clause takes back
+        ("Le 14 juillet 1789 tombait quel jour de la semaine ?", "Un mardi, ou peut-être un mercredi."),
+        ("89, c'est un nombre premier ?", "En fait si, 8 + 9 = 17. Non, 89 n'est pas un nombre premier."),
         # a word reversed is the one the answer concludes with or does not deny, not one it merely names
         ("Reverse 'hello'", "Some would write 'olleh', but the right answer is 'hello'."),
         ("Reverse 'hello'", "It's not 'olleh', it's 'hello'."),
