@@ -71,8 +71,6 @@ _POWERS_NAMED = [
     ),
     (rf"\b(?:cube|kubik)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\s*(?:[.?!]|$))", r"\1 cubed"),
     (r"\bto\s+the\s+(\d+)(?:st|nd|rd|th)\s+power\b", r"to the power of \1"),
-    (r"\bto\s+the\s+second\s+power\b", "squared"),
-    (r"\bto\s+the\s+third\s+power\b", "cubed"),
 ]
 #: A power named but not read as one: "the square of 7 plus 1" is no 7 + 1 (a root, "zum Quadrat", "au carré" and
 #: "al cuadrado" are read).
