@@ -35,7 +35,8 @@ FILLER_BY_LANGUAGE = {
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
-        "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem vielen"
+        "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem "
+        "vielen ne"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
@@ -99,7 +100,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "sum": _words(
         "sum add total summe addiere addieren somme additionne additionner suma sumar suman somma sommare addiziona"
     ),
-    "sum_more": _words("up all adding together alle aller allen zusammen tous toutes todos todas tutti i"),
+    "sum_more": _words("up all every adding together alle aller allen zusammen tous toutes todos todas tutti i"),
     "range": _words(
         "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
         "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta enteros numeros "
@@ -155,7 +156,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "round": _words(
         "round rounded rounding runde runden gerundet arrondis arrondir arrondi arrondie redondea redondear "
-        "redondeado arrotonda arrotondare arrotondato arrotondi"
+        "redondeado arrotonda arrotondare arrotondato arrotondi rund"
     ),
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
@@ -190,7 +191,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
         "plus minus times multiplied divided by x add sum total of and the square root sqrt squared cube cubed power "
-        "th if rd nd to "
+        "th if rd nd to cubo "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "
         "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "

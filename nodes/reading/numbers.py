@@ -69,12 +69,14 @@ _POWERS_NAMED = [
         rf"\b(?:square|quadrat|carr[ée]|cuadrado|quadrato)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\s*(?:[.?!]|$))",
         r"\1 squared",
     ),
-    (rf"\b(?:cube|kubik)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\s*(?:[.?!]|$))", r"\1 cubed"),
+    (rf"\b(?:cube|kubik|cubo)\s+(?:of|von|de|di)\s+({_NUMBER})(?=\s*(?:[.?!]|$))", r"\1 cubed"),
     (r"\bto\s+the\s+(\d+)(?:st|nd|rd|th)\s+power\b", r"to the power of \1"),
 ]
 #: A power named but not read as one: "the square of 7 plus 1" is no 7 + 1 (a root, "zum Quadrat", "au carré" and
 #: "al cuadrado" are read).
-_POWER_UNREAD = re.compile(r"(?<!zum )(?<!au )(?<!al )\b(?:square|quadrat|carr[ée]|cuadrado|quadrato|cube)\b(?! root)")
+_POWER_UNREAD = re.compile(
+    r"(?<!zum )(?<!au )(?<!al )\b(?:square|quadrat|carr[ée]|cuadrado|quadrato|cube|cubo)\b(?! root)"
+)
 #: The exponent a word names: "7 squared" states 7 and 2.
 _EXPONENT_WORDS = re.compile(f"(?P<square>{_SQUARED})|{_CUBED}")
 #: A result named by its operation ("the sum of", "the product of"): it holds all that follows, not what precedence
@@ -456,6 +458,7 @@ _UNITS_BY_NAME = {
         ),
         "milliliter": "milliliter millilitern millilitre millilitres mililitro mililitros millilitro millilitri",
         "mile": "meile meilen milla millas miglio miglia",
+        "yard": "yarda yardas iarda iarde",
         "inch": "zoll pouce pouces pulgada pulgadas pollice pollici",
         "pound": "pfund livre livres libra libras libbra libbre",
         "foot": "fuss pied pieds pie pies piede piedi",

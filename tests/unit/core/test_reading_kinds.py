@@ -423,6 +423,10 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Scrivimi 'mare' al contrario", "eram"),
         ("Mi arrotondi 58,7 all'intero più vicino?", "59"),
         ("Quanti giorni passano dal 1° maggio 2024 al 31 maggio 2024?", "30"),
+        ("add up every number from 1 to 4", "10"),
+        ("rund mal 12,68 auf ne ganze zahl", "13"),
+        ("¿Cuál es el cubo de 4?", "64"),
+        ("Quanti metri sono 10 iarde?", "9.144 metri"),
         # a day named as today's and days counted on from it
         ("If today is Tuesday, what day will it be in 10 days?", "Friday"),
         ("Wenn heute Montag ist, welcher Tag ist in 3 Tagen?", "Thursday"),
