@@ -670,8 +670,8 @@ def _weekday_shift(read: Request) -> Known | None:
 #: A day named as today's and days counted on from it, in either order ("If today is Tuesday, what day will it be in
 #: 10 days?", "¿Qué día será dentro de 9 días si hoy es lunes?").
 _TODAY_ON = re.compile(
-    r"^(?=.*\b(?:(?:if )?today is|si hoy es|wenn heute|se oggi e|si aujourd'hui(?: c'est| est| on est)?)\s+[^\W\d_]+)"
-    r"(?=.*\b(?:in|dans|dentro de|tra|fra)\s+\d+\s+(?:days|tagen|jours|dias|giorni)\b)"
+    r"^(?=.*\b(?:today is|hoy es|heute(?: ist)?|oggi e|aujourd'hui(?: c'est| est| on est)?)\s+[^\W\d_]+)"
+    r"(?=.*\b(?:in|dans|dentro de|en|tra|fra)\s+\d+\s+(?:days|tagen|jours|dias|giorni)\b)"
 )
 _NEXT_NAMES_A_DATE = re.compile(
     rf"\b(?:next|nachsten?|prochain|proximo|prossimo)\s+(?:{'|'.join(weekdays())}|week|woche|semaine|semana|settimana)\b"

@@ -147,7 +147,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "was fallt fiel sera serons nous etait fue sara era cae cade auf al welchem tombait cayo"
     ),
     #: "If today is Tuesday, what day will it be in 10 days?": the day named as today's, the days counted on.
-    "today_is": _words("if today si aujourd hui hoy wenn heute se oggi in dans dentro tra fra"),
+    "today_is": _words("if suppose today si aujourd hui on hoy wenn heute se oggi in dans dentro en tra fra"),
     "date": _words("date datum"),
     "number": _words("number nummer numero"),
     "between": _words(

@@ -433,6 +433,11 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Si aujourd'hui c'est mardi, quel jour serons-nous dans 10 jours ?", "Friday"),
         ("¿Qué día será dentro de 9 días si hoy es lunes?", "Wednesday"),
         ("Se oggi è venerdì, che giorno sarà tra 4 giorni?", "Tuesday"),
+        # today's day stated without "if", in any order (wordings never tuned on)
+        ("Heute ist Montag. Welcher Tag ist in 4 Tagen?", "Friday"),
+        ("Hoy es lunes, ¿qué día será en 4 días?", "Friday"),
+        ("Aujourd'hui on est lundi, quel jour sera-t-on dans 4 jours ?", "Friday"),
+        ("Suppose today is Monday; what day is it in 4 days?", "Friday"),
         # a German verb in two parts, "lautet", "spelled", "convert", "make", "mets"
         ("Dreh das Wort 'Haus' um", "suaH"),
         ("Kehre 'Haus' um", "suaH"),
