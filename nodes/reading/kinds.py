@@ -42,6 +42,7 @@ from nodes.reading.lexicon import (
     OR,
     QUESTION_WORDS,
     QUOTED,
+    TWO_WORD_WHY,
     day_name,
     fold,
     languages_of,
@@ -128,12 +129,10 @@ def read_request(text: str) -> Request:
     languages = languages_of(words_in(rest))
     rest = in_digits(rest, languages)
     numbers = numbers_in(rest)
-    words = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(_WHY.sub(" porque ", rest))))
+    words = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(TWO_WORD_WHY.sub(" porque ", rest))))
     return Request(text, quoted, numbers, words, rest, languages)
 
 
-#: Spanish "why", which folds to two filler words ("¿Cuánto es 9 por 7 y por qué?").
-_WHY = re.compile(r"\bpor\s+qu[ée]\b", re.I)
 #: A second question that only asks the answer's form ("Is 97 prime? Yes or no?").
 _FORM_ASKED = re.compile(rf"(?:{ANSWER_FORM.pattern})\s*\?")
 
