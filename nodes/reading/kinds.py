@@ -34,17 +34,20 @@ from nodes.reading import ONE_LINE_CHARS
 from nodes.reading.lexicon import (
     AND,
     ANSWER_FORM,
+    ASKED_OF,
     COUNTING,
     FAMILIES,
     FILLER,
     LIST_SEPARATOR,
     NOT_SUBJECT,
     OR,
+    POSSESSIVES,
     QUESTION_WORDS,
     QUOTED,
     TWO_WORD_WHY,
     day_name,
     fold,
+    language_names,
     languages_of,
     month_name,
     months,
@@ -233,7 +236,7 @@ def _unsorted(text: str) -> bool:
     return not fold(text).isascii() or "ñ" in composed.casefold() or unicodedata.normalize("NFKC", text) != composed
 
 
-def _word(read: Request, *families: str) -> str | None:
+def _word(read: Request, *families: str, of: bool = True) -> str | None:
     """The one word the request is about: quoted, or named after "word" ("the word banana"); none where its letters
     are counted differently by language ("cœur": 4 or 5). With `families`, only where every other word is of them."""
     if read.quoted:
@@ -241,9 +244,32 @@ def _word(read: Request, *families: str) -> str | None:
     else:  # "How many letters does the word have?" names none
         named = re.findall(r"\b(?:word|wort|mot|palabra|parola)\s+([^\W\d_]+)", read.rest, re.I)
         word = named[0] if len(named) == 1 and named[0].isalpha() and fold(named[0]) not in NOT_SUBJECT else None
+        word = _bare_word(read, families, of=of) if not named else word
     if word is None or _unsorted(word) or (families and not read.only(*families, extra=[fold(word)])):
         return None
     return word
+
+
+def _bare_word(read: Request, families: Sequence[str], *, of: bool) -> str | None:
+    """The one word that neither filler nor the kind's `families` account for, named bare where two of the kind's
+    words ask of it ("count the vowels in onomatopoeia", "erster Buchstabe von Wolke", "spell giraffe backwards");
+    none that is someone's ("the letters in my name"), where a number is stated ("Il y a 10 lettres, dont 5
+    voyelles."), a language or the alphabet ("How many letters does Greek have?"), nor where one word names the kind
+    ("What is reverse engineering?"). Without `of`, only a word of the kind may come before it ("write X in capitals",
+    not "the capital of Germany")."""
+    kind = frozenset().union(*(FAMILIES[family] for family in families))
+    unaccounted = [at for at, word in enumerate(read.words) if word not in FILLER and word not in kind]
+    asked = sum(w in kind or w in _COUNTS for w in read.words)
+    if not families or len(unaccounted) != 1 or asked < 2 or read.numbers or POSSESSIVES & set(read.words):
+        return None
+    at = unaccounted[0]
+    word = read.words[at]
+    if not at or read.words[at - 1] not in (kind | ASKED_OF if of else kind):
+        return None  # "the letter that comes before S": "comes" is no word asked of
+    written = re.findall(rf"(?<![\w-])(?:{word})(?![\w-])", fold(read.rest))
+    if len(word) < 2 or len(written) != 1 or word in NOT_SUBJECT | FAMILIES["alphabet"] or word in language_names():
+        return None  # "my to-do list" names no word
+    return next(w for w in re.findall(r"[^\W\d_]+", read.rest) if fold(w) == word)  # as written: "Wolke"
 
 
 # -- the kinds -------------------------------------------------------------------------------------------------------
@@ -350,7 +376,8 @@ def _word_count(read: Request) -> Known | None:
 
 
 def _reversed_or_capitals(read: Request) -> Known | None:
-    text = read.quoted[0] if len(read.quoted) == 1 else None if read.quoted else _word(read)  # "das Wort lager"
+    kind = ("reverse", "reverse_more", "capitals", "capitals_more", "letters", "words")
+    text = read.quoted[0] if len(read.quoted) == 1 else None if read.quoted else _word(read, *kind, of=False)
     if text is None or read.numbers or (read.words and read.words[0] in _ASKS_YES_OR_NO):
         return None  # "Is 'hello' in capitals?" asks for a yes or a no
     if any(word in COUNTING or word in _WHICH - {"what"} for word in read.words):

@@ -81,7 +81,8 @@ LIST_SEPARATOR = rf"\s*[,;]\s*(?:(?:{AND}|{OR})\s+)?|\s+(?:{AND}|{OR}|&)\s+"
 NOT_SUBJECT = FILLER | _words(
     "into who why when where your list write make provide name state explain describe about as from by at than then "
     "should will shall let some any all first brief two three four five six seven eight nine ten sentence sentences "
-    "schreibe quoi comment"
+    "schreibe quoi comment everything anything something nothing alles etwas nichts tout rien tutto niente todo nada "
+    "algo qualcosa every each jede jeder jedes chaque cada ogni text texte testo texto"
 )
 
 #: Word families the kinds of request are recognised by (folded).
@@ -186,8 +187,8 @@ FAMILIES: dict[str, frozenset[str]] = {
         "escribe pon scrivi metti lettres letras lettere schreiben mettre ponme put turn"
     ),
     "first": _words(
-        "first erste ersten premiere primera primer prima primo begin begins start starts beginnt commence empieza "
-        "comienza inizia comincia"
+        "first erste ersten erster premiere primera primer prima primo begin begins start starts beginnt commence "
+        "empieza comienza inizia comincia"
     ),
     "last": _words("last final letzte letzten derniere dernier ultima ultimo end ends endet finit termina finisce"),
     "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
@@ -211,6 +212,14 @@ QUESTION_WORDS = _words(
 COUNTING = _words("many much viele viel combien cuantos cuantas quanti quante")
 #: Articles: words that say nothing of what follows them ("as a PDF", "is a prime number").
 ARTICLES = _words("a an ein eine einen un une una uno")
+#: The words a word named bare follows where a kind asks of it ("the vowels in onomatopoeia", "erster Buchstabe von
+#: Wolke", "how many letters does strawberry have", "wie viele Vokale hat Banane").
+ASKED_OF = _words("in of for von im aus dans de du en di del della nel nella para per does has hat tiene ha")
+#: Words that make what follows someone's thing, not a word named bare ("the letters in my name", "my to-do list").
+POSSESSIVES = _words(
+    "my your his her our their mein meine meinem meinen dein deine sein seine ihr ihre unser mon ma mes ton ta tes son "
+    "sa ses mi mis tu tus su sus mio mia tuo tua suo sua"
+)
 
 
 def fold(text: str) -> str:
@@ -270,6 +279,14 @@ def _names(names_of: Callable[..., Mapping[int, str]], widths: Sequence[str] = (
             for number, name in names_of(width, locale=code).items():
                 found.setdefault(fold(name).rstrip("."), number)
     return found
+
+
+@cache
+def language_names() -> frozenset[str]:
+    """Every one-word language name CLDR gives in paor's languages, folded ("greek", "griechisch", "grec")."""
+    from babel import Locale
+
+    return frozenset(fold(name) for code in LANGUAGES for name in Locale.parse(code).languages.values())
 
 
 def day_name(number: int, language: str) -> str:

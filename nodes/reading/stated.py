@@ -370,9 +370,10 @@ _AFTER_MARKER = re.compile(
 )
 #: An operation after a number: what "is" or a colon leads to is a working's start ("Die Antwort: 15 mal 14 ist
 #: 210."), what "=" leads to may be one written another way ("144 = 12 × 12").
-_OPERATION_NEXT = re.compile(
-    r"\s*(?:[-+*/×÷^]|(?:times|mal|fois|per|por|plus|minus|moins|menos|meno|mas|piu|x)\b)\s*\(?\d"
-)
+_OPERATOR = r"(?:[-+/×÷^]|(?<!\*)\*(?!\*)|\b(?:times|mal|fois|per|por|plus|minus|moins|menos|meno|mas|piu|x)\b)"
+_OPERATION_NEXT = re.compile(rf"\s*{_OPERATOR}\s*\(?\d")
+#: A number an operation leads to: an operand of a working ("5 + 0 yields 6" states 6, not 0; "**6**" is bold).
+_OPERATION_BEFORE = re.compile(rf"{_OPERATOR}\s*\(?\s*$")
 
 
 def _names_unit(word: str, units: Sequence[str], unit: str) -> bool:
@@ -412,12 +413,21 @@ def _result(folded: str) -> tuple[str, str] | None:
     stated = (
         next((m for m in after if m), None)
         or next((m for m in _NUMBER_THAT_IS.finditer(folded) if _is_the_result(words_in(m.group(2)))), None)
-        or next((m for m in written if not (denied(folded, m.start()) or _DENIED_AFTER.match(folded, m.end()))), None)
+        or next((m for m in written if not _met_along_the_way(folded, m, spans)), None)
     )
     if stated is None:
         return None
     then = re.match(r"\s*([^\W\d_]+)", folded[stated.end(1) :])
     return stated.group(1), then.group(1) if then else ""
+
+
+def _met_along_the_way(folded: str, number: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    """Whether a number is no result the sentence states: denied ("not 15"), an operand of a working ("5 + 0 yields
+    6", "12 por 12 vale 144") or a range's end ("La somme de 1 à 100 vaut 5050")."""
+    at, end = number.start(), number.end()
+    if denied(folded, at) or _DENIED_AFTER.match(folded, end) or any(start <= at < stop for start, stop in spans):
+        return True
+    return bool(_OPERATION_NEXT.match(folded, end) or _OPERATION_BEFORE.search(folded[max(0, at - 20) : at]))
 
 
 #: A range's ends: its "à", "a" and "da" are no "has", "is" or "gives" ("La somme de 10 à 20 est 165", "La somma da

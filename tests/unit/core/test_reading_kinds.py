@@ -560,6 +560,16 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Was ergibt 9 mal 11?", "99"),
         ("¿Cuántas letras a hay en 'banana'?", "3"),  # the letter after the plural noun
         ("Round 1234567 to the nearest thousand", "1235000"),  # not 1.235e+06
+        # found by a sixth held-out set: a word named bare, without quotes or "the word"
+        ("count the vowels in onomatopoeia", "8"),
+        ("how many letters does strawberry have", "10"),
+        ("erster Buchstabe von Wolke", "W"),
+        ("combien de voyelles dans ordinateur", "5"),
+        ("cuantas vocales tiene computadora", "5"),
+        ("qual è l'ultima lettera di finestra", "a"),
+        ("spell giraffe backwards", "effarig"),
+        ("scrivi cavallo al contrario", "ollavac"),
+        ("schreib Gewitter in Großbuchstaben", "GEWITTER"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -585,6 +595,17 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "¿Cuál es el mejor día de la semana?",
         "Round up the usual suspects",
         "Reverse the order of my to-do list",
+        # a word named bare is none where it is someone's, a language, the alphabet, a thing or a verb
+        "How many letters in my name?",
+        "How many vowels does English have?",
+        "How many letters does Greek have?",
+        "How many letters does the alphabet have",
+        "How many letters does a haiku have?",
+        "first letter of every word",
+        "What is reverse engineering?",
+        "What is the capital of Germany in capital letters?",
+        "Write everything in capitals",
+        "Il y a 10 lettres, dont 5 voyelles.",
         "What's half of 64 plus 2?",  # a calculation uses every number the request states, or none is decided
         "What is 10% of 50 plus 5?",
         "What is the square root of 16 times 3?",
@@ -909,6 +930,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Reverse 'hello world'", "Not 'dlrow olleh': the answer is 'olleh dlrow'."),
         ("Write 'hello' in capitals", "Not 'HELLO' but 'Hello'."),
         ("Schreibe 'Haus' rückwärts", "Man könnte 'suah' schreiben, aber die richtige Antwort ist 'haus'."),
+        # an operand of a working is no result, though it comes first
+        ("What is 5 + 0?", "5 + 0 yields 6."),
+        ("How many letters are in the word 'banana'?", "Moltiplica 6 per 7"),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -1167,6 +1191,9 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "Quel jour de la semaine est le 25 décembre 2025 ?",
             "Le 24 est un mercredi, par conséquent le 25 est un jeudi.",
         ),
+        ("Quelle est la somme des entiers de 1 à 100 ?", "La somme de 1 à 100 vaut 5050."),
+        ("¿Cuánto es 12 por 12?", "12 por 12 vale 144."),
+        ("Quanto fa 100 diviso 8?", "**12,5**"),  # bold, no multiplication
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
