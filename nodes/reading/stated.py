@@ -89,12 +89,12 @@ _IS = re.compile(
 )
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
-_LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})\W{{1,4}}"
+_LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})(?:\s+(?:is|ist|est|es|e))?\W{{1,4}}"  # "The answer is **Yes**"
 _YES_WORDS = ("yes", "yep", "ja", "oui", "si")
 _YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nope|nein|non)"
 #: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none),
 #: and one that ends it, labelled or concluded ("… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."). Read folded.
-_LEADS = re.compile(rf"^\W*(?:(?:short\s+|final\s+)?{_LABEL})?{_YES_OR_NO}\W{{0,2}}\s*(?:[,.!;:—–-]|$)")
+_LEADS = re.compile(rf"^\W*(?:(?:short\s+|final\s+)?{_LABEL})?{_YES_OR_NO}\W{{0,2}}[ \t]*(?:[,.!;:—–\n-]|$)")
 _LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+){_YES_OR_NO}\W*$")
 #: The words that say what a thing is ("9.9 is larger"), as a pattern and as a clause's first word ("isn't" reads as
 #: "isn", "t").
@@ -277,6 +277,9 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     text = _HALF.sub(lambda m: f"{'1' if m.group(1).isalpha() else m.group(1)}.5", _NEGATIVE.sub(_signed, text))
     if _hedged(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
+    headline = _HEADLINE.match(text)
+    if headline and not _CONCLUDES.search(fold(text[headline.end() :])):
+        return numbers_in(headline.group(1))[0]  # "**28**\n\n2019 mod 4 = 3": the working comes after
     reason = _RESULT_BEFORE_REASON.search(text) or _RESULT_BEFORE_AS.search(text)
     if reason and not _CONCLUDES.search(fold(text[reason.end() :])):
         text = text[: reason.end()]  # "72 hours, because each day has 24 hours"
@@ -302,6 +305,8 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     return tied if tied is not None else concluded  # "5 km is 5,000 meters. So you multiply by 1,000." states 5000
 
 
+#: A number alone in the answer's first paragraph: its result, headlined ("**688**\n\nChiffre suivant : 7 ≥ 5").
+_HEADLINE = re.compile(rf"[\s*_#]*({WRITTEN_NUMBER})[ \t*_]*\n[ \t]*\n")
 #: A fraction written with a slash, a mixed number ("3 1/3") or a sign for one ("3⅓", "½"): the value it states.
 _FRACTION = re.compile(
     r"(?<![\d.,])(?:(?P<whole>\d+)(?:\s+(?=\d+\s*/\s*\d+(?!\s*/))|\s*(?=[¼-¾⅐-⅞])))?"
@@ -340,7 +345,7 @@ def _signed(match: re.Match[str]) -> str:
 _MAYBE = "(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)"
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
-    rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){OR}\s+(?:maybe\s+|perhaps\s+)?{_NUMBER}"
+    rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){OR}\s+(?:(?:{_MAYBE}|bien)\s+)?{_NUMBER}"
     rf"|(?<![\d.,]){_NUMBER}\s*(?:[,;]\s*)?{_MAYBE}\s+{_NUMBER}"
 )
 
@@ -700,6 +705,8 @@ def stated_letter(answer: str, request: str) -> str | None:
     capital standing alone ("The letter after G is H. I hope this helps."), else the first small one ("It's a z");
     a denied one ("not J") is none, nor a capital that is a word before a small word ("I think it's H", "È la I",
     "A simple way …") unless no other letter is named ("A comes before B")."""
+    if _TWO_LETTERS.search(fold(answer)):
+        return None  # "It is either t or r."
     asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
     concluded = concluded_word(answer, request) or ""
     if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
@@ -713,6 +720,10 @@ def stated_letter(answer: str, request: str) -> str | None:
     return (beyond or next((found for found in ranked if found), [None]))[0]
 
 
+#: Two letters offered as the answer: "t or r", "'k' ou 'i'".
+_TWO_LETTERS = re.compile(
+    rf"(?<![\w'’-])[\"'“‘«„*]*[^\W\d_][\"'”’»*]*(?:\s*,)?\s+{OR}\s+(?:{_MAYBE}\s+)?[\"'“‘«„*]*[^\W\d_](?![\w'’-])"
+)
 #: A capital that is a word of its own before a small word: "I think", "È la", "A simple", "E poi", "Y luego".
 _WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
 

@@ -930,6 +930,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Reverse 'hello world'", "Not 'dlrow olleh': the answer is 'olleh dlrow'."),
         ("Write 'hello' in capitals", "Not 'HELLO' but 'Hello'."),
         ("Schreibe 'Haus' rückwärts", "Man könnte 'suah' schreiben, aber die richtige Antwort ist 'haus'."),
+        # found by a third held-out answer set: two letters offered, a Spanish "o bien … o bien"
+        ("Which letter comes right after 's' in the alphabet?", "It is either t or r."),
+        ("¿Cuál es el menor de estos números: 16, 90, 205, 216, 84?", "Es o bien 16 o bien 84."),
         # an operand of a working is no result, though it comes first
         ("What is 5 + 0?", "5 + 0 yields 6."),
         ("How many letters are in the word 'banana'?", "Moltiplica 6 per 7"),
@@ -1194,6 +1197,12 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Quelle est la somme des entiers de 1 à 100 ?", "La somme de 1 à 100 vaut 5050."),
         ("¿Cuánto es 12 por 12?", "12 por 12 vale 144."),
         ("Quanto fa 100 diviso 8?", "**12,5**"),  # bold, no multiplication
+        # a result headlined alone before its working; a yes that ends "the answer is"; "vor M" offers no letter
+        ("How many days does February 2019 have?", "**28**\n\n2019 mod 4 = 3"),
+        ("Arrondis 687,76 à l'entier le plus proche.", "**688**\n\nChiffre suivant : 7 ≥ 5"),
+        ("¿Es 2052 un año bisiesto?", "**Sí**\n\n2052 mod 4 = 0\n2052 mod 100 = 52"),
+        ("Ist 997 eine Primzahl?", "Nein.\n\nWarte, 997 hat keinen Teiler bis 31.\n\nThe correct answer is **Yes**."),
+        ("Welcher Buchstabe kommt vor M?", "Vor M kommt L."),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
