@@ -445,6 +445,8 @@ def _letter_shift(read: Request) -> Known | None:
     letter = _letter_named(read) or _lone_letter(read)
     if letter is None or after == before or not read.has("letters") or read.numbers or len(read.quoted) > 1:
         return None  # "two after C": not one step
+    if re.search(r"\bnext\s+to\b", fold(read.rest)):
+        return None  # "the letter next to P": beside it, on either side
     if letter not in string.ascii_lowercase or (read.quoted and len(read.quoted[0]) > 1):
         return None  # "the letter after c in 'cat'" is in the word, not the alphabet
     shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)
@@ -713,14 +715,16 @@ def _weekday(read: Request, day: int) -> Known:
 
 
 _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_DOTTED = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")  # "1.3.2023", as German writes a date
 _DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.|er|º|°)?\s+(?:of\s+|de\s+)?([^\W\d_]+)\.?,?\s+(?:de\s+)?(\d{4})\b")
 _MDY = re.compile(r"\b([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 
 
 def dates_in(text: str) -> list[datetime.date]:
-    """The full dates a text states: 2024-03-15, 15 March 2024, March 15, 2024 (month names in paor's languages)."""
+    """The full dates a text states: 2024-03-15, 15.3.2024, 15 March 2024, March 15, 2024 (month names in paor's
+    languages)."""
     found: list[tuple[int, int, datetime.date]] = []  # where each date starts and ends
-    for pattern, order in ((_ISO, "ymd"), (_DMY, "dmy"), (_MDY, "mdy")):
+    for pattern, order in ((_ISO, "ymd"), (_DOTTED, "dmy"), (_DMY, "dmy"), (_MDY, "mdy")):
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e, _ in found):
                 continue
@@ -739,7 +743,8 @@ GREGORIAN = datetime.date(1582, 10, 15)
 
 def _dated(read: Request) -> tuple[list[datetime.date], Request]:
     """The dates a request states, and the request read without anything written as a date."""
-    return dates_in(read.text), read_request(_DMY.sub(" ", _MDY.sub(" ", _ISO.sub(" ", read.text))))
+    undated = _ISO.sub(" ", _DOTTED.sub(" ", read.text))
+    return dates_in(read.text), read_request(_DMY.sub(" ", _MDY.sub(" ", undated)))
 
 
 def _weekday_of_date(read: Request) -> Known | None:

@@ -51,7 +51,7 @@ FILLER_BY_LANGUAGE = {
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant"
+        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -147,7 +147,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
         "day tag jour dia giorno week woche semaine semana settimana of der de la della falls fell fall will be "
-        "was fallt fiel sera serons nous etait fue sara era cae cade auf al welchem tombait cayo"
+        "was fallt fiel sera serons nous etait fue sara era cae cade auf al welchem tombait cayo tombe"
     ),
     #: "If today is Tuesday, what day will it be in 10 days?": the day named as today's, the days counted on.
     "today_is": _words("if suppose today si aujourd hui on hoy wenn heute se oggi in dans dentro en tra fra"),

@@ -122,7 +122,7 @@ _CONVERSION = re.compile(
 )
 #: "a", "ein", "une", "una", "un'" as the amount: one of the unit.
 _ONE_OF = ("a", "an", "one", "ein", "eine", "einem", "einer", "einen", "un", "une", "una", "uno")
-_HOW_MANY_WORDS = r"(?:how\s+many|wie\s+viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
+_HOW_MANY_WORDS = r"(?:how\s+many|wie\s*viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
 _HOW_MANY = re.compile(
     _HOW_MANY_WORDS + r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
     r"(?:(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|son|tiene|ci\s+sono|sono|ha|fanno)\s+)?"

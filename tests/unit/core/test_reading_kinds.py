@@ -570,6 +570,11 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("spell giraffe backwards", "effarig"),
         ("scrivi cavallo al contrario", "ollavac"),
         ("schreib Gewitter in Großbuchstaben", "GEWITTER"),
+        ("Mi dici quanto è il 40 per cento di 215?", "86"),
+        ("wieviel gramm sind 2,25 kilo", "2250"),
+        ("quel jour tombe 20 jours après un samedi ?", "Friday"),
+        ("Wie viele Tage liegen zwischen dem 1.3.2023 und dem 15.8.2023?", "167"),  # dates as German writes them
+        ("Welcher Wochentag war der 3.10.1990?", "Wednesday"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -606,6 +611,7 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "What is the capital of Germany in capital letters?",
         "Write everything in capitals",
         "Il y a 10 lettres, dont 5 voyelles.",
+        "What's the letter next to p?",  # beside it, on either side
         "What's half of 64 plus 2?",  # a calculation uses every number the request states, or none is decided
         "What is 10% of 50 plus 5?",
         "What is the square root of 16 times 3?",
