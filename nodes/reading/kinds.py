@@ -41,7 +41,6 @@ from nodes.reading.lexicon import (
     LIST_SEPARATOR,
     NOT_SUBJECT,
     OR,
-    POSSESSIVES,
     QUESTION_WORDS,
     QUOTED,
     TWO_WORD_WHY,
@@ -260,15 +259,14 @@ def _bare_word(read: Request, families: Sequence[str], *, of: bool) -> str | Non
     kind = frozenset().union(*(FAMILIES[family] for family in families))
     unaccounted = [at for at, word in enumerate(read.words) if word not in FILLER and word not in kind]
     asked = sum(w in kind or w in _COUNTS for w in read.words)
-    if not families or len(unaccounted) != 1 or asked < 2 or read.numbers or POSSESSIVES & set(read.words):
+    if not families or len(unaccounted) != 1 or asked < 2 or read.numbers:
         return None
     at = unaccounted[0]
     word = read.words[at]
     if not at or read.words[at - 1] not in (kind | ASKED_OF if of else kind):
-        return None  # "the letter that comes before S": "comes" is no word asked of
-    written = re.findall(rf"(?<![\w-])(?:{word})(?![\w-])", fold(read.rest))
-    if len(word) < 2 or len(written) != 1 or word in NOT_SUBJECT | FAMILIES["alphabet"] or word in language_names():
-        return None  # "my to-do list" names no word
+        return None  # "the letter that comes before S", "my name", "my to-do list": no word asked of
+    if len(word) < 2 or word in NOT_SUBJECT | FAMILIES["alphabet"] or word in language_names():
+        return None
     return next(w for w in re.findall(r"[^\W\d_]+", read.rest) if fold(w) == word)  # as written: "Wolke"
 
 

@@ -215,11 +215,6 @@ ARTICLES = _words("a an ein eine einen un une una uno")
 #: The words a word named bare follows where a kind asks of it ("the vowels in onomatopoeia", "erster Buchstabe von
 #: Wolke", "how many letters does strawberry have", "wie viele Vokale hat Banane").
 ASKED_OF = _words("in of for von im aus dans de du en di del della nel nella para per does has hat tiene ha")
-#: Words that make what follows someone's thing, not a word named bare ("the letters in my name", "my to-do list").
-POSSESSIVES = _words(
-    "my your his her our their mein meine meinem meinen dein deine sein seine ihr ihre unser mon ma mes ton ta tes son "
-    "sa ses mi mis tu tus su sus mio mia tuo tua suo sua"
-)
 
 
 def fold(text: str) -> str:

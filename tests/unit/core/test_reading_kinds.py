@@ -939,6 +939,8 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # found by a third held-out answer set: two letters offered, a Spanish "o bien … o bien"
         ("Which letter comes right after 's' in the alphabet?", "It is either t or r."),
         ("¿Cuál es el menor de estos números: 16, 90, 205, 216, 84?", "Es o bien 16 o bien 84."),
+        # a result headlined, then another concluded: the conclusion stands
+        ("What is 6 + 6?", "**12**\n\n12 + 1 = 13, so the total is 13."),
         # an operand of a working is no result, though it comes first
         ("What is 5 + 0?", "5 + 0 yields 6."),
         ("How many letters are in the word 'banana'?", "Moltiplica 6 per 7"),
