@@ -341,8 +341,9 @@ def _signed(match: re.Match[str]) -> str:
     return match.group(0) if before and (before.isdigit() or before in ")=+-*/×÷") else "-"
 
 
-#: Words that offer a result as one candidate (folded).
+#: Words that offer a result as one candidate (folded), and the "or" that offers another ("42 or maybe 48").
 _MAYBE = "(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)"
+_OR_MAYBE = rf"{OR}\s+(?:{_MAYBE}\s+)?"
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
     rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){OR}\s+(?:(?:{_MAYBE}|bien)\s+)?{_NUMBER}"
@@ -678,7 +679,7 @@ def stated_weekday(answer: str, request: str) -> int | None:
     ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
     any_day = "|".join(names)
-    offered = rf"\b(?:{any_day})\s*(?:,\s*)?{OR}\s+(?:{_MAYBE}\s+)?(?:(?:{'|'.join(ARTICLES)})\s+)?(?:{any_day})\b"
+    offered = rf"\b(?:{any_day})\s*(?:,\s*)?{_OR_MAYBE}(?:(?:{'|'.join(ARTICLES)})\s+)?(?:{any_day})\b"
     if re.search(offered, folded):
         return None  # "mardi ou un mercredi", "mardi, ou peut-être un mercredi"
     asked = [names[w] for w in words_in(request) if w in names]
@@ -722,7 +723,7 @@ def stated_letter(answer: str, request: str) -> str | None:
 
 #: Two letters offered as the answer: "t or r", "'k' ou 'i'".
 _TWO_LETTERS = re.compile(
-    rf"(?<![\w'’-])[\"'“‘«„*]*[^\W\d_][\"'”’»*]*(?:\s*,)?\s+{OR}\s+(?:{_MAYBE}\s+)?[\"'“‘«„*]*[^\W\d_](?![\w'’-])"
+    rf"(?<![\w'’-])[\"'“‘«„*]*[^\W\d_][\"'”’»*]*(?:\s*,)?\s+{_OR_MAYBE}[\"'“‘«„*]*[^\W\d_](?![\w'’-])"
 )
 #: A capital that is a word of its own before a small word: "I think", "È la", "A simple", "E poi", "Y luego".
 _WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
