@@ -40,10 +40,10 @@ from nodes.reading.lexicon import (
     FILLER,
     LIST_SEPARATOR,
     NOT_SUBJECT,
+    ONE_WORD,
     OR,
     QUESTION_WORDS,
     QUOTED,
-    TWO_WORD_WHY,
     day_name,
     fold,
     language_names,
@@ -131,7 +131,10 @@ def read_request(text: str) -> Request:
     languages = languages_of(words_in(rest))
     rest = in_digits(rest, languages)
     numbers = numbers_in(rest)
-    words = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(TWO_WORD_WHY.sub(" porque ", rest))))
+    one_word = rest
+    for word, written in ONE_WORD.items():
+        one_word = written.sub(f" {word} ", one_word)
+    words = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(one_word)))
     return Request(text, quoted, numbers, words, rest, languages)
 
 
@@ -443,8 +446,6 @@ def _letter_shift(read: Request) -> Known | None:
     letter = _letter_named(read) or _lone_letter(read)
     if letter is None or after == before or not read.has("letters") or read.numbers or len(read.quoted) > 1:
         return None  # "two after C": not one step
-    if re.search(r"\bnext\s+to\b", fold(read.rest)):
-        return None  # "the letter next to P": beside it, on either side
     if letter not in string.ascii_lowercase or (read.quoted and len(read.quoted[0]) > 1):
         return None  # "the letter after c in 'cat'" is in the word, not the alphabet
     shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)

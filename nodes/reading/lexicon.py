@@ -66,8 +66,9 @@ ANSWER_FORM = re.compile(
     r"risposta)\b"
     r"|\b(?:or not|oder nicht|ou (?:non|pas)|o no|o meno)\W*$"
 )
-#: Spanish "why", which folds to two filler words ("¿Cuánto es 9 por 7 y por qué?"): read as "porque", no filler.
-TWO_WORD_WHY = re.compile(r"\bpor\s+qu[ée]\b", re.I)
+#: Two words read as one, where each alone would say another thing: Spanish "por qué" (why) folds to two filler
+#: words ("¿Cuánto es 9 por 7 y por qué?"), "next to" is beside, on either side ("the letter next to p": o or q).
+ONE_WORD = {"porque": re.compile(r"\bpor\s+qu[ée]\b", re.I), "beside": re.compile(r"\bnext\s+to\b", re.I)}
 #: A quoted part of a text: "banana", 'banana', “banana”, «banana», „banana“ (an apostrophe inside ends none: 'it's').
 QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚»]\s*([^\"“”‘’«»„‚]+?)\s*[\"'”’»“‘«](?=$|[\s?.!,:;)])")
 #: "and" and "or" in paor's languages: how a list joins its last items and a range its ends ("2, 3 und 5", "entre 1

@@ -341,12 +341,13 @@ def _signed(match: re.Match[str]) -> str:
     return match.group(0) if before and (before.isdigit() or before in ")=+-*/×÷") else "-"
 
 
-#: Words that offer a result as one candidate (folded), and the "or" that offers another ("42 or maybe 48").
+#: Words that offer a result as one candidate (folded), and the "or" that offers another ("42 or maybe 48", "o bien
+#: 67 o bien 36", "ou bien mardi ou bien mercredi").
 _MAYBE = "(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)"
-_OR_MAYBE = rf"{OR}\s+(?:{_MAYBE}\s+)?"
+_OR_MAYBE = rf"{OR}\s+(?:(?:{_MAYBE}|bien)\s+)?"
 #: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
 _HEDGED = re.compile(
-    rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){OR}\s+(?:(?:{_MAYBE}|bien)\s+)?{_NUMBER}"
+    rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){_OR_MAYBE}{_NUMBER}"
     rf"|(?<![\d.,]){_NUMBER}\s*(?:[,;]\s*)?{_MAYBE}\s+{_NUMBER}"
 )
 

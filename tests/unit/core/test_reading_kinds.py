@@ -611,7 +611,9 @@ def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_te
         "What is the capital of Germany in capital letters?",
         "Write everything in capitals",
         "Il y a 10 lettres, dont 5 voyelles.",
-        "What's the letter next to p?",  # beside it, on either side
+        "What's the letter next to p?",  # beside it, on either side, in any kind
+        "What day is next to Monday?",
+        "Which letter is next to K in the alphabet?",
         "What's half of 64 plus 2?",  # a calculation uses every number the request states, or none is decided
         "What is 10% of 50 plus 5?",
         "What is the square root of 16 times 3?",
@@ -939,6 +941,8 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # found by a third held-out answer set: two letters offered, a Spanish "o bien … o bien"
         ("Which letter comes right after 's' in the alphabet?", "It is either t or r."),
         ("¿Cuál es el menor de estos números: 16, 90, 205, 216, 84?", "Es o bien 16 o bien 84."),
+        ("¿Qué día viene después del lunes?", "O bien martes o bien miércoles."),  # any two things offered so
+        ("Quelle lettre vient après k ?", "Ou bien l ou bien m."),
         # a result headlined, then another concluded: the conclusion stands
         ("What is 6 + 6?", "**12**\n\n12 + 1 = 13, so the total is 13."),
         # an operand of a working is no result, though it comes first
