@@ -128,6 +128,9 @@ class Request:
 def read_request(text: str) -> Request:
     quoted = [q.strip() for q in QUOTED.findall(text)]
     rest = QUOTED.sub(" ", text)
+    heading, colon, named = rest.partition(":")
+    if colon and not quoted and _NAMED_AFTER_COLON.fullmatch(named) and not _WORDS_READ.intersection(words_in(named)):
+        quoted, rest = [named.strip(" .!?")], heading  # "uppercase pls: velvet thunder", "Dreh um: Regenschirm"
     languages = languages_of(words_in(rest))
     rest = in_digits(rest, languages)
     numbers = numbers_in(rest)
@@ -136,6 +139,11 @@ def read_request(text: str) -> Request:
         one_word = written.sub(f" {word} ", one_word)
     words = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(one_word)))
     return Request(text, quoted, numbers, words, rest, languages)
+
+
+#: What a request names after its colon, as if quoted: words alone, none a word paor reads requests by.
+_NAMED_AFTER_COLON = re.compile(r"\s*[^\W\d_]+(?:[ '’-][^\W\d_]+){0,7}\s*[.!?]?\s*")
+_WORDS_READ = FILLER.union(*FAMILIES.values())
 
 
 #: A second question that only asks the answer's form ("Is 97 prime? Yes or no?").
@@ -317,7 +325,7 @@ def _occurrences(read: Request) -> Known | None:
     letter = _letter_named(read) or (_lone_letter(read) if read.has("occur") else None)  # "la r en «ferrocarril»"
     words = [q for q in read.quoted if len(q) > 1 and q.isalpha()]
     if not read.quoted and (unquoted := _word(read) or next(iter(_LAST_WORD.findall(read.rest)), None)):
-        words = [unquoted]
+        words = [unquoted] if fold(unquoted) not in FAMILIES["alphabet"] else []  # "vor d im Alphabet"
     counted = _PLURAL.search(read.rest) or read.has("occur", "letters", "count")
     if letter is None or len(words) != 1 or not counted or not words[0].isalpha():
         return None
@@ -383,8 +391,8 @@ def _reversed_or_capitals(read: Request) -> Known | None:
         return None  # "Is 'hello' in capitals?" asks for a yes or a no
     if any(word in COUNTING or word in _WHICH - {"what"} for word in read.words):
         return None  # "How many capital letters in 'HeLLo'?" counts, "Which letters of 'HeLLo' are capitals?" picks
-    if read.has("reverse") and len(text.split()) > 1 and read.has("words"):
-        return None  # "Reverse the words in 'one two three'": their order, or each word's letters
+    if read.has("reverse") and len(text.split()) > 1 and (read.has("words") or _ORDER & set(read.words)):
+        return None  # "Reverse the words in 'one two three'", "the order of …": the words' order, or each's letters
     named = [] if read.quoted else [fold(text)]
     if (
         read.has("reverse")
@@ -403,6 +411,9 @@ def _reversed_or_capitals(read: Request) -> Known | None:
     return Known({"en": result}, result, holds)
 
 
+_ORDER = frozenset(["order", "reihenfolge", "ordre", "orden", "ordine"])
+
+
 def _asks_how_many(read: Request) -> bool:
     """The request counts, or asks nothing of which things ("Which vowels are in 'piano'?" asks for i, a, o)."""
     return any(w in _COUNTS for w in read.words) or not any(w in _WHICH for w in read.words)
@@ -418,7 +429,8 @@ def _capitals(read: Request) -> bool:
 
 def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "") -> Callable[[str], bool]:
     """The answer names `result`; with `besides` (the word reversed), offers no other arrangement of its letters as
-    another answer ("'teksab', or written differently 'tekasb'"; "'stop' uses the same letters" offers none) nor
+    another answer nor another word quoted ("'teksab', or written differently 'tekasb'", "«onimac» o «oimac»"; "'stop'
+    uses the same letters" offers none) nor
     concludes with one ("Some would write 'olleh', but the right answer is 'hello'.")."""
     pattern = re.compile(rf"(?<!\w)[\"'“‘«„]?{re.escape(result)}(?!\w)", 0 if case else re.I)
     letters, own = sorted(result.casefold()), {result.casefold(), besides.casefold()}
@@ -433,8 +445,11 @@ def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "
         offered = (
             m for m in words if re.search(rf"(?<![\w-]){OR}\s", answer[max(0, m.start() - 40) : m.start()], re.I)
         )
-        if any(sorted(w := m.group(1).casefold()) == letters and w not in own for m in offered):
-            return False
+        if any(
+            (sorted(w := m.group(1).casefold()) == letters or m.group(0) != m.group(1)) and w not in own
+            for m in offered
+        ):
+            return False  # another arrangement, or another word quoted ("«onimac» o «oimac»")
         concluded = concluded_word(answer, request) or last
         return concluded == last or (concluded not in parts and sorted(concluded) != sorted(last))
 
@@ -448,9 +463,11 @@ def _letter_shift(read: Request) -> Known | None:
         return None  # "two after C": not one step
     if letter not in string.ascii_lowercase or (read.quoted and len(read.quoted[0]) > 1):
         return None  # "the letter after c in 'cat'" is in the word, not the alphabet
-    shifts = sum(word in FAMILIES["after"] | FAMILIES["before"] for word in read.words)
-    if shifts > 1 or not read.only("after", "before", "comes", "letters", "alphabet", extra=[letter]):
-        return None  # "the letter after the letter after B": not one step
+    shifts = [word for word in read.words if word in FAMILIES["after"] | FAMILIES["before"]]
+    if len(shifts) > len(set(shifts)) or len(set(shifts) - {"next"}) > 1:
+        return None  # "the letter after the letter after B": not one step ("the next letter after B" is one)
+    if not read.only("after", "before", "comes", "letters", "alphabet", extra=[letter]):
+        return None
     if "es" in read.languages and letter in ("n", "o"):
         return None  # the Spanish alphabet has ñ between n and o
     index = string.ascii_lowercase.index(letter) + (1 if after else -1)
@@ -466,16 +483,26 @@ def _letter(read: Request, letter: str, **statements: str) -> Known:
 
 
 def _lone_letter(read: Request) -> str | None:
+    """A letter standing alone; "a", "I", "y", "e" and "o" are words too, and letters only after an article ("the
+    e", "das e", "della e", "la o")."""
     lone = [
-        w for w in re.findall(r"(?<![\w'’-])([A-Za-z])(?![\w'’-])", read.rest) if w not in ("a", "I", "y", "e", "o")
+        letter
+        for article, letter in _LONE_LETTER.findall(read.rest)
+        if article or letter not in ("a", "I", "y", "e", "o")
     ]
     return lone[0].casefold() if len(lone) == 1 else None
 
 
+_LONE_LETTER = re.compile(
+    r"(?:\b(the|das|der|die|le|la|el|il|lo|della|dello)\s+)?(?<![\w'’-])([A-Za-z])(?![\w'’-])", re.I
+)
+
+
 #: Two numbers joined as a range: "1 to 100", "1-100", "between 1 and 100", "von 1 bis 100", "del 1 al 100".
 _RANGE = re.compile(r"\d\s*(?:-|–|\.\.|to|through|thru|bis|a|au|al|hasta|fino\s+a)\s*\d")
-#: "The sum between 5 and 10" is 5 + 10 to many, and whether "between" holds its ends is a doubt.
+#: "The sum between 5 and 10" is 5 + 10 to many, and whether "between" holds its ends is a doubt, unless it says so.
 _BETWEEN = frozenset(["between", "zwischen", "entre", "tra", "fra"])
+_INCLUSIVE = frozenset(["inclusive", "einschliesslich", "inklusive", "inclus", "incluidos", "inclusi", "compresi"])
 _ADD = re.compile(r"\b(?:add|addiere\w*|additionne\w*|sumar?|sommare|addiziona\w*)\b")
 #: Words that make "add 1 to 100" a range ("add all numbers from 1 to 100").
 _OPENS_RANGE = frozenset([
@@ -489,7 +516,8 @@ def _range_sum(read: Request) -> Known | None:
         return None
     rest = fold(read.rest)
     words = set(re.findall(r"\w+", rest))  # whole runs of word characters: "5to" holds no "to"
-    if not _RANGE.search(rest) or words & _BETWEEN:  # "3 numbers that add up to 10" states no range
+    between = words & _BETWEEN and words & _INCLUSIVE and re.search(rf"\d\s+{AND}\s+\d", rest)
+    if not between and (not _RANGE.search(rest) or words & _BETWEEN):  # "3 numbers that add up to 10": no range
         return None
     if _ADD.search(rest) and words.isdisjoint(_OPENS_RANGE):  # "Add 5 to 10" is 5 + 10
         return None
@@ -656,13 +684,23 @@ def _property(read: Request) -> Known | None:
 
 
 def _month_days(read: Request) -> Known | None:
-    if not read.has("days") or read.quoted or not read.only("days", "month", "leap", "year", extra=list(months())):
+    if (
+        not read.has("days")
+        or read.quoted
+        or not read.only("days", "month", "leap", "year", "count", extra=list(months()))
+    ):
         return None
     named = [months()[w] for w in read.words if w in months()]
     years = [int(n) for n in read.numbers if n.is_integer() and 1 <= n <= 9999]
     if read.has("leap") and not named and not read.numbers and not read.has("month"):
         leap_year = {code: _capitalised(names[0]) for code, names in _PROPERTY_NAMES["leap"].items()}
         return _has(leap_year, 366, "days", _DAYS)  # "A leap year has 366 days."
+    counted = any(w in _DAYS for w in read.words if w != "day")  # "What day is 2036?" counts none
+    if not named and years == read.numbers and len(years) == 1 and years[0] > GREGORIAN.year and counted:
+        if read.has("leap", "month"):
+            return None  # "the leap year 2023", "the months of 2030"
+        days = 366 if calendar.isleap(years[0]) else 365
+        return _has({code: the_year.format(years[0]) for code, the_year in _THE_YEAR.items()}, days, "days", _DAYS)
     if len(set(named)) != 1 or len(read.numbers) > 1 or (read.numbers and not years):
         return None
     month = named[0]
@@ -673,6 +711,9 @@ def _month_days(read: Request) -> Known | None:
     days = calendar.monthrange(years[0] if years else 2004, month)[1]  # no year: "February of a leap year"
     named_month = {code: _capitalised(month_name(month, code)) for code in _HAS}
     return _has({**named_month, "de": f"Der {named_month['de']}"}, days, "days", _DAYS)
+
+
+_THE_YEAR = {"en": "The year {}", "de": "Das Jahr {}", "fr": "L’année {}", "es": "El año {}", "it": "L’anno {}"}
 
 
 def _weekday_shift(read: Request) -> Known | None:
@@ -715,15 +756,19 @@ def _weekday(read: Request, day: int) -> Known:
 
 _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DOTTED = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")  # "1.3.2023", as German writes a date
+#: "28/02/1997" and "02/28/1997", read where only one order makes a date ("03/04/2031" is April or March).
+_DAY_FIRST = re.compile(r"\b(1[3-9]|2\d|3[01])/(0?[1-9]|1[0-2])/(\d{4})\b")
+_MONTH_FIRST = re.compile(r"\b(0?[1-9]|1[0-2])/(1[3-9]|2\d|3[01])/(\d{4})\b")
+_IN_DIGITS = ((_ISO, "ymd"), (_DOTTED, "dmy"), (_DAY_FIRST, "dmy"), (_MONTH_FIRST, "mdy"))
 _DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|\.|er|º|°)?\s+(?:of\s+|de\s+)?([^\W\d_]+)\.?,?\s+(?:de\s+)?(\d{4})\b")
 _MDY = re.compile(r"\b([^\W\d_]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
 
 
 def dates_in(text: str) -> list[datetime.date]:
-    """The full dates a text states: 2024-03-15, 15.3.2024, 15 March 2024, March 15, 2024 (month names in paor's
-    languages)."""
+    """The full dates a text states: 2024-03-15, 15.3.2024, 15/03/2024, 15 March 2024, March 15, 2024 (month names in
+    paor's languages)."""
     found: list[tuple[int, int, datetime.date]] = []  # where each date starts and ends
-    for pattern, order in ((_ISO, "ymd"), (_DOTTED, "dmy"), (_DMY, "dmy"), (_MDY, "mdy")):
+    for pattern, order in (*_IN_DIGITS, (_DMY, "dmy"), (_MDY, "mdy")):
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e, _ in found):
                 continue
@@ -742,8 +787,10 @@ GREGORIAN = datetime.date(1582, 10, 15)
 
 def _dated(read: Request) -> tuple[list[datetime.date], Request]:
     """The dates a request states, and the request read without anything written as a date."""
-    undated = _ISO.sub(" ", _DOTTED.sub(" ", read.text))
-    return dates_in(read.text), read_request(_DMY.sub(" ", _MDY.sub(" ", undated)))
+    undated = read.text
+    for pattern, _ in (*_IN_DIGITS, (_MDY, ""), (_DMY, "")):
+        undated = pattern.sub(" ", undated)
+    return dates_in(read.text), read_request(undated)
 
 
 def _weekday_of_date(read: Request) -> Known | None:

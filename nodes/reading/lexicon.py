@@ -36,7 +36,7 @@ FILLER_BY_LANGUAGE = {
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
         "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem "
-        "vielen ne"
+        "vielen ne fur"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
@@ -51,7 +51,7 @@ FILLER_BY_LANGUAGE = {
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici"
+        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici avuto"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -63,7 +63,7 @@ ANSWER_FORM = re.compile(
     rf"\b(?:{_ONLY}\s+)?(?:(?:a|mit|par|con|with)\s+)?(?:yes\s+or\s+no|ja\s+oder\s+nein|oui\s+ou\s+non|si\s+o\s+no)\b"
     rf"|\b{_ONLY}\s+(?:(?:with|mit|avec|con)\s+)?(?:(?:the|die|das|den|der|le|la|el|il)\s+)?"
     r"(?:number|result|answer|zahl|ergebnis|antwort|nombre|resultat|reponse|numero|resultado|respuesta|risultato|"
-    r"risposta)\b"
+    r"risposta|day|weekday|tag|wochentag|jour|dia|giorno|letter|buchstabe|lettre|letra|lettera)\b"
     r"|\b(?:or not|oder nicht|ou (?:non|pas)|o no|o meno)\W*$"
 )
 #: Two words read as one, where each alone would say another thing: Spanish "por qué" (why) folds to two filler
@@ -74,7 +74,7 @@ QUOTED = re.compile(r"(?:(?<=^)|(?<=[\s(:,]))[\"'“‘«„‚»]\s*([^\"“”
 #: "and" and "or" in paor's languages: how a list joins its last items and a range its ends ("2, 3 und 5", "entre 1
 #: y 10", "pera o higo").
 AND = r"(?:and|und|et|y|e)"
-OR = r"(?:or|oder|ou|o)"
+OR = r"(?:or|oder|ou|o|oppure)"
 #: What stands between a list's items: a comma or a semicolon (an "and" or "or" may follow it), an "and", an "or".
 LIST_SEPARATOR = rf"\s*[,;]\s*(?:(?:{AND}|{OR})\s+)?|\s+(?:{AND}|{OR}|&)\s+"
 #: Words that say nothing of a request's subject either, though a kind may not take them as filler ("why", "about",
@@ -108,14 +108,15 @@ FAMILIES: dict[str, frozenset[str]] = {
     "range": _words(
         "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
         "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta enteros numeros "
-        "naturales da fino tra fra interi numeri naturali inclusi"
+        "naturales da fino tra fra interi numeri naturali inclusi desde einschliesslich inklusive incluidos compresi"
     ),
     "order": _words(
         "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
         "classer ordre ordena ordenar orden ordina ordinare ordine sortier"
     ),
     "order_more": _words(
-        "put list in into bringe range ranger metti metter pon al to from bis zum zur au del von vom dal plus piu mas"
+        "put list in into bring bringe range ranger metti metter pon al to from bis zum zur au del von vom dal plus "
+        "piu mas"
     ),
     "alphabetical": _words(
         "alphabetical alphabetically alphabetize alphabetise alphabetisch alphabetischer alphabetique alphabetiquement "
@@ -131,7 +132,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "smallest": _words(
         "smallest lowest least minimum min smaller lower kleinste kleinsten niedrigste kleiner kleinere petit petite "
-        "menor minimo piccolo minore"
+        "menor minimo piccolo minore pequeno pequena"
     ),
     "prime": _words("prime primzahl primzahlen premier primo"),
     "even": _words("even gerade pair paire par pari"),
@@ -141,9 +142,9 @@ FAMILIES: dict[str, frozenset[str]] = {
     "days": _words("days day tage tagen tag jours jour dias dia giorni giorno"),
     "month": _words("month monat mois mes mese"),
     "after": _words("after follows next nach folgt apres suit despues sigue dopo segue"),
-    "before": _words("before precedes previous vor vorher avant precede antes prima"),
+    "before": _words("before precedes previous vor vorher avant precede antes prima ago hace"),
     "comes": _words(
-        "comes come kommt vient viene va right directly immediately juste justo subito appena direkt unmittelbar"
+        "comes come kommt vient viene va right directly immediately juste justo subito appena direkt unmittelbar steht"
     ),
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
@@ -164,8 +165,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "round_to": _words(
         "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
-        "nachkommastellen nachkommastelle stellen stelle nach komma zehner hunderter tausender a l au entier pres "
-        "decimales decimale al entero mas cercano lugares cercana all intero piu vicino vicina alla alle cifre "
+        "nachkommastellen nachkommastelle stellen stelle nach komma volle zehner hunderter tausender a l au entier "
+        "pres decimales decimale al entero mas cercano lugares cercana all intero piu vicino vicina alla alle cifre "
         "decimali posti tenth hundredth ten hundred thousand zehn hundert unite dizaine centaine millier decena "
         "centena millar decina decine centinaio centinaia migliaio migliaia"
     ),
@@ -195,7 +196,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
         "plus minus times multiplied divided by x add sum total of and the square root sqrt squared cube cubed power "
-        "th if rd nd to cubo "
+        "th if rd nd to cubo cube kubikwurzel cubique cubica "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "
         "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "

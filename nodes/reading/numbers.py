@@ -24,7 +24,7 @@ _NUMBER = r"\d+(?:[.,]\d+)?"
 #: A number as a text writes it, with its sign, thousands separators (3,000 · 3 000 · 3'000) or decimal comma.
 WRITTEN_NUMBER = r"-?[1-9]\d{0,2}(?:[,' \u202f\u00a0]\d{3})+(?!\d)(?:\.\d+)?|-?\d+(?:[.,]\d+)?"  # never 0,375
 _SQUARED = r"\b(?:squared|zum\s+quadrat|au\s+carr[ée]|al\s+(?:cuadrado|quadrato))\b"
-_CUBED = r"\bcubed\b"
+_CUBED = r"\b(?:cubed|au\s+cube|al\s+cubo)\b"
 _OPERATOR_WORDS = [
     (
         r"\b(?:multiplied\s+by|multiplicado\s+por|moltiplicato\s+per|times|mal|fois)\b|[×✕·]"
@@ -99,9 +99,10 @@ _HALF_OR_DOUBLE = re.compile(
     rf"|double|twice|doppelte\s+von|double\s+de|doble\s+de|doppio\s+di)\s+(?P<number>{_NUMBER})\b",
     re.I,
 )
-_SQUARE_ROOT = re.compile(
+_ROOT = re.compile(
     r"(?:\b(?:square\s+root\s+of|(?:quadrat)?wurzel\s+(?:aus|von)|racine\s+carr[ée]e\s+de|ra[ií]z\s+cuadrada\s+de|"
-    rf"radice\s+quadrata\s+di)\s+|√\s*|\bsqrt\s*(?:of\s+|\(\s*)?)({_NUMBER})",
+    r"radice\s+quadrata\s+di)\s+|√\s*|\bsqrt\s*(?:of\s+|\(\s*)?|(?P<cube>\b(?:cube\s+root\s+of|kubikwurzel\s+(?:aus|von)|"
+    rf"racine\s+cubique\s+de|ra[ií]z\s+c[uú]bica\s+de|radice\s+cubica\s+di)\s+|∛\s*))(?P<number>{_NUMBER})",
     re.I,
 )
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
@@ -279,9 +280,10 @@ def _calculated(request: str) -> ExpectedNumber | None:
             return None  # "half of 7 and a half": a share of a number the digits do not state
         value = _number(part.group("number")) * (0.5 if part.group("half") else 2.0)
         return _only(stated, part.group(0).strip(), value)
-    if root := _SQUARE_ROOT.search(text):
-        value = _number(root.group(1))
-        return _only(stated, root.group(0), math.sqrt(value), f"√{_show(value)}")
+    if root := _ROOT.search(text):
+        value, cube = _number(root.group("number")), root.group("cube")
+        result = _cube_root(value) if cube else math.sqrt(value)
+        return _only(stated, root.group(0), result, f"{'∛' if cube else '√'}{_show(value)}")
     aggregate = _AGGREGATE.search(text)
     # "and" joins two addends only in a request to add ("Add 2, 3 and 4", "Add 2, 3, and 4", "the sum of 7 and 8");
     # elsewhere it joins two questions ("1 plus 1 and 2 plus 2") or two things ("the difference between 10 and 3")
@@ -309,6 +311,12 @@ def _calculated(request: str) -> ExpectedNumber | None:
             continue
         return _only(stated, candidate, value, " ".join(candidate.split()))
     return None
+
+
+def _cube_root(value: float) -> float:
+    """∛value, whole where value is a whole number's cube (`math.cbrt(27)` is 3.0000000000000004)."""
+    whole = round(math.cbrt(value))
+    return whole if whole**3 == value else math.cbrt(value)
 
 
 def _only(stated: list[float], part: str, value: float, shown: str | None = None) -> ExpectedNumber | None:

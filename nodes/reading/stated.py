@@ -63,7 +63,7 @@ _CONCLUDES = re.compile(
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
-    r"remarque|nota)\b"
+    r"remarque|nota|by the way|btw|incidentally|ubrigens|au fait|par ailleurs|por cierto|a proposito|tra l'altro)\b"
 )
 #: The words that give a reason, folded or as written ("perché").
 _REASONS = "because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé]"
@@ -141,6 +141,15 @@ _CORRECTION = re.compile(
 )
 
 
+#: A second result offered beside the first ("I think it's 74, but it might also be 72", "mais ça pourrait aussi être
+#: 1080", "aber es könnte auch 29 sein"): the answer states neither.
+_ALSO_OFFERED = re.compile(
+    r"\b(?:(?:might|could|may)\s+also\s+be|könnte\s+(?:es\s+)?auch|pourrait\s+aussi\s+être|también\s+podría\s+ser|"
+    r"podría\s+ser\s+también|potrebbe\s+anche\s+essere)\s+[*\"'«„“]*(?:-?\d|[^\W\d_]+[*\"'»“”]*\s*(?:[.!?]|$))",
+    re.I,
+)
+
+
 def what_it_states(answer: str) -> str:
     """The part of an answer that states its result: after its last correction ("It was Monday, no wait, Tuesday.")
     or its last label ("Answer:"), without the questions it asks or echoes."""
@@ -160,7 +169,7 @@ def what_it_states(answer: str) -> str:
         answer = _labelled(answer, labels[-1])
     elif corrections:
         answer = answer[corrections[-1] :]
-    return _QUESTION.sub(" ? ", answer)  # "?": an answer to it follows
+    return "" if _ALSO_OFFERED.search(answer) else _QUESTION.sub(" ? ", answer)  # "?": an answer to it follows
 
 
 def _corrects(text: str, at: int) -> bool:
@@ -345,10 +354,13 @@ def _signed(match: re.Match[str]) -> str:
 #: 67 o bien 36", "ou bien mardi ou bien mercredi").
 _MAYBE = "(?:maybe|perhaps|possibly|vielleicht|peut-etre|quizas|forse)"
 _OR_MAYBE = rf"{OR}\s+(?:(?:{_MAYBE}|bien)\s+)?"
-#: Two results offered as alternatives: "42 or 48", "42, 43, or 48" ("0.25, or 25%" says one value twice).
+#: Two results offered as alternatives: "42 or 48", "42, 43, or 48", "6 hours or 5.5 hours" ("0.25, or 25%" says one
+#: value twice).
 _HEDGED = re.compile(
     rf"(?<![\d.,]){_NUMBER}(?:\s+|\s*,\s*{_NUMBER}\s*(?:,\s*)?){_OR_MAYBE}{_NUMBER}"
     rf"|(?<![\d.,]){_NUMBER}\s*(?:[,;]\s*)?{_MAYBE}\s+{_NUMBER}"
+    rf"|(?<![\d.,]){_NUMBER}\s+([^\W\d_]+)\s+{_OR_MAYBE}{_NUMBER}\s+\1\b"  # "6 ore oppure 5.5 ore"
+    rf"|\bsoit\s+{_NUMBER}\s*,?\s+soit\s+{_NUMBER}"  # "soit 31, soit 30" (one "soit" restates: "2 h, soit 120 min")
 )
 
 
@@ -478,7 +490,7 @@ def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
     tied: list[re.Match[str]] = []
     if units:
         names = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True))
-        tied += re.finditer(rf"({WRITTEN_NUMBER})\s*(?:{names})\b", text, re.I)
+        tied += re.finditer(rf"({WRITTEN_NUMBER})[\s*_]*(?:{names})\b", text, re.I)  # "**31** days"
     if unit:
         written = re.finditer(rf"({WRITTEN_NUMBER})\s*([^\W\d_]+)", text)
         tied += (m for m in written if unit_named(m.group(2), unit) == "same")
@@ -520,6 +532,8 @@ _NEGATORS = frozenset([
 ])
 # fmt: on
 #: Words after which a sentence takes back what it said before ("51 looks prime but is not prime").
+#: A yes or a no that answers on its own, before a clause of its own (its "no" denies nothing in it).
+_ANSWER_WORD = re.compile(rf"\b{_YES_OR_NO}\s*[,;:]", re.I)
 _CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero", "sino", "ma", "tuttavia"])
 _BUT = re.compile(rf"\b(?:{'|'.join(sorted(_CONTRAST))})\b")
 #: The words of a conclusion that names the answer, not merely goes on ("So you multiply by 1,000", "Donc …").
@@ -580,7 +594,7 @@ def _names_property(text: str, number: int, says: frozenset[str], opposite: froz
     if named and not any(w in says or w in opposite for w in words_in(read)):  # "It's not prime: 91 = 7 × 13."
         read = _SENTENCE_END.split(text[: named.start()])[-1]
     for sentence in _SENTENCE_END.split(read):
-        words = words_in(sentence)
+        words = words_in(_ANSWER_WORD.sub(" ", sentence))  # "Quindi: No, 7390 è dispari." calls it odd
         mentions = [at for at, word in enumerate(words) if word in says or word in opposite]
         if not mentions:
             continue
