@@ -27,6 +27,7 @@ from nodes.reading.lexicon import (
     OR,
     fold,
     languages_of,
+    told_language,
     weekdays,
     words_in,
 )
@@ -281,8 +282,11 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     on `what_it_states` (Known.holds): a long answer's ends, after its last correction."""
     answer = _ASIDE.sub(" ", answer.replace("−", "-"))  # the minus sign; "132 (because 12 × 10 = 120 …)"
     answer = _FRACTION.sub(_fraction_value, answer)  # "5/2 hours" states 2.5 hours, no 2 hours; "144 / 12 = 12" 12
-    languages = languages_of(words_in(answer), default=LANGUAGES)
+    words = words_in(answer)
+    languages = languages_of(words, default=LANGUAGES)
     text = _thousands_read(in_digits(answer, languages), languages[0])  # "Sechs." is German
+    if told_language(words) not in (None, "en"):  # "Das sind 8,047 km.": a decimal comma, as English never writes
+        text = _THREE_DECIMALS.sub(r"\1.\2", text)
     text = _HALF.sub(lambda m: f"{'1' if m.group(1).isalpha() else m.group(1)}.5", _NEGATIVE.sub(_signed, text))
     if _hedged(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
@@ -314,6 +318,8 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     return tied if tied is not None else concluded  # "5 km is 5,000 meters. So you multiply by 1,000." states 5000
 
 
+#: A number with three digits after its one comma: 8,047 (8047 in English, 8.047 in paor's other languages).
+_THREE_DECIMALS = re.compile(r"(?<![\d,.])(\d{1,3}),(\d{3})(?![\d,]|\.\d)")
 #: A number alone in the answer's first paragraph: its result, headlined ("**688**\n\nChiffre suivant : 7 ≥ 5").
 _HEADLINE = re.compile(rf"[\s*_#]*({WRITTEN_NUMBER})[ \t*_]*\n[ \t]*\n")
 #: A fraction written with a slash, a mixed number ("3 1/3") or a sign for one ("3⅓", "½"): the value it states.
@@ -531,9 +537,9 @@ _NEGATORS = frozenset([
     "ne",
 ])
 # fmt: on
-#: Words after which a sentence takes back what it said before ("51 looks prime but is not prime").
 #: A yes or a no that answers on its own, before a clause of its own (its "no" denies nothing in it).
 _ANSWER_WORD = re.compile(rf"\b{_YES_OR_NO}\s*[,;:]", re.I)
+#: Words after which a sentence takes back what it said before ("51 looks prime but is not prime").
 _CONTRAST = frozenset(["but", "however", "aber", "jedoch", "doch", "mais", "pero", "sino", "ma", "tuttavia"])
 _BUT = re.compile(rf"\b(?:{'|'.join(sorted(_CONTRAST))})\b")
 #: The words of a conclusion that names the answer, not merely goes on ("So you multiply by 1,000", "Donc …").
