@@ -151,12 +151,23 @@ _ALSO_OFFERED = re.compile(
 )
 
 
+#: A line that checks the result: it states what was checked ("Check: desserts → stressed ✓", "Vérification : 12 × 12
+#: = 144").
+_CHECK_LINE = re.compile(
+    r"^[\W_]*(?:check|verification|verify|proof|probe|prüfung|kontrolle|vérification|comprobación|verifica|controllo)"
+    r"\b[^\n]*",
+    re.I | re.M,
+)
+
+
 def what_it_states(answer: str) -> str:
     """The part of an answer that states its result: after its last correction ("It was Monday, no wait, Tuesday.")
     or its last label ("Answer:"), without the questions it asks or echoes."""
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     answer = _LATEX.sub(lambda m: _as_text(m.group(0)), answer)
+    unchecked = _CHECK_LINE.sub(" ", answer)
+    answer = unchecked if re.search(r"[^\W_]", unchecked) else answer  # not all of it
     offered = _without_closing_offers(answer)
     answer = offered if re.search(r"\d", offered) or not re.search(r"\d", answer) else answer  # not all of it
     last_said = max((m.start() for m in re.finditer(r"[^\W_]", answer)), default=-1)

@@ -985,6 +985,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Escribe la palabra «camino» al revés.", "Es «onimac» o «oimac»."),
         ("7390 è un numero pari?", "1. 7390 ÷ 2 = 3695, resto 0\n2. Quindi: No, 7390 è dispari."),
         ("How many km is 5 miles?", "5 miles is 8,047 km."),  # in English, 8047
+        ("Reverse 'stressed'", "stressed\n\nCheck: stressed → desserts ✓"),
         ("¿Qué día viene después del lunes?", "O bien martes o bien miércoles."),  # any two things offered so
         ("Quelle lettre vient après k ?", "Ou bien l ou bien m."),
         # a result headlined, then another concluded: the conclusion stands
@@ -1268,6 +1269,11 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "Step 1: 4837 ÷ 2 = 2419, remainder 1\nStep 2: Therefore: No, 4837 is odd, not even.",
         ),
         ("How many hours is 330 minutes?", "5.5 hours or 330 minutes."),  # one value said twice
+        # a line that checks the result states none ("→" concludes elsewhere)
+        (
+            "Écris le mot « arrosoir » à l'envers.",
+            "« arrosoir » à l'envers donne « **riosorra** ».\n\nVérification: riosorra → arrosoir ✓",
+        ),
         # three decimals after a comma, in an answer told in German, French or Spanish
         ("Wie viele Kilometer sind 5 Meilen?", "5 Meilen sind 8,047 Kilometer."),
         ("Combien font 9 divisé par 8 ?", "Cela fait 1,125."),
