@@ -60,6 +60,7 @@ from nodes.reading.numbers import (
     ONE_COMMA_GROUP,
     expected_number,
     in_digits,
+    is_unit,
     numbers_in,
     other_names,
     unclear_commas,
@@ -141,9 +142,9 @@ def read_request(text: str) -> Request:
     return Request(text, quoted, numbers, words, rest, languages)
 
 
-#: What a request names after its colon, as if quoted: words alone, none a word paor reads requests by.
+#: What a request names after its colon, as if quoted: words alone, none of a kind's families nor a question word.
 _NAMED_AFTER_COLON = re.compile(r"\s*[^\W\d_]+(?:[ '’-][^\W\d_]+){0,7}\s*[.!?]?\s*")
-_WORDS_READ = FILLER.union(*FAMILIES.values())
+_WORDS_READ = QUESTION_WORDS.union(*FAMILIES.values())
 
 
 #: A second question that only asks the answer's form ("Is 97 prime? Yes or no?").
@@ -317,16 +318,23 @@ def _letter_named(read: Request) -> str | None:
 
 #: A letter named as a plural: "How many r's are in 'strawberry'?"
 _PLURAL = re.compile(r"(?<![\w'’])([^\W\d_])['’]s\b")
-#: The word a letter is counted in, unquoted, ending the request: "How many r's in strawberry?"
-_LAST_WORD = re.compile(r"\b(?:in|im|dans|en|nel|nella)\s+([^\W\d_]{2,})(?:\s+vor)?\s*[?.!]?\s*$", re.I)  # "… vor?"
+#: The word a letter is counted in, unquoted, ending the request: "How many r's in strawberry?", "wie viele r hat
+#: Erdbeere", "cuántas r tiene ferrocarril".
+_LAST_WORD = re.compile(
+    r"\b(?:in|im|dans|en|nel|nella|has|hat|tiene|ha)\s+([^\W\d_]{2,})(?:\s+vor)?\s*[?.!]?\s*$", re.I
+)  # "… vor?"
+#: A letter right after "how many": "how many r in strawberry", "combien de r dans fraise", "cuántas r hay en fresa".
+_HOW_MANY_LETTER = re.compile(r"\b(?:many|viele|combien\s+de|cuantas|cuantos|quante|quanti)\s+([a-z])\b(?!['’-])")
 
 
 def _occurrences(read: Request) -> Known | None:
+    after_how_many = _HOW_MANY_LETTER.findall(fold(read.rest))
     letter = _letter_named(read) or (_lone_letter(read) if read.has("occur") else None)  # "la r en «ferrocarril»"
+    letter = letter or (after_how_many[0] if len(after_how_many) == 1 else None)
     words = [q for q in read.quoted if len(q) > 1 and q.isalpha()]
     if not read.quoted and (unquoted := _word(read) or next(iter(_LAST_WORD.findall(read.rest)), None)):
-        words = [unquoted] if fold(unquoted) not in FAMILIES["alphabet"] else []  # "vor d im Alphabet"
-    counted = _PLURAL.search(read.rest) or read.has("occur", "letters", "count")
+        words = [unquoted] if fold(unquoted) not in FAMILIES["alphabet"] and not is_unit(unquoted) else []  # "g in kg"
+    counted = _PLURAL.search(read.rest) or read.has("occur", "letters", "count") or after_how_many
     if letter is None or len(words) != 1 or not counted or not words[0].isalpha():
         return None
     word = words[0]
@@ -459,7 +467,8 @@ def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "
 def _letter_shift(read: Request) -> Known | None:
     after, before = read.has("after"), read.has("before")
     letter = _letter_named(read) or _lone_letter(read)
-    if letter is None or after == before or not read.has("letters") or read.numbers or len(read.quoted) > 1:
+    named = read.has("letters") or bool(_ALPHABET & set(read.words))  # "what comes after f in the alphabet"
+    if letter is None or after == before or not named or read.numbers or len(read.quoted) > 1:
         return None  # "two after C": not one step
     if letter not in string.ascii_lowercase or (read.quoted and len(read.quoted[0]) > 1):
         return None  # "the letter after c in 'cat'" is in the word, not the alphabet
@@ -475,6 +484,9 @@ def _letter_shift(read: Request) -> Known | None:
         return None
     result = string.ascii_uppercase[index]
     return _letter(read, result, en=f"{result}.")
+
+
+_ALPHABET = frozenset(["alphabet", "abc", "alfabeto", "abecedario"])
 
 
 def _letter(read: Request, letter: str, **statements: str) -> Known:
@@ -684,13 +696,11 @@ def _property(read: Request) -> Known | None:
 
 
 def _month_days(read: Request) -> Known | None:
-    if (
-        not read.has("days")
-        or read.quoted
-        or not read.only("days", "month", "leap", "year", "count", extra=list(months()))
-    ):
+    abbreviated = [w for w in _MONTH_OF_YEAR.findall(fold(read.rest)) if w in months(abbreviated=True)]  # "feb 2032"
+    families = ("days", "month", "leap", "year", "count")
+    if not read.has("days") or read.quoted or not read.only(*families, extra=[*months(), *abbreviated]):
         return None
-    named = [months()[w] for w in read.words if w in months()]
+    named = [months()[w] for w in read.words if w in months()] or [months(abbreviated=True)[w] for w in abbreviated]
     years = [int(n) for n in read.numbers if n.is_integer() and 1 <= n <= 9999]
     if read.has("leap") and not named and not read.numbers and not read.has("month"):
         leap_year = {code: _capitalised(names[0]) for code, names in _PROPERTY_NAMES["leap"].items()}
@@ -713,6 +723,8 @@ def _month_days(read: Request) -> Known | None:
     return _has({**named_month, "de": f"Der {named_month['de']}"}, days, "days", _DAYS)
 
 
+#: A month's abbreviation before a year: "feb 2032", "sept. 2027" (alone, "mar" is the sea in Spanish).
+_MONTH_OF_YEAR = re.compile(r"\b([a-z]{3,4})\.?\s+\d{4}\b")
 _THE_YEAR = {"en": "The year {}", "de": "Das Jahr {}", "fr": "L’année {}", "es": "El año {}", "it": "L’anno {}"}
 
 
@@ -738,7 +750,7 @@ def _weekday_shift(read: Request) -> Known | None:
 #: A day named as today's and days counted on from it, in either order ("If today is Tuesday, what day will it be in
 #: 10 days?", "¿Qué día será dentro de 9 días si hoy es lunes?").
 _TODAY_ON = re.compile(
-    r"^(?=.*\b(?:today is|hoy es|heute(?: ist)?|oggi e|aujourd'hui(?: c'est| est| on est)?)\s+[^\W\d_]+)"
+    r"^(?=.*\b(?:today is|hoy es|heute(?: ist)?|oggi e|aujourd'hui(?: c'est| est| on est)?|si on est)\s+[^\W\d_]+)"
     r"(?=.*\b(?:in|dans|dentro de|en|tra|fra)\s+\d+\s+(?:days|tagen|jours|dias|giorni)\b)"
 )
 _NEXT_NAMES_A_DATE = re.compile(
@@ -808,7 +820,7 @@ def _days_between(read: Request) -> Known | None:
     dates, rest = _dated(read)
     if len(dates) != 2 or min(dates) < GREGORIAN or rest.numbers or rest.quoted or not rest.has("days"):
         return None
-    if not rest.only("days", "between") or not any(w in _DAYS for w in rest.words if w != "day"):
+    if not rest.only("days", "between", "count") or not any(w in _DAYS for w in rest.words if w != "day"):
         return None  # "What day is between 1 and 3 March?" names a day, counts none
     n = abs((dates[1] - dates[0]).days)
     return _count(n, _DAYS, **{code: f"{n} {word}." for code, word in _NOUNS["days"].items()})

@@ -29,29 +29,31 @@ FILLER_BY_LANGUAGE = {
         "give calculate compute work out find answer with or number numbers value result exactly it this that for to "
         "say can you could would i need know want quick question show kindly get determine figure whole given "
         "following these those here word words my our now briefly short one simply reply respond single and its has "
-        "have s hey hi thanks thank quickly will u pls plz mind telling gimme again comes come got"
+        "have s hey hi thanks thank quickly will u pls plz mind telling gimme again comes come got thx q"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
         "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem "
-        "vielen ne fur"
+        "vielen ne fur danke"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
         "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
-        "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait ca"
+        "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait ca "
+        "merci"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
-        "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto dices ser va"
+        "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto dices ser va "
+        "gracias porfa"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici avuto"
+        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici avuto grazie"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -78,8 +80,8 @@ OR = r"(?:or|oder|ou|o|oppure)"
 #: What stands between a list's items: a comma or a semicolon (an "and" or "or" may follow it), an "and", an "or".
 LIST_SEPARATOR = rf"\s*[,;]\s*(?:(?:{AND}|{OR})\s+)?|\s+(?:{AND}|{OR}|&)\s+"
 #: Words that say nothing of a request's subject either, though a kind may not take them as filler ("why", "about",
-#: "describe" ask for more than a result).
-NOT_SUBJECT = FILLER | _words(
+#: "describe" ask for more than a result); a thank-you is filler, but the subject of "What does 'merci' mean?".
+NOT_SUBJECT = (FILLER - _words("danke merci gracias grazie")) | _words(
     "into who why when where your list write make provide name state explain describe about as from by at than then "
     "should will shall let some any all first brief two three four five six seven eight nine ten sentence sentences "
     "schreibe quoi comment everything anything something nothing alles etwas nichts tout rien tutto niente todo nada "
@@ -102,9 +104,10 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "vowels": _words("vowels vowel vokale vokal voyelles voyelle vocales vocal vocali vocale"),
     "sum": _words(
-        "sum add total summe addiere addieren somme additionne additionner suma sumar suman somma sommare addiziona"
+        "sum add total summe addier addiere addieren somme additionne additionner suma sumar suman somma sommare "
+        "addiziona"
     ),
-    "sum_more": _words("up all every adding together alle aller allen zusammen tous toutes todos todas tutti i"),
+    "sum_more": _words("up all every if adding together alle aller allen zusammen tous toutes todos todas tutti i"),
     "range": _words(
         "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
         "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta enteros numeros "
@@ -170,7 +173,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "decimali posti tenth hundredth ten hundred thousand zehn hundert unite dizaine centaine millier decena "
         "centena millar decina decine centinaio centinaia migliaio migliaia"
     ),
-    "alphabet": _words("alphabet alphabets abc alfabeto in im dans en nel nell"),
+    "alphabet": _words("alphabet alphabets abc alfabeto abecedario in im dans en nel nell"),
     "reverse": _words(
         "reverse reversed backwards backward ruckwarts umgekehrt umkehren umdrehen dreh drehe kehre kehr envers "
         "inverse inverser reves inverso invertir contrario inverti invertire rovescio hinten"
@@ -185,7 +188,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     #: "capital" alone names a city as often ("the capital of 'France'"); with "letters" it is "capitals".
     "capitals_more": _words(
-        "capital upper case write convert make letters in all tutto todo tout string schreib schreibe ecris mets "
+        "capital upper case write convert make letters in into all tutto todo tout string schreib schreibe ecris mets "
         "escribe pon scrivi metti lettres letras lettere schreiben mettre ponme put turn"
     ),
     "first": _words(
@@ -203,7 +206,8 @@ FAMILIES: dict[str, frozenset[str]] = {
         "mal geteilt durch und addiere summe von aus quadratwurzel wurzel quadrat hoch prozent halfte doppelte rechne "
         "um fois par moins et somme racine carree carre puissance pour cent moitie convertis convertir "
         "mas menos multiplicado dividido entre por y suma raiz cuadrada cuadrado potencia ciento mitad doble convierte "
-        "piu meno moltiplicato diviso per e somma radice quadrata quadrato potenza cento meta doppio di converti"
+        "pasa pasar piu meno moltiplicato diviso per e somma radice quadrata quadrato potenza cento meta doppio di "
+        "converti"
     ),
 }
 #: Words that ask a second question or count something a transformation does not ("how many capital letters").

@@ -377,9 +377,11 @@ def _converted(request: str) -> ExpectedNumber | None:
 
 
 def convert(amount: float, source: str, target: str) -> float | None:
-    """`amount` in unit `source` expressed in unit `target`, or None when either is no unit pint knows."""
-    units = [_unit(name) for name in (source, target)]
-    if None in units or any(str(unit) in _AMBIGUOUS_UNITS for unit in units):
+    """`amount` in unit `source` expressed in unit `target`, or None when either is no unit pint knows, or one whose
+    everyday meaning is not pint's (a gallon named "US gallon" is pint's own)."""
+    units = [_unit(_US.sub("", name)) for name in (source, target)]
+    us = [bool(_US.search(name)) and str(unit) in _US_UNITS for name, unit in zip((source, target), units, strict=True)]
+    if None in units or any(str(unit) in _AMBIGUOUS_UNITS and not named for unit, named in zip(units, us, strict=True)):
         return None
     try:
         value = float(_registry().Quantity(amount, units[0]).to(units[1]).magnitude)
@@ -395,6 +397,11 @@ def unit_named(word: str, unit: str) -> str | None:
     if named is None or asked is None or named.dimensionality != asked.dimensionality:
         return None
     return "same" if named == asked else "other"
+
+
+def is_unit(word: str) -> bool:
+    """Whether pint reads `word` as one unit ("kg", "Gallone")."""
+    return _unit(word) is not None
 
 
 @lru_cache(maxsize=1024)
@@ -428,6 +435,11 @@ _AMBIGUOUS_UNITS = frozenset(
     | {"cup", "fluid_ounce", "gill", "teaspoon", "tablespoon", "troy_pound", "troy_ounce"}
     | {"kilobyte", "megabyte", "gigabyte", "terabyte", "petabyte"}
 )
+
+
+#: "US" named with a unit: pint's gallon, pint, quart, cup, fluid ounce, spoons and ton are the US ones.
+_US = re.compile(r"^(?:us|u\.s\.)\s+|\s+(?:us|u\.s\.)$", re.I)
+_US_UNITS = frozenset({"gallon", "pint", "quart", "cup", "fluid_ounce", "gill", "teaspoon", "tablespoon", "ton"})
 
 
 @cache

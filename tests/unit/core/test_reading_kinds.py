@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from nodes.reading.kinds import known_answer
+from nodes.reading.lexicon import stems
 
 
 @pytest.mark.parametrize(
@@ -194,6 +195,9 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "Reverse the order of 'pear apple fig'",
         "What letter comes after the letter after b?",  # two steps
         "What is the capital of: France",  # a colon, but no kind's words
+        "how many g in kg",  # grams in a kilogram, or the letters of a unit's symbol
+        "convert 1 US year to days",  # "US" decides a gallon, not a year
+        "How many liters in 4 gallons?",  # US or imperial
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -608,6 +612,22 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("runde 7249 auf volle hunderter", "7200"),
         ("uppercase pls: silver river", "SILVER RIVER"),  # a text named after the colon, as if quoted
         ("Reverse: stressed", "desserts"),
+        ("how many r in strawberry", "3"),  # a letter right after "how many"
+        ("cuántas r tiene ferrocarril", "4"),
+        ("wie viele r hat Erdbeere", "2"),
+        # found by an eighth held-out set
+        ("days in feb 2032?", "29"),  # a month's abbreviation before its year
+        ("count the days from june 1 2028 to june 1 2029", "365"),
+        ("what comes after f in the alphabet", "G"),
+        ("que letra va antes de la v en el abecedario", "U"),
+        ("si on est mercredi, quel jour serons-nous dans 12 jours", "Monday"),
+        ("turn this into all caps: meet me at noon", "MEET ME AT NOON"),
+        ("How many liters are in 4 US gallons?", "15.1416"),  # "US" named: pint's gallon
+        ("la mitad de 1375 porfa", "687.5"),  # thanks and please in five languages
+        ("primera letra de mariposa? gracias", "m"),
+        ("pasa 300 kelvin a celsius", "26.85"),
+        ("What do you get if you add every whole number from 100 to 200?", "15150"),
+        ("addier mal alle ganzen zahlen von 1 bis 750", "281625"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -1349,3 +1369,9 @@ def test_an_answer_built_to_break_the_latex_or_offer_reading_is_judged_without_r
     assert known is not None
     assert not known.holds(built)
     assert known.holds(built + "\n\n6 × 7 = 42")  # what it states after the noise still counts
+
+
+def test_a_thank_you_is_the_subject_of_a_question_about_it() -> None:
+    """Filler where it closes a request ("primera letra de mariposa? gracias"), but what "What does 'merci' mean?" is
+    about: the checks that match an answer's subject with the request's keep it."""
+    assert {"merci", "grazi"} <= stems("What does 'merci' mean, and 'grazie'?")
