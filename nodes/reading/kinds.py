@@ -76,6 +76,7 @@ from nodes.reading.stated import (
     stated_weekday,
     states_property,
     what_it_states,
+    worked_out,
 )
 
 #: Words that ask which things, not how many ("Which vowels are in 'piano'?"), and those that count.
@@ -93,8 +94,9 @@ class Known:
     test: Callable[[str], bool]
 
     def holds(self, answer: str) -> bool:
-        """Whether the answer states the result: what it states after its last correction, not what it asks."""
-        return self.test(what_it_states(answer))
+        """Whether the answer states the result: what it states after its last correction, not what it asks; each
+        time where it works the result out again."""
+        return all(self.test(what_it_states(part)) for part in worked_out(answer))
 
     def say(self, language: str) -> str:
         return self.statements.get(language) or self.statements["en"]

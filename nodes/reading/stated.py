@@ -90,13 +90,16 @@ _IS = re.compile(
 )
 #: How much of a long answer's start and end is read for its stated result.
 _ENDS = 4000
-_LABEL = rf"(?:{'|'.join(sorted(_ANSWER_NAMES))})(?:\s+(?:is|ist|est|es|e))?\W{{1,4}}"  # "The answer is **Yes**"
+#: What a program's result is labelled with ("Output: 291.39"), and what labels a result ("The answer is **Yes**", "|
+#: **Result** | **No** |").
+_OUTPUT_NAME = "output|ausgabe|sortie|salida|uscita"
+_LABEL = rf"(?:{_RESULT_NAME}|{_OUTPUT_NAME})(?:\s+(?:is|ist|est|es|e))?\W{{1,8}}"
 _YES_WORDS = ("yes", "yep", "ja", "oui", "si")
 _YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nope|nein|non)"
 #: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none),
 #: and one that ends it, labelled or concluded ("… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."). Read folded.
 _LEADS = re.compile(rf"^\W*(?:(?:short\s+|final\s+)?{_LABEL})?{_YES_OR_NO}\W{{0,2}}[ \t]*(?:[,.!;:—–\n-]|$)")
-_LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+){_YES_OR_NO}\W*$")
+_LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+|\n[\W_]*){_YES_OR_NO}\W*$")  # or alone on the last line
 #: The words that say what a thing is ("9.9 is larger"), as a pattern and as a clause's first word ("isn't" reads as
 #: "isn", "t").
 _COPULA = "is|ist|est|es|e"
@@ -127,7 +130,8 @@ _OFFER = re.compile(
 _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
 #: A label before the answer's result: "**Final Answer:** 972", "Antwort: Nein" (what comes before it is working).
 _ANSWER_LABEL = re.compile(
-    r"\b(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta)(?:\s+final)?\W{0,3}:", re.I
+    rf"\b(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta|{_OUTPUT_NAME})(?:\s+final)?\W{{0,3}}:",
+    re.I,
 )
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no", "that's wrong, it's
 #: 401" (a "wrong" the answer ends with takes nothing back: "Some say 1,440, but that's wrong."); "in fact" only where
@@ -140,6 +144,39 @@ _CORRECTION = re.compile(
     r"|\b(?P<in_fact>eigentlich|en fait|en r[ée]alit[ée]|en realidad|in realt[àa])\b",
     re.I,
 )
+
+
+#: A word spelled out letter by letter: "n-e-t-r-a-G".
+_SPELLED = re.compile(r"(?<![\w-])(?:[^\W\d_]-){2,}[^\W\d_](?![\w-])")
+#: The options of a multiple choice ("A) 1  B) 4  C) 3", one a line or side by side) and the one an answer picks ("The
+#: correct answer is C.", "La respuesta correcta es la B.").
+_OPTION = re.compile(r"(?:^|(?<=\s))([A-E])\)\s+(.+?)(?=\s+[A-E]\)\s|\s*\n|\s*$)", re.M)
+_PICKED = re.compile(
+    r"\b(?:answer|antwort|r[ée]ponse|respuesta|risposta)\b[^\n.]{0,20}?\b(?:is|ist|est|es|è)\s+(?:la\s+|el\s+)?"
+    r"[*\"'«„(]*((?-i:[A-E]))\b(?![.,]?\w)",
+    re.I,
+)
+
+
+def _picked_option(answer: str) -> str | None:
+    options = {m.group(1): m.group(2) for m in _OPTION.finditer(answer)}
+    picked = set(_PICKED.findall(answer))
+    return options[picked.pop()] if len(options) > 1 and len(picked) == 1 and picked <= options.keys() else None
+
+
+#: Where an answer works its result out again without saying the first was wrong: it states one only where each time
+#: agrees ("The answer is 120 minutes. … Going through it once more, I get 20 minutes." states none; "double-checking"
+#: and "en refaisant" correct, `_CORRECTION`).
+_RECHECK = re.compile(
+    r"\b(?:going through it (?:once more|again)|noch einmal durchgehe|en reprenant|al repasarlo|ripassando)\b", re.I
+)
+
+
+def worked_out(answer: str) -> list[str]:
+    """The answer in the parts it works its result out in: cut where it works it out again."""
+    cuts = [m.start() for m in _RECHECK.finditer(answer)]
+    parts = [answer[start:end] for start, end in zip([0, *cuts], [*cuts, len(answer)], strict=True)]
+    return [part for part in parts if re.search(r"[^\W_]", part)] or [answer]
 
 
 #: A second result offered beside the first ("I think it's 74, but it might also be 72", "mais ça pourrait aussi être
@@ -166,6 +203,9 @@ def what_it_states(answer: str) -> str:
     if len(answer) > 2 * _ENDS:  # a result stands at an answer's start or end; number words cost ~3 s a megabyte
         answer = f"{answer[:_ENDS]}\n{answer[-_ENDS:]}"
     answer = _LATEX.sub(lambda m: _as_text(m.group(0)), answer)
+    answer = _SPELLED.sub(lambda m: m.group(0).replace("-", ""), answer)  # "n-e-t-r-a-G" is "netraG"
+    if (picked := _picked_option(answer)) is not None:
+        return picked  # "A) 107.22 miles  B) 126.14 miles\n\nThe correct answer is B." states 126.14 miles
     unchecked = _CHECK_LINE.sub(" ", answer)
     answer = unchecked if re.search(r"[^\W_]", unchecked) else answer  # not all of it
     offered = _without_closing_offers(answer)
@@ -532,7 +572,7 @@ def denied(text: str, at: int) -> bool:
 
 def says_yes(answer: str) -> bool | None:
     """The yes or no an answer leads with, in any of paor's languages; None when it leads with neither."""
-    folded = fold(answer)
+    folded = fold(_ASIDE.sub(" ", answer))  # "So the answer is Yes (87249 is odd)."
     said = _LEADS.match(folded)
     if said is None:
         said = _LABELLED.search(folded)
@@ -740,6 +780,8 @@ def stated_letter(answer: str, request: str) -> str | None:
     "A simple way …") unless no other letter is named ("A comes before B")."""
     if _TWO_LETTERS.search(fold(answer)):
         return None  # "It is either t or r."
+    if labelled := _LABELLED_LETTER.search(fold(answer)):
+        return labelled.group(1)  # "La respuesta es «b»." states b, though the request names it
     asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
     concluded = concluded_word(answer, request) or ""
     if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
@@ -755,8 +797,13 @@ def stated_letter(answer: str, request: str) -> str | None:
 
 #: Two letters offered as the answer: "t or r", "'k' ou 'i'".
 _TWO_LETTERS = re.compile(
-    rf"(?<![\w'’-])[\"'“‘«„*]*[^\W\d_][\"'”’»*]*(?:\s*,)?\s+{_OR_MAYBE}[\"'“‘«„*]*[^\W\d_](?![\w'’-])"
+    rf"(?<![\w'’-])(?<!(?<![\w'’-])[^\W\d_]\s)[\"'“‘«„*]*[^\W\d_][\"'”’»*]*(?:\s*,)?\s+{_OR_MAYBE}[\"'“‘«„*]*[^\W\d_]"
+    r"(?![\w'’-])(?!\s[^\W\d_]\b)"  # not in a run of letters: "l m n o p" ("o" is Spanish and Italian "or")
 )
+#: A letter an answer names its answer: "The answer is 'o'.", "La respuesta es «b».".
+_LABELLED_LETTER = re.compile(
+    rf"\b(?:{_RESULT_NAME})\s+(?:{_COPULA})\b(?:\s+(?:{_SO_WORDS}))?\W{{0,3}}([^\W\d_])(?![\w'’-])(?!\s+\w)"
+)  # not an article: "The answer is a simple one: e."
 #: A capital that is a word of its own before a small word: "I think", "È la", "A simple", "E poi", "Y luego".
 _WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
 

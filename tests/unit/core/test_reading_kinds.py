@@ -1006,6 +1006,23 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("7390 è un numero pari?", "1. 7390 ÷ 2 = 3695, resto 0\n2. Quindi: No, 7390 è dispari."),
         ("How many km is 5 miles?", "5 miles is 8,047 km."),  # in English, 8047
         ("Reverse 'stressed'", "stressed\n\nCheck: stressed → desserts ✓"),
+        # found by a fifth held-out answer set: a multiple choice's pick, a result worked out again to another
+        ("How many miles is 203 km?", "A) 107.22 miles  B) 151.37 miles  C) 126.14 miles\n\nThe correct answer is A."),
+        ('How many letters are in the word "calendar"?', "A) 10\nB) 9\nC) 8\n\nThe correct answer is B."),
+        (
+            "How many minutes are in 2 hours?",
+            "The answer is 120 minutes.\n\nLet me double-check:\n- 1 h = 60 min\n- 2 × 60\n"
+            "Going through it once more, I get 20 minutes.",
+        ),
+        (
+            "Schreibe „Tomate“ in Großbuchstaben.",
+            'The answer is "TOMAT".\n\nLet me double-check:\n- t → T\nGoing through it once more, I get "TOMATE".',
+        ),
+        (
+            "¿Qué letra va antes de la «b» en el alfabeto?",
+            "La respuesta es «b».\n\nDéjame comprobarlo otra vez:\n- a b c d\nAl repasarlo de nuevo, obtengo «a».",
+        ),
+        ("Welcher Buchstabe kommt im Alphabet direkt nach „j“?", "It's k or i; I'm not completely sure which."),
         ("¿Qué día viene después del lunes?", "O bien martes o bien miércoles."),  # any two things offered so
         ("Quelle lettre vient après k ?", "Ou bien l ou bien m."),
         # a result headlined, then another concluded: the conclusion stands
@@ -1293,6 +1310,30 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         (
             "Écris le mot « arrosoir » à l'envers.",
             "« arrosoir » à l'envers donne « **riosorra** ».\n\nVérification: riosorra → arrosoir ✓",
+        ),
+        # a multiple choice's pick; a yes or no alone on the last line or in a table's result row; a program's output
+        ("¿Cuál es la mitad de 1646?", "A) 832\nB) 823\nC) 833\n\nLa respuesta correcta es la B."),
+        ("Is 53661 even?", "A) Yes\nB) No\n\nThe correct answer is B."),
+        ("Is 53661 even?", "Let's solve this step by step.\n\n53661 = 2 × 26830 + 1\n\n$$\\boxed{\\text{No}}$$"),
+        ("Is 1800 a leap year?", "| Step | Working |\n|---|---|\n| 1 | 1800 mod 400 = 200 |\n| **Result** | **No** |"),
+        ("87249 est-il impair ?", "1. 87249 = 2 × 43624 + 1\n\nSo the answer is Yes (87249 is odd)."),
+        (
+            "Convertis 956 pieds en mètres.",
+            "Voici un petit script Python :\n\n```python\nft = 956\nm_value = ft * 0.3048\n"
+            "print(round(m_value, 2))\n```\n\nSortie : 291.39",
+        ),
+        ("Schreibe „Garten“ rückwärts.", "n-e-t-r-a-G"),  # spelled out
+        (
+            'Which letter comes after "n" in the alphabet?',
+            'The answer is "o".\n\nHere is how I got there:\n- l m n o p\n\n'
+            "Fun fact: in a survey of 2455 adults, about 81% answered this kind of question correctly.",
+        ),
+        ("Was ist der letzte Buchstabe des Wortes „Gurke“?", "Die Antwort ist **e**."),
+        ("Quelle lettre vient juste avant « k » dans l'alphabet ?", "… i, j, k, l, m …\n\nLa réponse est donc **j**."),
+        (
+            "Rechne 78 Meilen in Kilometer um.",
+            "Die Antwort ist 125,53 km.\n\nLass mich das noch einmal überprüfen:\n- 78 × 1,609344\n"
+            "Wenn ich es noch einmal durchgehe, komme ich auf 125,53 km.",
         ),
         # three decimals after a comma, in an answer told in German, French or Spanish
         ("Wie viele Kilometer sind 5 Meilen?", "5 Meilen sind 8,047 Kilometer."),
