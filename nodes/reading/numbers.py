@@ -282,7 +282,7 @@ def _calculated(request: str) -> ExpectedNumber | None:
         return _only(stated, part.group(0).strip(), value)
     if root := _ROOT.search(text):
         value, cube = _number(root.group("number")), root.group("cube")
-        result = _cube_root(value) if cube else math.sqrt(value)
+        result = math.cbrt(value) if cube else math.sqrt(value)
         return _only(stated, root.group(0), result, f"{'∛' if cube else '√'}{_show(value)}")
     aggregate = _AGGREGATE.search(text)
     # "and" joins two addends only in a request to add ("Add 2, 3 and 4", "Add 2, 3, and 4", "the sum of 7 and 8");
@@ -311,12 +311,6 @@ def _calculated(request: str) -> ExpectedNumber | None:
             continue
         return _only(stated, candidate, value, " ".join(candidate.split()))
     return None
-
-
-def _cube_root(value: float) -> float:
-    """∛value, whole where value is a whole number's cube (`math.cbrt(27)` is 3.0000000000000004)."""
-    whole = round(math.cbrt(value))
-    return whole if whole**3 == value else math.cbrt(value)
 
 
 def _only(stated: list[float], part: str, value: float, shown: str | None = None) -> ExpectedNumber | None:

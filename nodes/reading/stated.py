@@ -774,14 +774,12 @@ def stated_weekday(answer: str, request: str) -> int | None:
 
 def stated_letter(answer: str, request: str) -> str | None:
     """The single letter an answer states, beyond those the request names: the one its conclusion ends with, else the
-    first quoted one, else the first
-    capital standing alone ("The letter after G is H. I hope this helps."), else the first small one ("It's a z");
-    a denied one ("not J") is none, nor a capital that is a word before a small word ("I think it's H", "È la I",
-    "A simple way …") unless no other letter is named ("A comes before B")."""
+    first quoted one, else the first capital standing alone ("The letter after G is H. I hope this helps."), else the
+    first small one ("It's a z"); a denied one ("not J") is none, nor a letter that is a word before a small word ("I
+    think it's H", "È la I", "A simple way …", "is a simple one: p") unless no other letter is named ("A comes before
+    B")."""
     if _TWO_LETTERS.search(fold(answer)):
         return None  # "It is either t or r."
-    if labelled := _LABELLED_LETTER.search(fold(answer)):
-        return labelled.group(1)  # "La respuesta es «b»." states b, though the request names it
     asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
     concluded = concluded_word(answer, request) or ""
     if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
@@ -790,7 +788,8 @@ def stated_letter(answer: str, request: str) -> str | None:
     standing = [m for m in re.finditer(r"(?<![\w'’-])([^\W\d_])(?![\w'’-])", answer) if not denied(answer, m.start())]
     capitals = [m for m in standing if m.group(1).isupper()]
     alone = [m for m in capitals if not _WORD_LETTER.match(answer, m.start())]
-    ranked = [[m.group(1).casefold() for m in found] for found in (quoted, alone, capitals, standing)]
+    small = [m for m in standing if not _WORD_LETTER.match(answer, m.start())]  # not "is a simple one"
+    ranked = [[m.group(1).casefold() for m in found] for found in (quoted, alone, capitals, small, standing)]
     beyond = next((b for found in ranked if (b := [c for c in found if c not in asked])), None)
     return (beyond or next((found for found in ranked if found), [None]))[0]
 
@@ -800,12 +799,9 @@ _TWO_LETTERS = re.compile(
     rf"(?<![\w'’-])(?<!(?<![\w'’-])[^\W\d_]\s)[\"'“‘«„*]*[^\W\d_][\"'”’»*]*(?:\s*,)?\s+{_OR_MAYBE}[\"'“‘«„*]*[^\W\d_]"
     r"(?![\w'’-])(?!\s[^\W\d_]\b)"  # not in a run of letters: "l m n o p" ("o" is Spanish and Italian "or")
 )
-#: A letter an answer names its answer: "The answer is 'o'.", "La respuesta es «b».".
-_LABELLED_LETTER = re.compile(
-    rf"\b(?:{_RESULT_NAME})\s+(?:{_COPULA})\b(?:\s+(?:{_SO_WORDS}))?\W{{0,3}}([^\W\d_])(?![\w'’-])(?!\s+\w)"
-)  # not an article: "The answer is a simple one: e."
-#: A capital that is a word of its own before a small word: "I think", "È la", "A simple", "E poi", "Y luego".
-_WORD_LETTER = re.compile(r"[IAEOYÈÀ]\s+[a-zà-ÿ]")
+#: A letter that is a word of its own before a small word or a number: "I think", "È la", "A simple", "E poi", "Y
+#: luego", "il y a 14".
+_WORD_LETTER = re.compile(r"[IAEOYÈÀiaeoyèà]\s+[a-zà-ÿ\d]")
 
 
 #: A numbered list's numbers ("1. 4\n2. 9"): no naming of an item.

@@ -604,7 +604,8 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("what's the next letter after 'q'", "R"),  # "next" and "after" name one step
         ("quale lettera viene prima della e nell'alfabeto?", "D"),  # "e" after an article is a letter
         ("wie oft kommt das e in Regenwetter vor", "4"),
-        ("welcher buchstabe steht vor k im alphabet", "J"),  # "im Alphabet" is not the word counted in
+        ("welcher buchstabe steht vor k im alphabet", "J"),
+        ("welcher buchstabe kommt vor k im alphabet", "J"),  # "kommt vor" occurs, but not in "Alphabet"
         ("si hoy es lunes, qué día fue hace 10 días", "Friday"),  # "hace", "ago": days before
         ("If today is Tuesday, what day was it 10 days ago?", "Saturday"),
         ("day of the week of 4 July 2030? just the day", "Thursday"),
@@ -612,6 +613,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("runde 7249 auf volle hunderter", "7200"),
         ("uppercase pls: silver river", "SILVER RIVER"),  # a text named after the colon, as if quoted
         ("Reverse: stressed", "desserts"),
+        ("Quick question: how many vowels in onomatopoeia?", "8"),  # after the colon, the request itself
         ("how many r in strawberry", "3"),  # a letter right after "how many"
         ("cuántas r tiene ferrocarril", "4"),
         ("wie viele r hat Erdbeere", "2"),
@@ -1023,6 +1025,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
             "La respuesta es «b».\n\nDéjame comprobarlo otra vez:\n- a b c d\nAl repasarlo de nuevo, obtengo «a».",
         ),
         ("Welcher Buchstabe kommt im Alphabet direkt nach „j“?", "It's k or i; I'm not completely sure which."),
+        ("What is the first letter of 'apple'?", "The answer is a simple one: p."),  # "a" is an article there
         ("¿Qué día viene después del lunes?", "O bien martes o bien miércoles."),  # any two things offered so
         ("Quelle lettre vient après k ?", "Ou bien l ou bien m."),
         # a result headlined, then another concluded: the conclusion stands
@@ -1329,6 +1332,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "Fun fact: in a survey of 2455 adults, about 81% answered this kind of question correctly.",
         ),
         ("Was ist der letzte Buchstabe des Wortes „Gurke“?", "Die Antwort ist **e**."),
+        ("Which letter comes after n?", "The letters go n o p q, so the answer is o."),  # no "o" (or) offers two
         ("Quelle lettre vient juste avant « k » dans l'alphabet ?", "… i, j, k, l, m …\n\nLa réponse est donc **j**."),
         (
             "Rechne 78 Meilen in Kilometer um.",
