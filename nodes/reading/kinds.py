@@ -156,7 +156,7 @@ _FORM_ASKED = re.compile(rf"(?:{ANSWER_FORM.pattern})\s*\?")
 @lru_cache(maxsize=256)
 def known_answer(request: str) -> Known | None:
     """The result of the request, where exactly one kind decides it from its words alone."""
-    text = " ".join(request.split())
+    text = " ".join(request.replace("−", "-").split())  # the minus sign: "−29 °C" is below zero
     if not text or len(text) > ONE_LINE_CHARS:
         return None
     read = read_request(text)
@@ -277,11 +277,16 @@ def _bare_word(read: Request, families: Sequence[str], *, of: bool) -> str | Non
         return None
     at = unaccounted[0]
     word = read.words[at]
-    if not at or read.words[at - 1] not in (kind | ASKED_OF if of else kind):
+    before = [w for w in read.words[:at] if w not in _SOFTENERS]  # "Schreib mal Kartoffelsalat rückwärts"
+    if not before or before[-1] not in (kind | ASKED_OF if of else kind):
         return None  # "the letter that comes before S", "my name", "my to-do list": no word asked of
     if len(word) < 2 or word in NOT_SUBJECT | FAMILIES["alphabet"] or word in language_names():
         return None
     return next(w for w in re.findall(r"[^\W\d_]+", read.rest) if fold(w) == word)  # as written: "Wolke"
+
+
+#: Words that soften a request and stand between its verb and the word it names.
+_SOFTENERS = frozenset(["mal", "bitte", "please", "pls", "plz", "doch", "einfach"])
 
 
 # -- the kinds -------------------------------------------------------------------------------------------------------
@@ -437,11 +442,15 @@ def _capitals(read: Request) -> bool:
     return read.has("capitals") or ("capital" in read.words and read.has("letters"))
 
 
+#: Two words quoted as alternatives: "«onimac» o «oimac»".
+_QUOTED_OR = re.compile(rf"[\"'“‘«„]([^\"'”’»“]+)[\"'”’»“]\s*,?\s+{OR}\s+[\"'“‘«„]([^\"'”’»“]+)[\"'”’»“]", re.I)
+
+
 def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "") -> Callable[[str], bool]:
-    """The answer names `result`; with `besides` (the word reversed), offers no other arrangement of its letters as
-    another answer nor another word quoted ("'teksab', or written differently 'tekasb'", "«onimac» o «oimac»"; "'stop'
-    uses the same letters" offers none) nor
-    concludes with one ("Some would write 'olleh', but the right answer is 'hello'.")."""
+    """The answer names `result` and offers no other word quoted as another answer ("«onimac» o «oimac»", "«LANTENA»
+    oppure «LANTERNA»"); with `besides` (the word reversed), no other arrangement of its letters either ("'teksab', or
+    written differently 'tekasb'"; "'stop' uses the same letters" offers none), nor concludes with one ("Some would
+    write 'olleh', but the right answer is 'hello'.")."""
     pattern = re.compile(rf"(?<!\w)[\"'“‘«„]?{re.escape(result)}(?!\w)", 0 if case else re.I)
     letters, own = sorted(result.casefold()), {result.casefold(), besides.casefold()}
     *_, last = words_in(result) or [""]
@@ -449,17 +458,22 @@ def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "
 
     def holds(answer: str) -> bool:
         named = any(not denied(answer, m.start()) for m in pattern.finditer(answer))
-        if not (named and besides):
-            return named
+        if not named:
+            return False
         words = [m for m in re.finditer(r"[\"'“‘«„]?([^\W\d_]+)", answer) if not denied(answer, m.start())]
         offered = (
             m for m in words if re.search(rf"(?<![\w-]){OR}\s", answer[max(0, m.start() - 40) : m.start()], re.I)
         )
         if any(
-            (sorted(w := m.group(1).casefold()) == letters or m.group(0) != m.group(1)) and w not in own
+            ((besides and sorted(m.group(1).casefold()) == letters) or m.group(0) != m.group(1))
+            and m.group(1).casefold() not in own
             for m in offered
         ):
-            return False  # another arrangement, or another word quoted ("«onimac» o «oimac»")
+            return False  # another arrangement of its letters, or another word quoted after an "or"
+        if any(not {w.casefold() for w in m.groups()} <= own for m in _QUOTED_OR.finditer(answer)):
+            return False  # another word quoted beside it ("«onimac» o «oimac»", "«LANTENA» oppure «LANTERNA»")
+        if not besides:
+            return True
         concluded = concluded_word(answer, request) or last
         return concluded == last or (concluded not in parts and sorted(concluded) != sorted(last))
 
@@ -617,7 +631,7 @@ def _extreme(read: Request) -> Known | None:
     decimal_commas = ";" in read.rest and not (ONE_COMMA_GROUP.search(read.rest) or re.search(r"\d,\d+,", read.rest))
     if len(listed) != len(read.numbers) or (_UNSPACED_LIST.search(read.rest) and not decimal_commas):
         return None  # "the smallest of these 3 numbers: 4, 8, 5" counts them; "9,4,6": 9.4 and 6, or three numbers
-    among = ("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas")  # "le plus grand entre 3 et 5"
+    among = ("entre", "tra", "fra", "among", "unter", "parmi", "plus", "piu", "mas", "list", "liste", "lista", "elenco")
     if not read.only("largest", "smallest", extra=among):
         return None
     value = max(read.numbers) if largest else min(read.numbers)

@@ -36,24 +36,25 @@ FILLER_BY_LANGUAGE = {
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
         "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem "
-        "vielen ne fur danke"
+        "vielen ne fur danke konnten konnen welchen dann"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
         "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
         "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait ca "
-        "merci"
+        "merci pourriez pourrais dire"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
         "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto dices ser va "
-        "gracias porfa"
+        "gracias porfa podria podrias decir"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
-        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici avuto grazie"
+        "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici avuto grazie "
+        "aveva potrebbe potresti dire"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -111,11 +112,12 @@ FAMILIES: dict[str, frozenset[str]] = {
     "range": _words(
         "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
         "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta enteros numeros "
-        "naturales da fino tra fra interi numeri naturali inclusi desde einschliesslich inklusive incluidos compresi"
+        "naturales da fino tra fra interi numeri naturali inclusi desde einschliesslich inklusive incluidos compresi "
+        "integer beide bornes comprises compris ambos estremi"
     ),
     "order": _words(
         "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
-        "classer ordre ordena ordenar orden ordina ordinare ordine sortier"
+        "classer ordre ordena ordenar orden ordina ordinare ordine sortier range ranger"
     ),
     "order_more": _words(
         "put list in into bring bringe range ranger metti metter pon al to from bis zum zur au del von vom dal plus "
@@ -160,17 +162,17 @@ FAMILIES: dict[str, frozenset[str]] = {
     "number": _words("number nummer numero"),
     "between": _words(
         "between from to and until till zwischen und von bis entre et du au y desde hasta tra fra e da are there "
-        "passed liegen separent hay ci vom zum passano dal al del"
+        "passed liegen separent hay ci vom zum passano dal al del temps"
     ),
     "round": _words(
         "round rounded rounding runde runden gerundet arrondis arrondir arrondi arrondie redondea redondear "
         "redondeado arrotonda arrotondare arrotondato arrotondi rund"
     ),
     "round_to": _words(
-        "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste ganze ganzzahl "
-        "nachkommastellen nachkommastelle stellen stelle nach komma volle zehner hunderter tausender a l au entier "
-        "pres decimales decimale al entero mas cercano lugares cercana all intero piu vicino vicina alla alle cifre "
-        "decimali posti tenth hundredth ten hundred thousand zehn hundert unite dizaine centaine millier decena "
+        "to the nearest whole integer proche plus decimal decimals places place digits auf die nachste nachsten ganze "
+        "ganzzahl nachkommastellen nachkommastelle stellen stelle nach komma volle zehner hunderter tausender a l au "
+        "entier pres decimales decimale al entero mas cercano lugares cercana all intero piu vicino vicina alla alle "
+        "cifre decimali posti tenth hundredth ten hundred thousand zehn hundert unite dizaine centaine millier decena "
         "centena millar decina decine centinaio centinaia migliaio migliaia"
     ),
     "alphabet": _words("alphabet alphabets abc alfabeto abecedario in im dans en nel nell"),
@@ -181,7 +183,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     #: "Dreh 'Haus' um" parts its verb; "Wie lautet 'Haus' rückwärts?", "What's 'garden' spelled backwards?".
     "reverse_more": _words(
         "spell spelled spelt write schreib schreibe buchstabiere um lautet ecris escribe scrivi l a al order "
-        "reihenfolge string nach vorne escribeme scrivimi"
+        "reihenfolge string nach vorne escribeme scrivimi by"
     ),
     "capitals": _words(
         "capitals uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"
@@ -192,14 +194,14 @@ FAMILIES: dict[str, frozenset[str]] = {
         "escribe pon scrivi metti lettres letras lettere schreiben mettre ponme put turn"
     ),
     "first": _words(
-        "first erste ersten erster premiere primera primer prima primo begin begins start starts beginnt commence "
-        "empieza comienza inizia comincia"
+        "first erste ersten erster premiere primera primer prima primo begin begins start starts beginnt fangt "
+        "commence empieza comienza inizia comincia"
     ),
     "last": _words("last final letzte letzten derniere dernier ultima ultimo end ends endet finit termina finisce"),
     "words": _words("words word worter wort wortes mots mot palabras palabra parole parola sentence satz phrase frase"),
     "calculation": _words(
         "plus minus times multiplied divided by x add sum total of and the square root sqrt squared cube cubed power "
-        "th if rd nd to cubo cube kubikwurzel cubique cubica "
+        "th if rd nd to cubo cube kubikwurzel cubique cubica grad degrees degres grados gradi "
         "multiply divide multipliziere dividiere teile multiplie divise multiplica moltiplica dividi product ergibt "
         "produkt produit producto prodotto "
         "percent half double twice convert converted into in equals make makes zum au al elevado elevato alla "

@@ -115,17 +115,19 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Pow: operator.pow,
 }
 _MAX_MAGNITUDE = 1e15
+#: "Grad", "degrees" before a temperature's scale: "Wie viel Grad Celsius sind 451 Grad Fahrenheit?"
+_DEGREES_OF = r"(?:(?:grad|grados?|degrees?|degr[eé]s?|gradi)\s+(?=celsius|fahrenheit|kelvin))?"
 _CONVERSION = re.compile(
     rf"(?P<amount>(?<![\w-])-?{_NUMBER})\s*(?P<source>(?:[^\W\d]|°)[\w°/ ]{{0,24}}?)\s+"
     r"(?P<to>in|to|into|in\s+die|en|a)\s+"
-    r"(?P<target>(?:[^\W\d]|°)[\w°/]{0,24})",
+    rf"{_DEGREES_OF}(?P<target>(?:[^\W\d]|°)[\w°/]{{0,24}})",
     re.I,
 )
 #: "a", "ein", "une", "una", "un'" as the amount: one of the unit.
 _ONE_OF = ("a", "an", "one", "ein", "eine", "einem", "einer", "einen", "un", "une", "una", "uno")
 _HOW_MANY_WORDS = r"(?:how\s+many|wie\s*viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
 _HOW_MANY = re.compile(
-    _HOW_MANY_WORDS + r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
+    _HOW_MANY_WORDS + _DEGREES_OF + r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
     r"(?:(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|son|tiene|ci\s+sono|sono|ha|fanno)\s+)?"
     r"(?:there\s+)?(?:(?:in|to|per|im|dans|en|pour)\s+)?"
     rf"(?P<amount>{_NUMBER}|(?:{'|'.join(_ONE_OF)})\b['’]?)\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
@@ -158,7 +160,7 @@ def expected_number(request: str) -> ExpectedNumber | None:
     in words, as "how many X in Y", "Y in X", "Y is how many X" or "convert Y to X"."""
     words = words_in(request)
     languages = languages_of(words)
-    text = in_digits(request, languages)
+    text = in_digits(request.replace("−", "-"), languages)  # the minus sign
     if (languages != ["en"] and DOTTED_THOUSANDS.search(text)) or unclear_commas(text, words):
         return None
     if languages[:1] == ["en"] and re.search(r"\d\s+per\s+\d", text, re.I):

@@ -64,7 +64,8 @@ _CONCLUDES = re.compile(
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
 _NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
-    r"remarque|nota|by the way|btw|incidentally|ubrigens|au fait|par ailleurs|por cierto|a proposito|tra l'altro)\b"
+    r"remarque|nota|by the way|btw|incidentally|ubrigens|au fait|par ailleurs|por cierto|a proposito|tra l'altro|"
+    r"ademas|ausserdem|en outre|inoltre)\b"
 )
 #: The words that give a reason, folded or as written ("perché").
 _REASONS = "because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé]"
@@ -182,8 +183,8 @@ def worked_out(answer: str) -> list[str]:
 #: A second result offered beside the first ("I think it's 74, but it might also be 72", "mais ça pourrait aussi être
 #: 1080", "aber es könnte auch 29 sein"): the answer states neither.
 _ALSO_OFFERED = re.compile(
-    r"\b(?:(?:might|could|may)\s+also\s+be|könnte\s+(?:es\s+)?auch|pourrait\s+aussi\s+être|también\s+podría\s+ser|"
-    r"podría\s+ser\s+también|potrebbe\s+anche\s+essere)\s+[*\"'«„“]*(?:-?\d|[^\W\d_]+[*\"'»“”]*\s*(?:[.!?]|$))",
+    r"\b(?:(?:might|could|may)\s+also\s+be|könnte\s+(?:es\s+)?(?:aber\s+)?auch|pourrait\s+aussi\s+être|también\s+podría\s+ser|"
+    r"podría\s+ser\s+también|potrebbe\s+anche\s+essere)\s+[*\"'«„“]*(?:-?\d|[^\W\d_]+[*\"'»“”]*\s*(?:sein\s*)?(?:[.!?]|$))",
     re.I,
 )
 

@@ -630,6 +630,26 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("pasa 300 kelvin a celsius", "26.85"),
         ("What do you get if you add every whole number from 100 to 200?", "15150"),
         ("addier mal alle ganzen zahlen von 1 bis 750", "281625"),
+        # found by a ninth held-out set, written as native speakers ask
+        ("Wie viel sind −29 °C in Fahrenheit?", "-20.2"),  # the minus sign (it was read as 29 °C)
+        ("Which is smaller: −5 or 3?", "-5"),
+        ("Wie viel Grad Celsius sind 451 Grad Fahrenheit?", "232.778"),
+        ("Quanti gradi Celsius sono 200 gradi Fahrenheit?", "93.3333"),
+        ("Könnten Sie mir sagen, welcher Wochentag der 3. Oktober 1990 war?", "Wednesday"),
+        ("¿Me podría decir qué día fue el 20 de noviembre de 1975?", "Thursday"),
+        ("Auf welchen Wochentag fällt der 24. Dezember 2031?", "Wednesday"),
+        ("Mit welchem Buchstaben fängt Quittung an?", "Q"),
+        ("Schreib mal Kartoffelsalat rückwärts", "talasleffotraK"),  # "mal" between the verb and the word
+        ('Reverse "Good Night Moon" letter by letter', "nooM thgiN dooG"),
+        ("Additionne tous les nombres entiers de 350 à 420, bornes comprises", "27335"),
+        ("Suma los números enteros del 500 al 600, ambos incluidos", "55550"),
+        ("Add up every integer from 101 to 500.", "120200"),
+        ("Range ces nombres du plus grand au plus petit : 563, 635, 356, 653, 365", "653,"),
+        ("What's the smallest number in this list: 317, 173, 713, 137, 371", "137"),
+        ("Runde 73849 auf den nächsten Tausender", "74000"),
+        ("Combien de temps entre le 12 février 2032 et le 1er mai 2032, en jours ?", "79"),
+        ("Quanti giorni aveva l'anno 1900?", "365"),
+        ("Wenn heute Montag ist, welcher Wochentag war dann vor 250 Tagen?", "Wednesday"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -1026,6 +1046,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ),
         ("Welcher Buchstabe kommt im Alphabet direkt nach „j“?", "It's k or i; I'm not completely sure which."),
         ("What is the first letter of 'apple'?", "The answer is a simple one: p."),  # "a" is an article there
+        # found by a sixth held-out answer set
+        ("Welcher Buchstabe kommt im Alphabet nach dem R?", "Vermutlich „S“, es könnte aber auch „Q“ sein."),
+        ("Scrivi «lanterna» in maiuscolo.", "È «LANTENA» oppure «LANTERNA»."),
+        ("Reverse 'stressed'", "Reversed: desserts (or 'dessert' if you drop the s)"),
         ("¿Qué día viene después del lunes?", "O bien martes o bien miércoles."),  # any two things offered so
         ("Quelle lettre vient après k ?", "Ou bien l ou bien m."),
         # a result headlined, then another concluded: the conclusion stands
@@ -1339,6 +1363,8 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "Die Antwort ist 125,53 km.\n\nLass mich das noch einmal überprüfen:\n- 78 × 1,609344\n"
             "Wenn ich es noch einmal durchgehe, komme ich auf 125,53 km.",
         ),
+        ("Wie viel sind −29 °C in Fahrenheit?", "Das sind genau minus 20,2 °F."),
+        ("Convierte 104 °F a grados Celsius.", "104 °F son aproximadamente 40 °C. Además, el agua hierve a 100 °C."),
         # three decimals after a comma, in an answer told in German, French or Spanish
         ("Wie viele Kilometer sind 5 Meilen?", "5 Meilen sind 8,047 Kilometer."),
         ("Combien font 9 divisé par 8 ?", "Cela fait 1,125."),
