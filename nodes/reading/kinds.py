@@ -816,7 +816,7 @@ GREGORIAN = datetime.date(1582, 10, 15)
 def _dated(read: Request) -> tuple[list[datetime.date], Request]:
     """The dates a request states, and the request read without anything written as a date."""
     undated = read.text
-    for pattern, _ in (*_IN_DIGITS, (_MDY, ""), (_DMY, "")):
+    for pattern in [*(written for written, _ in _IN_DIGITS), _MDY, _DMY]:
         undated = pattern.sub(" ", undated)
     return dates_in(read.text), read_request(undated)
 
