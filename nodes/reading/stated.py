@@ -54,7 +54,7 @@ _BARE_CONCLUSION = re.compile(
 )
 #: The words that name an answer or a result (folded), which may label it ("**Answer:** No").
 _ANSWER_NAMES = frozenset(["answer", "antwort", "reponse", "respuesta", "risposta"])
-_RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "resultat", "resultado", "risultato"])
+_RESULT_NAMES = _ANSWER_NAMES | frozenset(["result", "ergebnis", "endergebnis", "resultat", "resultado", "risultato"])
 _RESULT_NAME = "|".join(sorted(_RESULT_NAMES))
 #: A sentence that concludes: it turns to its result, or names it or a total.
 _CONCLUDES = re.compile(
@@ -80,6 +80,7 @@ _EXPLAINS = re.compile(
 _NOT_STATED = re.compile(
     rf"\b(?:{_WRONG})\b|^(?!.*\b(?:{_SO_WORDS}|{_RESULT_NAME}|{_SUMS}|total)\b)"
     r".*\b(?:would|might|you['’]d|wurde|ware|serait|seria|sarebbe)\b"
+    r"|^\W*(?:if it were|if it was|ware es|si c'etait|si fuera|se fosse)\b"  # "If it were 68 × 23, it would be 1564."
 )
 _WORKING = re.compile(
     r"(?:=|≈|→|ergibt|(?:ist\s+)?gleich|equals?|egale?|makes?|gives?|\bgets?\b|donne(?:nt)?|round(?:s|ed|ing)?\s+(?:off\s+|up\s+|down\s+)?to|arrondi[et]?\s+a|"
@@ -100,6 +101,7 @@ _YES_OR_NO = f"({'|'.join(_YES_WORDS)}|no|nope|nein|non)"
 #: A yes or a no the answer leads with, standing alone ("No, 91 = 7 × 13."; "No doubt, 91 is prime." leads with none),
 #: and one that ends it, labelled or concluded ("… **Answer: Yes**", "… 2024 ÷ 4 = 506, so yes."). Read folded.
 _LEADS = re.compile(rf"^\W*(?:(?:short\s+|final\s+)?{_LABEL})?{_YES_OR_NO}\W{{0,2}}[ \t]*(?:[,.!;:—–\n-]|$)")
+_NAMED_ANSWER = re.compile(rf"\b{_LABEL}{_YES_OR_NO}\W{{0,3}}(?:[.!\n]|$)")
 _LABELLED = re.compile(rf"(?:\b{_LABEL}|{_SO.pattern}\W+|\n[\W_]*){_YES_OR_NO}\W*$")  # or alone on the last line
 #: The words that say what a thing is ("9.9 is larger"), as a pattern and as a clause's first word ("isn't" reads as
 #: "isn", "t").
@@ -169,7 +171,10 @@ def _picked_option(answer: str) -> str | None:
 #: agrees ("The answer is 120 minutes. … Going through it once more, I get 20 minutes." states none; "double-checking"
 #: and "en refaisant" correct, `_CORRECTION`).
 _RECHECK = re.compile(
-    r"\b(?:going through it (?:once more|again)|noch einmal durchgehe|en reprenant|al repasarlo|ripassando)\b", re.I
+    r"\b(?:going through it (?:once more|again)|noch einmal durchgehe|en reprenant|al repasarlo|ripassando|"
+    r"putting it all together|in summary|to sum up|zusammengefasst|alles zusammengenommen|en r[ée]sum[ée]|en resumen|"
+    r"resumiendo|riassumendo|in sintesi)\b",
+    re.I,
 )
 
 
@@ -560,7 +565,7 @@ def _concluding(text: str) -> str | None:
     """The sentence that states the result: the last one that concludes, else the last that states a number and
     explains nothing, else the first with a number."""
     sentences = [(s, fold(s)) for s in _SENTENCE_END.split(text) if numbers_in(s)]
-    stating = [(s, f) for s, f in sentences if not _NOT_STATED.search(f)]
+    stating = [(s, f) for s, f in sentences if not (_NOT_STATED.search(f) or _NOTE.search(f))]  # "Übrigens: …, also …"
     plain = [s for s, f in stating if not _EXPLAINS.search(f)]
     concluding = [s for s, f in stating if _CONCLUDES.search(f)]
     return next((found[-1] for found in (concluding, plain, [s for s, _ in sentences[:1]]) if found), None)
@@ -572,11 +577,12 @@ def denied(text: str, at: int) -> bool:
 
 
 def says_yes(answer: str) -> bool | None:
-    """The yes or no an answer leads with, in any of paor's languages; None when it leads with neither."""
+    """The yes or no an answer leads with, ends with or names its answer ("The answer is No." before its working), in
+    any of paor's languages; None when it says neither."""
     folded = fold(_ASIDE.sub(" ", answer))  # "So the answer is Yes (87249 is odd)."
     said = _LEADS.match(folded)
     if said is None:
-        said = _LABELLED.search(folded)
+        said = _LABELLED.search(folded) or next(reversed(list(_NAMED_ANSWER.finditer(folded))), None)
         if said is None or folded[: said.start()].rstrip(" *_").endswith("?"):
             return None  # "Is 7 prime? Answer: yes." answers its own question
     return said.group(1) in _YES_WORDS
