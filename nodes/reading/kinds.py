@@ -35,6 +35,7 @@ from nodes.reading.lexicon import (
     AND,
     ANSWER_FORM,
     ASKED_OF,
+    CHANGES_READING,
     COUNTING,
     FAMILIES,
     FILLER,
@@ -155,10 +156,41 @@ _FORM_ASKED = re.compile(rf"(?:{ANSWER_FORM.pattern})\s*\?")
 
 @lru_cache(maxsize=256)
 def known_answer(request: str) -> Known | None:
-    """The result of the request, where exactly one kind decides it from its words alone."""
+    """The result of the request, where exactly one kind decides it from its words alone; the clauses before it that
+    only tell the user's situation ("Wedding planning — what day of the week is 2032-04-15?") are left aside."""
     text = " ".join(request.replace("−", "-").split())  # the minus sign: "−29 °C" is below zero
     if not text or len(text) > ONE_LINE_CHARS:
         return None
+    return _decided(text) or _decided_beside_situation(text)
+
+
+def _decided_beside_situation(text: str) -> Known | None:
+    *situation, asking = [clause for clause in _CLAUSE_END.split(text) if clause.strip(" .!?")]
+    if not situation or not all(_tells_the_situation(clause) for clause in situation):
+        return None  # "Is 97 prime? Why?", "Quanto fa 6 per 7? E spiegami perché.": what follows asks for more
+    return _decided(asking)
+
+
+#: Where a request's clauses part: a sentence's end, a colon, a dash.
+_CLAUSE_END = re.compile(r"(?<=[.?!])\s+|\s*[:—–]\s+|\s+-\s+")
+#: What a situation never holds: a word a kind reads (beyond "in", "of", "the"), one that asks for more ("why",
+#: "explain") or one that says how to compute ("in binary", "Julian calendar").
+_SITUATION_NEVER = CHANGES_READING | QUESTION_WORDS | (NOT_SUBJECT - FILLER) | {w for w in _WORDS_READ if len(w) > 3}
+
+
+_CHANGES_STEMS = frozenset(word[:5] for word in CHANGES_READING)
+
+
+def _tells_the_situation(clause: str) -> bool:
+    """A clause of a few words with no number, no quote and no word a kind reads or that changes how one computes
+    ("Wedding planning", "Es para una ficha del colegio.")."""
+    words = words_in(clause)
+    asks = re.search(r"\d|[\"'“‘«„»?]", clause)  # a number, a quote, a question
+    changes = {w[:5] for w in words} & _CHANGES_STEMS  # "Im Binärsystem: …"
+    return 0 < len(words) <= 12 and not asks and not changes and _SITUATION_NEVER.isdisjoint(words)
+
+
+def _decided(text: str) -> Known | None:
     read = read_request(text)
     if _FORM_ASKED.sub(" ", fold(text)).count("?") > 1 or sum(word in QUESTION_WORDS for word in read.words) > 1:
         return None  # two questions ("How many vowels does 'Mississippi' have, and how many s's?")

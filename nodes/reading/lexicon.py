@@ -89,6 +89,13 @@ NOT_SUBJECT = (FILLER - _words("danke merci gracias grazie")) | _words(
     "algo qualcosa every each jede jeder jedes chaque cada ogni text texte testo texto"
 )
 
+#: Words that say how to compute, not who asks: "In binary: 5 + 3", "Using the Julian calendar — …" (folded).
+CHANGES_READING = _words(
+    "binary binar binaire binario hex hexadecimal hexadezimal esadecimale octal oktal ottale base basis roman romisch "
+    "romain romano numerals julian julianisch julien juliano giuliano modulo mod approximately roughly estimate "
+    "ungefahr etwa environ aproximadamente circa"
+)
+
 #: Word families the kinds of request are recognised by (folded).
 FAMILIES: dict[str, frozenset[str]] = {
     "letters": _words(

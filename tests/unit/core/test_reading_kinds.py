@@ -198,6 +198,15 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "how many g in kg",  # grams in a kilogram, or the letters of a unit's symbol
         "convert 1 US year to days",  # "US" decides a gallon, not a year
         "How many liters in 4 gallons?",  # US or imperial
+        "In binary: what is 5 + 3?",  # a clause before the request that changes how to compute
+        "Im Binärsystem: was ist 7 + 3?",
+        "Using the Julian calendar — what day was 1 March 2024?",
+        "Roughly: what is 17 × 23?",
+        "Explain this: what is 2 + 2?",
+        "For a 360-day year — how many days are in 2030?",
+        "For 3 people — what is 10 + 5?",
+        "In binary — for my homework: what is 5 + 3?",
+        "Quanto fa 6 per 7? E spiegami perché.",  # a clause after it that asks for more
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -650,6 +659,11 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Combien de temps entre le 12 février 2032 et le 1er mai 2032, en jours ?", "79"),
         ("Quanti giorni aveva l'anno 1900?", "365"),
         ("Wenn heute Montag ist, welcher Wochentag war dann vor 250 Tagen?", "Wednesday"),
+        # found by a tenth held-out set: the user's situation told first
+        ("Wedding planning — what day of the week is 2032-04-15?", "Thursday"),
+        ("for my homework: 15% of 2,340?", "351"),
+        ("planning a trip - how many days does september 2027 have", "30"),
+        ("Hochzeitsplanung — Wie viele Tage hat das Jahr 2016?", "366"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -1049,6 +1063,11 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # found by a sixth held-out answer set
         ("Welcher Buchstabe kommt im Alphabet nach dem R?", "Vermutlich „S“, es könnte aber auch „Q“ sein."),
         ("Scrivi «lanterna» in maiuscolo.", "È «LANTENA» oppure «LANTERNA»."),
+        # found by a seventh held-out answer set: a summary that reaches another result
+        (
+            "Che giorno della settimana era 38 giorni prima di un venerdì?",
+            "La risposta è martedì.\n\n- 38 = 7 × 5 + 3\n\nRiassumendo, però, la risposta finale è lunedì.",
+        ),
         ("Reverse 'stressed'", "Reversed: desserts (or 'dessert' if you drop the s)"),
         ("¿Qué día viene después del lunes?", "O bien martes o bien miércoles."),  # any two things offered so
         ("Quelle lettre vient après k ?", "Ou bien l ou bien m."),
@@ -1364,6 +1383,19 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "Wenn ich es noch einmal durchgehe, komme ich auf 125,53 km.",
         ),
         ("Wie viel sind −29 °C in Fahrenheit?", "Das sind genau minus 20,2 °F."),
+        # a hypothetical after the result, a yes or no named before the working, a note after it
+        (
+            "What is 68 times 22?",
+            "The answer is 1496.\n\n- 68 × 20 = 1360\n\nIf it were 68 × 23 instead, the answer would be 1564.",
+        ),
+        (
+            "92498 è un numero dispari?",
+            "La risposta è No.\n\n- 92498 ÷ 2 = 46249\n\nSe fosse 92499, la risposta sarebbe Sì.",
+        ),
+        (
+            "Wie viele Buchstaben hat das Wort „apfelbaum“?",
+            "- a – p – f – e – l – b – a – u – m\n\nEndergebnis: 9.\n\nÜbrigens: Wasser kocht bei 100 °C, also 212 °F.",
+        ),
         ("Convierte 104 °F a grados Celsius.", "104 °F son aproximadamente 40 °C. Además, el agua hierve a 100 °C."),
         # three decimals after a comma, in an answer told in German, French or Spanish
         ("Wie viele Kilometer sind 5 Meilen?", "5 Meilen sind 8,047 Kilometer."),
