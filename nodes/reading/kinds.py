@@ -165,9 +165,11 @@ def known_answer(request: str) -> Known | None:
 
 
 def _decided_beside_situation(text: str) -> Known | None:
+    """The last clause decided alone where every clause before it tells the situation; never a clause after the
+    request ("Quanto fa 6 per 7? E spiegami perché." asks for more)."""
     *situation, asking = [clause for clause in _CLAUSE_END.split(text) if clause.strip(" .!?")]
     if not situation or not all(_tells_the_situation(clause) for clause in situation):
-        return None  # "Is 97 prime? Why?", "Quanto fa 6 per 7? E spiegami perché.": what follows asks for more
+        return None  # "In binary: what is 5 + 3?", "Is 97 prime? Why?"
     return _decided(asking)
 
 
@@ -176,17 +178,15 @@ _CLAUSE_END = re.compile(r"(?<=[.?!])\s+|\s*[:—–]\s+|\s+-\s+")
 #: What a situation never holds: a word a kind reads (beyond "in", "of", "the"), one that asks for more ("why",
 #: "explain") or one that says how to compute ("in binary", "Julian calendar").
 _SITUATION_NEVER = CHANGES_READING | QUESTION_WORDS | (NOT_SUBJECT - FILLER) | {w for w in _WORDS_READ if len(w) > 3}
-
-
-_CHANGES_STEMS = frozenset(word[:5] for word in CHANGES_READING)
+_CHANGES_STEMS = frozenset(word[:5] for word in CHANGES_READING)  # "Binärsystem" is binary too
 
 
 def _tells_the_situation(clause: str) -> bool:
-    """A clause of a few words with no number, no quote and no word a kind reads or that changes how one computes
-    ("Wedding planning", "Es para una ficha del colegio.")."""
+    """A clause of a few words with no number, no quote, no question and no word a kind reads, that asks for more or
+    that changes how one computes ("Wedding planning", "for my homework", "Hochzeitsplanung")."""
     words = words_in(clause)
     asks = re.search(r"\d|[\"'“‘«„»?]", clause)  # a number, a quote, a question
-    changes = {w[:5] for w in words} & _CHANGES_STEMS  # "Im Binärsystem: …"
+    changes = {w[:5] for w in words} & _CHANGES_STEMS
     return 0 < len(words) <= 12 and not asks and not changes and _SITUATION_NEVER.isdisjoint(words)
 
 
