@@ -131,9 +131,11 @@ _OFFER = re.compile(
 )
 #: Mathematics written in LaTeX ("\\( 27 \\times 36 = \\boxed{972} \\)", "$3{,}240$"), read as the text it shows.
 _LATEX = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$\$.*?\$\$|\$[^$\n]*[\\{][^$\n]*\$|\\boxed\{[^{}]*\}", re.S)
+#: The names of an answer as a text writes them (`_ANSWER_NAMES` folded).
+_ANSWER_WRITTEN = "answer|antwort|r[ée]ponse|respuesta|risposta"
 #: A label before the answer's result: "**Final Answer:** 972", "Antwort: Nein" (what comes before it is working).
 _ANSWER_LABEL = re.compile(
-    rf"\b(?:final\s+)?(?:answer|antwort|r[ée]ponse|respuesta|risposta|{_OUTPUT_NAME})(?:\s+final)?\W{{0,3}}:",
+    rf"\b(?:final\s+)?(?:{_ANSWER_WRITTEN}|{_OUTPUT_NAME})(?:\s+final)?\W{{0,3}}:",
     re.I,
 )
 #: Where an answer takes back what it said before: "wait", "hmm", "I mean", "actually", "… no", "that's wrong, it's
@@ -155,7 +157,7 @@ _SPELLED = re.compile(r"(?<![\w-])(?:[^\W\d_]-){2,}[^\W\d_](?![\w-])")
 #: correct answer is C.", "La respuesta correcta es la B.").
 _OPTION = re.compile(r"(?:^|(?<=\s))([A-E])\)\s+(.+?)(?=\s+[A-E]\)\s|\s*\n|\s*$)", re.M)
 _PICKED = re.compile(
-    r"\b(?:answer|antwort|r[ée]ponse|respuesta|risposta)\b[^\n.]{0,20}?\b(?:is|ist|est|es|è)\s+(?:la\s+|el\s+)?"
+    rf"\b(?:{_ANSWER_WRITTEN})\b[^\n.]{{0,20}}?\b(?:is|ist|est|es|è)\s+(?:la\s+|el\s+)?"
     r"[*\"'«„(]*((?-i:[A-E]))\b(?![.,]?\w)",
     re.I,
 )
