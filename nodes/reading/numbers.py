@@ -116,7 +116,8 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 }
 _MAX_MAGNITUDE = 1e15
 #: "Grad", "degrees" before a temperature's scale: "Wie viel Grad Celsius sind 451 Grad Fahrenheit?"
-_DEGREES_OF = r"(?:(?:grad|grados?|degrees?|degr[eé]s?|gradi)\s+(?=celsius|fahrenheit|kelvin))?"
+_DEGREE_WORD = r"(?:grad|grados?|degrees?|degr[eé]s?|gradi)\s+(?=celsius|fahrenheit|kelvin)"
+_DEGREES_OF = rf"(?:{_DEGREE_WORD})?"
 _CONVERSION = re.compile(
     rf"(?P<amount>(?<![\w-])-?{_NUMBER})\s*(?P<source>(?:[^\W\d]|°)[\w°/ ]{{0,24}}?)\s+"
     r"(?P<to>in|to|into|in\s+die|en|a)\s+"
@@ -445,7 +446,7 @@ def _registry() -> Any:
     return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
 
 
-_DEGREES = re.compile(r"^(?:grad|grados?|degr[eé]s?|gradi)\s+(?=celsius|fahrenheit|kelvin)")
+_DEGREES = re.compile(rf"^{_DEGREE_WORD}")
 _UNIT_ALIASES = {
     "celsius": "degC",
     "degrees celsius": "degC",
