@@ -66,8 +66,11 @@ def prepare_arguments(
     intent: Intent,
     context: Context,
     earlier: Mapping[str, HistoryEntry] | None = None,
+    *,
+    users_words: bool = False,
 ) -> dict[str, Any]:
-    """Validated tool arguments, or `ParametersInvalid` with a reason Stage 2 can fix."""
+    """Validated tool arguments, or `ParametersInvalid` with a reason Stage 2 can fix. With `users_words` the values
+    are the user's own request (the direct path), never a placeholder copied by a model: "TODO" or "?" is asked."""
     forbidden = sorted(set(proposed) & FORBIDDEN_PARAMETER_KEYS)
     if forbidden:
         raise ParametersInvalid(
@@ -76,7 +79,7 @@ def prepare_arguments(
     unknown = sorted(set(proposed) - set(entry.parameter_names))
     if unknown:
         raise ParametersInvalid(f"{entry.display_name} has no parameters {unknown}; use {entry.parameter_names}")
-    copied = placeholder_values(proposed, schema_descriptions(entry.args_schema))
+    copied = [] if users_words else placeholder_values(proposed, schema_descriptions(entry.args_schema))
     if copied:
         raise ParametersInvalid(
             f"{clip(copied[0], 120)!r} is a {PLACEHOLDER_REFUSAL}, not a value: fill each parameter with what "

@@ -149,5 +149,5 @@ def direct(state: State, runtime: Runtime[Context], services: Services) -> dict[
     selection = ActionSelection(action=ACTION, actionObjective=f"Answer the request directly: {clip(request, 200)}")
     note = retry_note(state, request, intent) if step > 1 else first_note(state, runtime, context, intent)
     task = f"{request}\n\n{note}" if note else request
-    arguments = prepare_arguments(entry, {"aiPrompt": task}, selection, intent, context)
+    arguments = prepare_arguments(entry, {"aiPrompt": task}, selection, intent, context, users_words=True)
     return {**STEP_RESET, "step": step, "selection": dump(selection), "parameters": arguments}

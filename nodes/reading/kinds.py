@@ -167,10 +167,10 @@ def known_answer(request: str) -> Known | None:
 def _decided_beside_situation(text: str) -> Known | None:
     """The last clause decided alone where every clause before it tells the situation; never a clause after the
     request ("Quanto fa 6 per 7? E spiegami perché." asks for more)."""
-    *situation, asking = [clause for clause in _CLAUSE_END.split(text) if clause.strip(" .!?")]
-    if not situation or not all(_tells_the_situation(clause) for clause in situation):
+    clauses = [clause for clause in _CLAUSE_END.split(text) if clause.strip(" .!?")]  # "?" has none
+    if len(clauses) < 2 or not all(_tells_the_situation(clause) for clause in clauses[:-1]):
         return None  # "In binary: what is 5 + 3?", "Is 97 prime? Why?"
-    return _decided(asking)
+    return _decided(clauses[-1])
 
 
 #: Where a request's clauses part: a sentence's end, a colon, a dash.

@@ -9,6 +9,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessageChunk
 
 from core.context import Context
@@ -67,6 +68,18 @@ def test_a_request_code_cannot_read_is_analysed_by_the_model_and_still_answered_
     assert out["status"] == "completed" and out["answer"] == "3000"
     assert [r.route for r in scripted_llm.requests] == ["Intent", "text"]  # no judge: code computed 3000
     assert scripted_llm.requests_for("text")[0].text == question  # no header, criterion or language of paor's
+
+
+@pytest.mark.parametrize("request_text", ["?", "TODO", "<html>"])
+def test_a_request_that_looks_like_a_placeholder_is_answered_as_the_user_wrote_it(
+    request_text: str, scripted_llm: ScriptedLLM, context: Context, checkpointer: Any, store: Any
+) -> None:
+    scripted_llm.on("Intent", json.dumps(ANSWER_INTENT)).on("text", "What would you like to know?")
+    out = _run(build_graph(checkpointer=checkpointer, store=store), context, request_text)
+
+    # the user's own words are no copied placeholder: the bare call answers them, and nothing is left to decide
+    assert out["answer"] == "What would you like to know?"
+    assert scripted_llm.requests_for("text")[0].text == request_text
 
 
 def test_filler_is_asked_again_and_a_sentence_no_check_can_decide_is_unverified(

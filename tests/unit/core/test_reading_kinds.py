@@ -1418,6 +1418,8 @@ def test_a_right_answer_passes(request_text: str, answer: str) -> None:
         "Сколько букв в слове 'банан'? 香蕉有几个字母？",
         "",
         "''''''''''",
+        "?",  # punctuation alone: no clause to read
+        ". .",
         # numbers no digit writes: a superscript read as a month, ½ and -3 as a count of places (each raised)
         "What weekday was 5 ² 2024?",
         "How many days are between 1 ² 2024 and 3 March 2024?",
