@@ -314,7 +314,8 @@ def _bare_word(read: Request, families: Sequence[str], *, of: bool) -> str | Non
         return None  # "the letter that comes before S", "my name", "my to-do list": no word asked of
     if len(word) < 2 or word in NOT_SUBJECT | FAMILIES["alphabet"] or word in language_names():
         return None
-    return next(w for w in re.findall(r"[^\W\d_]+", read.rest) if fold(w) == word)  # as written: "Wolke"
+    # as written ("Wolke"); none where folding parts it otherwise ("ab½" folds to "ab1⁄2")
+    return next((w for w in re.findall(r"[^\W\d_]+", read.rest) if fold(w) == word), None)
 
 
 #: Words that soften a request and stand between its verb and the word it names.

@@ -1419,6 +1419,8 @@ def test_a_right_answer_passes(request_text: str, answer: str) -> None:
         "",
         "''''''''''",
         "?",  # punctuation alone: no clause to read
+        "How many letters in ab¾?",  # a fraction sign is a letter to a regex, and folds to "3⁄4"
+        "Write ab½ in capitals",
         ". .",
         # numbers no digit writes: a superscript read as a month, ½ and -3 as a count of places (each raised)
         "What weekday was 5 ² 2024?",
