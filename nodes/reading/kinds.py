@@ -35,6 +35,7 @@ from nodes.reading.lexicon import (
     AND,
     ANSWER_FORM,
     ASKED_OF,
+    ASKS_MORE,
     CHANGES_READING,
     COUNTING,
     FAMILIES,
@@ -45,6 +46,7 @@ from nodes.reading.lexicon import (
     OR,
     QUESTION_WORDS,
     QUOTED,
+    SITUATION,
     day_name,
     fold,
     language_names,
@@ -165,29 +167,77 @@ def known_answer(request: str) -> Known | None:
 
 
 def _decided_beside_situation(text: str) -> Known | None:
-    """The last clause decided alone where every clause before it tells the situation; never a clause after the
-    request ("Quanto fa 6 per 7? E spiegami perché." asks for more)."""
-    clauses = [clause for clause in _CLAUSE_END.split(text) if clause.strip(" .!?")]  # "?" has none
-    if len(clauses) < 2 or not all(_tells_the_situation(clause) for clause in clauses[:-1]):
-        return None  # "In binary: what is 5 + 3?", "Is 97 prime? Why?"
-    return _decided(clauses[-1])
+    """The request decided alone where the clauses before it tell the situation ("Wedding planning — …") and those
+    after it tell who asks and why ("… It's for my homework.", "…, brauche ich für ein Rätsel"); never where a clause
+    after it asks for more ("Quanto fa 6 per 7? E spiegami perché.")."""
+    cuts = [m.span() for m in _CLAUSE_END.finditer(text)]
+    told = (end for _, end in cuts[:_SITUATIONS] if _all_tell(text[:end], _tells_the_situation, _CLAUSE_END))
+    start = max(told, default=0)
+    comma = _COMMA.search(text)  # the first: a request that lists with commas is never cut at one
+    tails = sorted(at for at, _ in [*cuts[-_SITUATIONS:], *([comma.span()] if comma else [])] if at > start)
+    end = next((at for at in tails if _all_tell(text[at:], _tells_who_asks, _SITUATION_PART)), len(text))
+    return None if (start, end) == (0, len(text)) else _decided(text[start:end])  # the whole was read before
 
 
-#: Where a request's clauses part: a sentence's end, a colon, a dash.
+def _all_tell(text: str, tells: Callable[[str], bool], parts: re.Pattern[str]) -> bool:
+    return all(tells(part) for part in parts.split(text) if part.strip(" .!?,"))
+
+
+#: Where a request's clauses part: a sentence's end, a colon, a dash; and where a situation joins it: a comma ("Convert
+#: 12 miles to km, I'm training for a race."; never in a request that lists with commas: "Sort: Emma, Hugo, our cat").
 _CLAUSE_END = re.compile(r"(?<=[.?!])\s+|\s*[:—–]\s+|\s+-\s+")
-#: What a situation never holds: a word a kind reads (beyond "in", "of", "the"), one that asks for more ("why",
-#: "explain") or one that says how to compute ("in binary", "Julian calendar").
-_SITUATION_NEVER = CHANGES_READING | QUESTION_WORDS | (NOT_SUBJECT - FILLER) | {w for w in _WORDS_READ if len(w) > 3}
+_COMMA = re.compile(r",\s+")
+_SITUATION_PART = re.compile(rf"{_CLAUSE_END.pattern}|{_COMMA.pattern}")
+#: How many clauses of situation a request may have on each side.
+_SITUATIONS = 3
+#: What a situation never holds: a word that asks for more ("why", "explain", "as a fraction"), says how to compute
+#: ("in binary", "Julian calendar") or changes the result ("Rounded.", "alphabetically", "twice"); it may say where or
+#: when ("at the gym", "ich will …") and why ("pour", "per").
+_RESULT_FAMILIES = (
+    *("letters", "vowels", "sum", "order", "alphabetical", "ascending", "descending", "largest", "smallest", "prime"),
+    *(
+        "even",
+        "odd",
+        "leap",
+        "round",
+        "reverse",
+        "capitals",
+        "first",
+        "last",
+        "words",
+        "calculation",
+        "after",
+        "before",
+    ),
+)
+_SITUATION_NEVER = (
+    CHANGES_READING
+    | QUESTION_WORDS
+    | (NOT_SUBJECT - FILLER - frozenset(["at", "from", "by", "will", "when", "where", "who", "some", "every", "all"]))
+    | {word for family in _RESULT_FAMILIES for word in FAMILIES[family] if len(word) > 3}
+) - SITUATION
 _CHANGES_STEMS = frozenset(word[:5] for word in CHANGES_READING)  # "Binärsystem" is binary too
+#: A unit named as a target ("in metres", "en jours", "in Metern"): the clause asks for the result in it.
+_IN_A_UNIT = re.compile(r"\b(?:in|into|to|en|auf|nach|im)\s+([^\W\d_]{2,})")
 
 
 def _tells_the_situation(clause: str) -> bool:
-    """A clause of a few words with no number, no quote, no question and no word a kind reads, that asks for more or
-    that changes how one computes ("Wedding planning", "for my homework", "Hochzeitsplanung")."""
+    """A clause of a few words with no number, no quote, no question, no unit named as a target and no word that asks
+    for more, changes how one computes or what ("Wedding planning", "for my homework", "Hochzeitsplanung")."""
     words = words_in(clause)
-    asks = re.search(r"\d|[\"'“‘«„»?]", clause)  # a number, a quote, a question
+    asks = re.search(
+        r"\d|[\"“‘«„»?]|'(?![^\W\d_])|(?<![^\W\d_])'", clause
+    )  # a number, a quote (not "it's"), a question
     changes = {w[:5] for w in words} & _CHANGES_STEMS
-    return 0 < len(words) <= 12 and not asks and not changes and _SITUATION_NEVER.isdisjoint(words)
+    unit = any(is_unit(w) and w not in FILLER for w in _IN_A_UNIT.findall(fold(clause)))
+    return 0 < len(words) <= 12 and not (asks or changes or unit) and _SITUATION_NEVER.isdisjoint(words)
+
+
+def _tells_who_asks(clause: str) -> bool:
+    """A situation told after the request: it says who asks or why ("It's for a quiz.", "Just curious.", "Gracias
+    de antemano.") and adds nothing ("and then to metres", "Y explícame …")."""
+    written = re.findall(r"[^\W\d_]+", ONE_WORD["porque"].sub(" why ", clause).casefold())  # "e" adds, "è" is
+    return not SITUATION.isdisjoint(words_in(clause)) and ASKS_MORE.isdisjoint(written) and _tells_the_situation(clause)
 
 
 def _decided(text: str) -> Known | None:

@@ -96,6 +96,20 @@ CHANGES_READING = _words(
     "ungefahr etwa environ aproximadamente circa"
 )
 
+#: Words that tell who asks and why, told after the request ("It's for my homework.", "Brauche ich für ein
+#: Kreuzworträtsel.", "Solo per curiosità."): a clause after a request is the asker's situation only where it holds one.
+SITUATION = _words(
+    "i we my our on for thanks thank thx lol curious asking ich wir mein meine meinen meiner meinem unser unsere fur "
+    "furs danke neugier je j nous mon mes notre nos pour merci curiosite yo estoy estamos tengo mi mis nuestro nuestra "
+    "para gracias curiosidad io sto stiamo ho mio mia miei mie nostro nostra per grazie curiosita chiedo"
+)
+#: Words that add to a request or turn it ("and then to metres", "aber die geraden zuerst", "e spiegami perché"), or
+#: ask why, as written ("e" adds, "è" says what is): a clause that holds one asks for more, whatever else it tells.
+ASKS_MORE = _words(
+    "and und et y e but aber mais pero then dann puis luego poi also too auch aussi también anche why warum wieso "
+    "pourquoi perché"
+)
+
 #: Word families the kinds of request are recognised by (folded).
 FAMILIES: dict[str, frozenset[str]] = {
     "letters": _words(

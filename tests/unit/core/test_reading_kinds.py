@@ -175,7 +175,6 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "Sort alphabetically: kiwi, apple, banana please",  # "banana please" is no item
         "Sort alphabetically: kiwi, apple, banana (case-insensitive)",
         "Sort alphabetically: b, a, c and then reverse it",
-        "Sort alphabetically: Paris, London, Berlin. Thanks",
         "Sort alphabetically: kiwi, apple, banana pls",  # closing words the request ends with, in any language
         "What is the smallest of 1,234; 1,3; 1,25?",  # semicolons part the items, but 1,234 may be 1234
         "Which is the largest of 9,4,6; 5?",
@@ -661,15 +660,54 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("Wenn heute Montag ist, welcher Wochentag war dann vor 250 Tagen?", "Wednesday"),
         # found by a tenth held-out set: the user's situation told first
         ("Wedding planning — what day of the week is 2032-04-15?", "Thursday"),
+        ("Wedding planning. For my sister: what day of the week is 2032-04-15?", "Thursday"),
         ("for my homework: 15% of 2,340?", "351"),
         ("planning a trip - how many days does september 2027 have", "30"),
         ("Hochzeitsplanung — Wie viele Tage hat das Jahr 2016?", "366"),
+        # found by an eleventh held-out set: who asks and why, told after the request, or around it
+        ("What's 12% of 250? It's for a tip.", "30"),
+        ("Is 89 a prime number? Just curious.", "yes"),
+        ("Sort alphabetically: Paris, London, Berlin. Thanks", "Berlin, London, Paris"),
+        ("Convert 3 km to metres, I'm making a map.", "3000"),
+        ("Quick question while I'm at work: how many hours are in 3 days? thanks!", "72"),
+        ("Wie viele Buchstaben hat „Regenschirm“? Brauche ich für ein Rätsel.", "11"),
+        ("Quel jour de la semaine tombe le 3 mars 2031 ? C'est pour un anniversaire.", "Monday"),
+        ("¿Cuántos días hay entre el 1 de abril de 2026 y el 1 de mayo de 2026? Es para unas vacaciones.", "30"),
+        ("Quanto fa 14 per 16? È per i compiti di mio figlio.", "224"),
+        ("Qual è l'ultima lettera di «gatto», è per un gioco", "o"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
     known = known_answer(request_text)
     assert known is not None, request_text
     assert known.result.removesuffix(".").split(" ")[0] == result or known.result == result
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "What's 12% of 250? Explain how you got it.",
+        "Is 91 prime? Show your working, it's for homework.",
+        "What is 14 times 12? And give me a trick to remember it.",
+        "Convert 8 miles to km, and then to metres, for my log.",
+        "Convert 5 miles to km. I need it in metres.",
+        "What's 9 + 6? It's for a coding class, answer in binary.",
+        "What's 18% of 65? It's for the tip, rounded.",
+        "Is 2024 a leap year? Asking for my calendar, and the next one too.",
+        "Sort alphabetically: Emma, Hugo, our cat",  # a list's last item is no situation
+        "What is 14 times 12? Give me a trick to remember it.",
+        "What is 7 times 8? And my teacher wants a trick to remember it.",
+        "What's 18% of 65? I need it rounded.",
+        "Quanto fa 6 per 7? Spiegami perché, per mio figlio.",
+        "¿Cuánto es 25 por 4? Mi hijo quiere saber por qué.",
+        "Ist 87 eine Primzahl? Und warum?",
+        "Combien font 6 fois 8 ? Réponds en chiffres romains, c'est pour un jeu.",
+        "¿Cuánto es 25 por 4? Y explícame por qué.",
+        "Quanto fa 9 per 8? E spiegami come si fa.",
+    ],
+)
+def test_a_clause_after_the_request_that_asks_for_more_is_never_left_aside(request_text: str) -> None:
+    assert known_answer(request_text) is None
 
 
 @pytest.mark.parametrize(
