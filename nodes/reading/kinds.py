@@ -21,6 +21,7 @@ import calendar
 import contextlib
 import datetime
 import decimal
+import math
 import re
 import string
 import unicodedata
@@ -382,6 +383,9 @@ def _calculation(read: Request) -> Known | None:
     how = expected.how.replace("**", "^").replace("*", "×")
     unit, value, name = expected.target, expected.value, expected.target.casefold()
     units = tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s", *other_names(unit)}) if unit else ()
+    if not unit and math.isclose(value, round(value, 2)):  # two decimals at most: 1234 / 8 is 154.25, not 154
+        exact = round(value, 2)
+        return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: stated_number(a) == exact)
     return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units, unit), value))
 
 
@@ -728,7 +732,8 @@ def _extreme(read: Request) -> Known | None:
         "es": f"El {'mayor' if largest else 'menor'} es {shown}.",
         "it": f"Il più {'grande' if largest else 'piccolo'} è {shown}.",
     }
-    return Known(statements, shown, lambda answer: _is(stated_extreme(answer, largest=largest), value))
+    # one of the stated numbers, as stated: 4.7 is no rounding of 4.71 here
+    return Known(statements, shown, lambda answer: stated_extreme(answer, largest=largest) == value)
 
 
 #: Numbers written as one list ("4, 8, 5", "7 or 9"), and a list without spaces ("9,4,6"; "1,000" is a thousand; in

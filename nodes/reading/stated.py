@@ -9,6 +9,7 @@ first "is" states; the yes or no it leads with; the weekday, letter or list it n
 
 from __future__ import annotations
 
+import bisect
 import decimal
 import itertools
 import logging
@@ -65,7 +66,7 @@ _CONCLUDES = re.compile(
 _NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
     r"remarque|nota|by the way|btw|incidentally|ubrigens|au fait|par ailleurs|por cierto|a proposito|tra l'altro|"
-    r"ademas|ausserdem|en outre|inoltre)\b"
+    r"ademas|ausserdem|en outre|inoltre|curios\w*|dato curioso|fait amusant|anecdote|aneddoto|wissenswert\w*)\b"
 )
 #: The words that give a reason, folded or as written ("perché").
 _REASONS = "because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé]"
@@ -349,6 +350,7 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     text = _HALF.sub(lambda m: f"{'1' if m.group(1).isalpha() else m.group(1)}.5", _NEGATIVE.sub(_signed, text))
     if _hedged(fold(text)):
         return None  # "42 or 48", "it could be 42, 43, or 48": candidates, no result
+    text = _unrestated(text, units, unit)
     headline = _HEADLINE.match(text)
     if headline and not _CONCLUDES.search(fold(text[headline.end() :])):
         return numbers_in(headline.group(1))[0]  # "**28**\n\n2019 mod 4 = 3": the working comes after
@@ -375,6 +377,24 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     if bare and (not bare.group(1) or _names_unit(bare.group(1), units, unit)):
         return concluded  # "… 2100 is a leap year, so 29." states 29, whatever "28 days" said before
     return tied if tied is not None else concluded  # "5 km is 5,000 meters. So you multiply by 1,000." states 5000
+
+
+#: A result said again another way, to its sentence's end: "366 jours, soit 52 semaines et 2 jours", "154.25, i.e. 154
+#: and a quarter", "132 giorni, cioè 18 settimane e 6 giorni".
+_RESTATED = re.compile(
+    r"(?:,\s*|\s+)(?:i\.\s?e\.|that is|in other words|das hei(?:ß|ss)t|d\.\s?h\.|c'est-à-dire|soit|es decir|o sea|cioè|"
+    r"ovvero|ossia)[\s,:]+([^.!?\n]*)",
+    re.I,
+)
+
+
+def _unrestated(text: str, units: Sequence[str], unit: str) -> str:
+    """The text without the results it says again another way, where it states the result without them: in the asked
+    unit ("2 hours, i.e. 120 minutes" keeps its minutes) or, for a number, at all; a number said again alone is the
+    result written exactly ("5 below zero, i.e. -5")."""
+    kept = _RESTATED.sub(lambda m: m.group(0) if re.fullmatch(rf"\W*{_NUMBER}\W*", m.group(1)) else " ", text)
+    states = _tied_to(kept, units, unit) is not None if units or unit else bool(numbers_in(kept))
+    return kept if states else text
 
 
 #: A number with three digits after its one comma: 8,047 (8047 in English, 8.047 in paor's other languages).
@@ -711,10 +731,11 @@ _IS_WORDS = FAMILIES["comes"] | frozenset([
 ])
 #: The definite articles, which stand between "is" and what it says ("so the 25th is a Thursday", "c'è la domenica").
 _THE = frozenset(["the", "der", "die", "das", "den", "le", "la", "l", "il", "lo", "el"])
-#: Words that relate a day or a letter to another: "before", "after", "davor", "la veille", "il giorno dopo".
-_RELATIONS = FAMILIES["after"] | FAMILIES["before"] | frozenset([
-    "davor", "danach", "veille", "lendemain", "anterior", "siguiente", "precedente", "successivo", "following",
-])
+#: Words that relate a day or a letter to another, after it or before it: "after", "danach", "il giorno dopo",
+#: "before", "davor", "la veille".
+_AFTER = FAMILIES["after"] | frozenset(["danach", "lendemain", "siguiente", "successivo", "following"])
+_BEFORE = FAMILIES["before"] | frozenset(["davor", "veille", "anterior", "precedente"])
+_RELATIONS = _AFTER | _BEFORE
 # fmt: on
 
 
@@ -755,9 +776,9 @@ def stated_extreme(answer: str, *, largest: bool) -> float | None:
 def stated_weekday(answer: str, request: str) -> int | None:
     """The weekday an answer states: the one its conclusion ends with ("The 24th is a Wednesday, so the 25th is a
     Thursday."), else the first it names and does not deny ("Not Wednesday but Thursday") beyond the request's own,
-    one naming of each taken away ("Tuesday. So Wednesday would be two days on."; "The day after Tuesday is
-    Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers two
-    ("Friday or Saturday")."""
+    one naming of each taken away in each sentence ("Tuesday. So Wednesday would be two days on."; "The day after
+    Tuesday is Wednesday"), else the request's own named alone ("Monday" is 7 days after Monday); none where it offers
+    two ("Friday or Saturday")."""
     names, folded = weekdays(), fold(answer)
     any_day = "|".join(names)
     offered = rf"\b(?:{any_day})\s*(?:,\s*)?{_OR_MAYBE}(?:(?:{'|'.join(ARTICLES)})\s+)?(?:{any_day})\b"
@@ -771,10 +792,14 @@ def stated_weekday(answer: str, request: str) -> int | None:
     if chained:  # "Friday + 1 = Saturday, + 2 = **Sunday**": the last day the working reaches
         return names[chained[-1].group(1)]
     named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
-    beyond = [day for m, day in named if not denied(folded, m.start())]
-    for day in asked:
-        if day in beyond:
-            beyond.remove(day)
+    ends = [m.end() for m in _SENTENCE_END.finditer(folded)]
+    beyond = []
+    for _, in_sentence in itertools.groupby(named, key=lambda found: bisect.bisect(ends, found[0].start())):
+        said = [day for m, day in in_sentence if not denied(folded, m.start())]
+        for day in asked:  # in each sentence ("Tuesday + 4 → Sat\n\n200 days after a Tuesday it's a Saturday.")
+            if day in said:
+                said.remove(day)
+        beyond += said
     if beyond:
         return beyond[0]
     days = {day for _, day in named}
@@ -793,14 +818,34 @@ def stated_letter(answer: str, request: str) -> str | None:
     concluded = concluded_word(answer, request) or ""
     if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
         return concluded
-    quoted = re.finditer(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", answer)
-    standing = [m for m in re.finditer(r"(?<![\w'’-])([^\W\d_])(?![\w'’-])", answer) if not denied(answer, m.start())]
+    said = _letters_said(answer, request)
+    quoted = re.finditer(r"[\"'“‘«„*]([^\W\d_])[\"'”’»“*]", said)
+    standing = [m for m in re.finditer(r"(?<![\w'’-])([^\W\d_])(?![\w'’-])", said) if not denied(said, m.start())]
     capitals = [m for m in standing if m.group(1).isupper()]
-    alone = [m for m in capitals if not _WORD_LETTER.match(answer, m.start())]
-    small = [m for m in standing if not _WORD_LETTER.match(answer, m.start())]  # not "is a simple one"
+    alone = [m for m in capitals if not _WORD_LETTER.match(said, m.start())]
+    small = [m for m in standing if not _WORD_LETTER.match(said, m.start())]  # not "is a simple one"
     ranked = [[m.group(1).casefold() for m in found] for found in (quoted, alone, capitals, small, standing)]
     beyond = next((b for found in ranked if (b := [c for c in found if c not in asked])), None)
     return (beyond or next((found for found in ranked if found), [None]))[0]
+
+
+def _letters_said(answer: str, request: str) -> str:
+    """The answer without what states no letter of its own: the alphabet written out ("… O, P, Q, R, S …") and the
+    sentences about another relation than the request's ("P comes before Q, not after it." of the letter after Q)."""
+    asked = _relations(request)
+    about = [s for s in _SENTENCE_END.split(answer) if _relations(s) <= asked]
+    said = _LETTER_RUN.sub(" ", "\n".join(about))
+    return said if re.search(r"[^\W\d_]", said) else answer
+
+
+def _relations(text: str) -> set[str]:
+    """Which ways a text relates a letter or a day to another: "after", "before", both or neither."""
+    words = set(words_in(text))
+    return {name for name, family in (("after", _AFTER), ("before", _BEFORE)) if family & words}
+
+
+#: Three letters or more, one after another: the alphabet written out ("O, P, Q, R, S", "l m n o p", "a → b → c").
+_LETTER_RUN = re.compile(r"(?<![\w'’-])[^\W\d_](?:[\s,;→>…-]+[^\W\d_](?![\w'’-])){2,}")
 
 
 #: Two letters offered as the answer: "t or r", "'k' ou 'i'".

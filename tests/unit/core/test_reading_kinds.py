@@ -1114,6 +1114,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # an operand of a working is no result, though it comes first
         ("What is 5 + 0?", "5 + 0 yields 6."),
         ("How many letters are in the word 'banana'?", "Moltiplica 6 per 7"),
+        # found by a twelfth held-out answer set: a largest stated is one of the numbers as stated, never rounded
+        ("Which is the largest: 5.8, 5.08, 5.81, 5.18?", "5.8 is the largest, since its first decimal is the biggest."),
+        ("What is 2345 divided by 4?", "Dropping the remainder, 2345 ÷ 4 = 586."),  # two decimals are written
+        ("What letter comes after K?", "… I, J, K, L, M …\n\nThe letter after K is M."),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -1439,6 +1443,21 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Wie viele Kilometer sind 5 Meilen?", "5 Meilen sind 8,047 Kilometer."),
         ("Combien font 9 divisé par 8 ?", "Cela fait 1,125."),
         ("Convierte 2711 gramos a kilogramos.", "Son 2,711 kg."),
+        # found by a twelfth held-out answer set: the day a sentence states beyond the request's own, each sentence
+        # read alone; a result said again in other units; a curiosity beside it; the alphabet written out, and a
+        # sentence about another relation
+        (
+            "What day of the week is 150 days after a Monday?",
+            "150 = 21 × 7 + 3\nMonday + 3 → Tue, Wed, Thu\n\n150 days after a Monday it's a Thursday.",
+        ),
+        ("What is 2345 divided by 4?", "2345 / 4 = 586.25"),
+        ("Combien de jours y a-t-il en 2036 ?", "366 jours soit 52 semaines et 2 jours."),
+        ("Quanti giorni ci sono tra il 1 marzo 2025 e il 1 maggio 2025?", "61 giorni, cioè 8 settimane e 5 giorni."),
+        ("How many minutes are in 2 hours?", "2 hours, i.e. 120 minutes."),
+        ("¿Cuánto es 156 entre 12?", "13.\n\nCuriosidad: 12 es una docena."),
+        ("What letter comes after K?", "… I, J, K, L, M …\n\nThe letter after K is L."),
+        ("What letter comes after K?", "J.\n\nSorry — J comes before K, not after it. The letter after K is L."),
+        ("What letter comes after K?", "L comes after K, not before it."),  # the only sentence that names one
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
