@@ -25,6 +25,7 @@ import math
 import re
 import string
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -70,6 +71,8 @@ from nodes.reading.numbers import (
     unclear_commas,
 )
 from nodes.reading.stated import (
+    NOTE,
+    SENTENCE_END,
     concluded_word,
     denied,
     in_order,
@@ -544,7 +547,7 @@ def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "
     parts = {*words_in(result), *words_in(besides)}
 
     def holds(answer: str) -> bool:
-        named = any(not denied(answer, m.start()) for m in pattern.finditer(answer))
+        named = [m.end() for m in pattern.finditer(answer) if not denied(answer, m.start())]
         if not named:
             return False
         words = [m for m in re.finditer(r"[\"'“‘«„]?([^\W\d_]+)", answer) if not denied(answer, m.start())]
@@ -561,10 +564,25 @@ def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "
             return False  # another word quoted beside it ("«onimac» o «oimac»", "«LANTENA» oppure «LANTERNA»")
         if not besides:
             return True
+        after = [m.group(1).casefold() for m in words if m.start() >= named[-1] and not _in_a_note(answer, m.start())]
+        if any(_nearly(word, result.casefold()) for word in after if word not in own):
+            return False  # "n-r-e-t-n-a-l … Written as one word: **nretnl**": what it writes last is another word
         concluded = concluded_word(answer, request) or last
         return concluded == last or (concluded not in parts and sorted(concluded) != sorted(last))
 
     return holds
+
+
+def _in_a_note(text: str, at: int) -> bool:
+    """Whether `at` stands in a note beside the answer ("Fun fact: 'stop' and 'pots' use the same letters!")."""
+    return bool(NOTE.search(fold(SENTENCE_END.split(text[:at])[-1])))
+
+
+def _nearly(word: str, result: str) -> bool:
+    """Another word of nearly the result's letters: two letters changed at most ("nretnl" for "nretnal", "ogalécrium"
+    for "ogaléicrum")."""
+    counted, wanted = Counter(word), Counter(result)
+    return word != result and len(word) > 2 and (counted - wanted).total() + (wanted - counted).total() <= 2
 
 
 def _letter_shift(read: Request) -> Known | None:

@@ -9,7 +9,6 @@ first "is" states; the yes or no it leads with; the weekday, letter or list it n
 
 from __future__ import annotations
 
-import bisect
 import decimal
 import itertools
 import logging
@@ -36,7 +35,7 @@ from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, n
 
 #: A written number, as one part of a pattern.
 _NUMBER = f"(?:{WRITTEN_NUMBER})"
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
 #: The words that turn from a working to its result within a sentence.
 _SO_WORDS = (
     "so|therefore|thus|hence|consequently|meaning|daher|deshalb|folglich|also|donc|ainsi|par consequent|entonces"
@@ -63,7 +62,7 @@ _CONCLUDES = re.compile(
     rf"|\b(?:{_SUMS}|{_PRODUCTS})\b(?!\s+(?:of|von|de|di|del|des|du)\b)"
 )
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
-_NOTE = re.compile(
+NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
     r"remarque|nota|by the way|btw|incidentally|ubrigens|au fait|par ailleurs|por cierto|a proposito|tra l'altro|"
     r"ademas|ausserdem|en outre|inoltre|curios\w*|dato curioso|fait amusant|anecdote|aneddoto|wissenswert\w*)\b"
@@ -72,7 +71,7 @@ _NOTE = re.compile(
 _REASONS = "because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé]"
 #: A sentence that explains or checks the result, not states it ("Since …", "To find …", "On peut vérifier : …").
 _EXPLAINS = re.compile(
-    rf"^\W*(?:as|da|{_REASONS}|to (?:find|get|calculate|convert))\b|{_NOTE.pattern}"
+    rf"^\W*(?:as|da|{_REASONS}|to (?:find|get|calculate|convert))\b|{NOTE.pattern}"
     r"|\b(?:check|verify|verifier|verifions|prufen|uberprufen|comprobar|comprobamos|controllare|controlliamo|"
     r"verificare|verifichiamo)\b[^.!?\n:]{0,30}:"
 )
@@ -288,7 +287,7 @@ _HEADING = re.compile(r"\n[ \t*#_]*[^\W\d_][^\n:]{0,30}:")  # one line at a time
 def _without_closing_offers(answer: str) -> str:
     """The answer without the sentences it closes with that offer more (one pass from the end: no backtracking)."""
     cut = len(answer)
-    for start in reversed([0, *(m.end() for m in _SENTENCE_END.finditer(answer))]):
+    for start in reversed([0, *(m.end() for m in SENTENCE_END.finditer(answer))]):
         if start < cut and not _OFFER.match(answer, start):
             break
         cut = start
@@ -361,8 +360,8 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     if sentence is None:
         return None
     sentence = _turned(sentence)
-    sentences = _SENTENCE_END.split(text)
-    stating = [s for s in sentences if not (_NOTE.search(fold(s)) or _NOT_STATED.search(fold(s)))]
+    sentences = SENTENCE_END.split(text)
+    stating = [s for s in sentences if not (NOTE.search(fold(s)) or _NOT_STATED.search(fold(s)))]
     tied = _tied_to(" ".join(stating or sentences), units, unit)
     found = _result(fold(sentence))
     if found is None or (unit and found[1] and unit_named(found[1], unit) == "other"):
@@ -586,8 +585,8 @@ def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
 def _concluding(text: str) -> str | None:
     """The sentence that states the result: the last one that concludes, else the last that states a number and
     explains nothing, else the first with a number."""
-    sentences = [(s, fold(s)) for s in _SENTENCE_END.split(text) if numbers_in(s)]
-    stating = [(s, f) for s, f in sentences if not (_NOT_STATED.search(f) or _NOTE.search(f))]  # "Übrigens: …, also …"
+    sentences = [(s, fold(s)) for s in SENTENCE_END.split(text) if numbers_in(s)]
+    stating = [(s, f) for s, f in sentences if not (_NOT_STATED.search(f) or NOTE.search(f))]  # "Übrigens: …, also …"
     plain = [s for s, f in stating if not _EXPLAINS.search(f)]
     concluding = [s for s, f in stating if _CONCLUDES.search(f)]
     return next((found[-1] for found in (concluding, plain, [s for s, _ in sentences[:1]]) if found), None)
@@ -678,8 +677,8 @@ def _names_property(text: str, number: int, says: frozenset[str], opposite: froz
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
     read = text[named.end() :] if named else text
     if named and not any(w in says or w in opposite for w in words_in(read)):  # "It's not prime: 91 = 7 × 13."
-        read = _SENTENCE_END.split(text[: named.start()])[-1]
-    for sentence in _SENTENCE_END.split(read):
+        read = SENTENCE_END.split(text[: named.start()])[-1]
+    for sentence in SENTENCE_END.split(read):
         words = words_in(_ANSWER_WORD.sub(" ", sentence))  # "Quindi: No, 7390 è dispari." calls it odd
         mentions = [at for at, word in enumerate(words) if word in says or word in opposite]
         if not mentions:
@@ -792,18 +791,22 @@ def stated_weekday(answer: str, request: str) -> int | None:
     if chained:  # "Friday + 1 = Saturday, + 2 = **Sunday**": the last day the working reaches
         return names[chained[-1].group(1)]
     named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
-    ends = [m.end() for m in _SENTENCE_END.finditer(folded)]
-    beyond = []
-    for _, in_sentence in itertools.groupby(named, key=lambda found: bisect.bisect(ends, found[0].start())):
-        said = [day for m, day in in_sentence if not denied(folded, m.start())]
-        for day in asked:  # in each sentence ("Tuesday + 4 → Sat\n\n200 days after a Tuesday it's a Saturday.")
-            if day in said:
-                said.remove(day)
-        beyond += said
+    beyond = [day for sentence in SENTENCE_END.split(folded) for day in _days_said(sentence, names, asked)]
     if beyond:
         return beyond[0]
     days = {day for _, day in named}
     return days.pop() if len(days) == 1 else None
+
+
+def _days_said(sentence: str, names: dict[str, int], asked: list[int]) -> list[int]:
+    """The days a sentence names and does not deny, one naming of each the request names taken away ("200 days after
+    a Tuesday it's a Saturday." says Saturday)."""
+    words = re.finditer(r"[^\W\d_]+", sentence)
+    said = [names[m.group(0)] for m in words if m.group(0) in names and not denied(sentence, m.start())]
+    for day in asked:
+        if day in said:
+            said.remove(day)
+    return said
 
 
 def stated_letter(answer: str, request: str) -> str | None:
@@ -814,7 +817,7 @@ def stated_letter(answer: str, request: str) -> str | None:
     B")."""
     if _TWO_LETTERS.search(fold(answer)):
         return None  # "It is either t or r."
-    asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?!\w)", request)}
+    asked = {c.casefold() for c in re.findall(r"(?<!\w)([^\W\d_])(?![\w'’])", request)}  # not "l'alphabet"
     concluded = concluded_word(answer, request) or ""
     if len(concluded) == 1 and concluded not in asked:  # "…, so the letter before M is L."
         return concluded
@@ -830,10 +833,11 @@ def stated_letter(answer: str, request: str) -> str | None:
 
 
 def _letters_said(answer: str, request: str) -> str:
-    """The answer without what states no letter of its own: the alphabet written out ("… O, P, Q, R, S …") and the
-    sentences about another relation than the request's ("P comes before Q, not after it." of the letter after Q)."""
+    """The answer without what states no letter of its own: the alphabet written out ("… O, P, Q, R, S …"), notes
+    ("Fun fact: …") and the sentences about another relation than the request's ("P comes before Q, not after it."
+    of the letter after Q)."""
     asked = _relations(request)
-    about = [s for s in _SENTENCE_END.split(answer) if _relations(s) <= asked]
+    about = [s for s in SENTENCE_END.split(answer) if _relations(s) <= asked and not NOTE.search(fold(s))]
     said = _LETTER_RUN.sub(" ", "\n".join(about))
     return said if re.search(r"[^\W\d_]", said) else answer
 

@@ -1118,6 +1118,8 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("Which is the largest: 5.8, 5.08, 5.81, 5.18?", "5.8 is the largest, since its first decimal is the biggest."),
         ("What is 2345 divided by 4?", "Dropping the remainder, 2345 ÷ 4 = 586."),  # two decimals are written
         ("What letter comes after K?", "… I, J, K, L, M …\n\nThe letter after K is M."),
+        ("Spell 'window' backwards", "Letters reversed: w-o-d-n-i-w\n\nAs one word: **wodinw**"),  # written last
+        ("Spell 'window' backwards", "w-o-d-n-i-w, so: wodnw"),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -1458,6 +1460,13 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("What letter comes after K?", "… I, J, K, L, M …\n\nThe letter after K is L."),
         ("What letter comes after K?", "J.\n\nSorry — J comes before K, not after it. The letter after K is L."),
         ("What letter comes after K?", "L comes after K, not before it."),  # the only sentence that names one
+        ("Dans l'alphabet, quelle lettre précède M ?", "M est la 13e lettre, donc la lettre avant M est L."),  # l'
+        (
+            "What is the last letter of 'tempo'?",
+            "The last letter of 'tempo' is O.\n\nFun fact: 'tempo' has 'm' and 'p' side by side.",
+        ),
+        ("Spell 'window' backwards", "wodniw\n\nFun fact: 'window' and 'widow' share most letters."),
+        ("Reverse 'cat'", "tac, a cat backwards"),  # "a" is no word of its letters
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
