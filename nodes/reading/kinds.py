@@ -197,23 +197,12 @@ _SITUATIONS = 3
 #: What a situation never holds: a word that asks for more ("why", "explain", "as a fraction"), says how to compute
 #: ("in binary", "Julian calendar") or changes the result ("Rounded.", "alphabetically", "twice"); it may say where or
 #: when ("at the gym", "ich will …") and why ("pour", "per").
+# fmt: off
 _RESULT_FAMILIES = (
-    *("letters", "vowels", "sum", "order", "alphabetical", "ascending", "descending", "largest", "smallest", "prime"),
-    *(
-        "even",
-        "odd",
-        "leap",
-        "round",
-        "reverse",
-        "capitals",
-        "first",
-        "last",
-        "words",
-        "calculation",
-        "after",
-        "before",
-    ),
+    "letters", "vowels", "sum", "order", "alphabetical", "ascending", "descending", "largest", "smallest", "prime",
+    "even", "odd", "leap", "round", "reverse", "capitals", "first", "last", "words", "calculation", "after", "before",
 )
+# fmt: on
 _SITUATION_NEVER = (
     CHANGES_READING
     | QUESTION_WORDS
@@ -221,6 +210,8 @@ _SITUATION_NEVER = (
     | {word for family in _RESULT_FAMILIES for word in FAMILIES[family] if len(word) > 3}
 ) - SITUATION
 _CHANGES_STEMS = frozenset(word[:5] for word in CHANGES_READING)  # "Binärsystem" is binary too
+#: A number, a quote ("it's" is none) or a question: a clause that holds one asks, or states what a kind reads.
+_ASKS = re.compile(r"\d|[\"“‘«„»?]|'(?![^\W\d_])|(?<![^\W\d_])'")
 #: A unit named as a target ("in metres", "en jours", "in Metern"): the clause asks for the result in it.
 _IN_A_UNIT = re.compile(r"\b(?:in|into|to|en|auf|nach|im)\s+([^\W\d_]{2,})")
 
@@ -229,9 +220,7 @@ def _tells_the_situation(clause: str) -> bool:
     """A clause of a few words with no number, no quote, no question, no unit named as a target and no word that asks
     for more, changes how one computes or what ("Wedding planning", "for my homework", "Hochzeitsplanung")."""
     words = words_in(clause)
-    asks = re.search(
-        r"\d|[\"“‘«„»?]|'(?![^\W\d_])|(?<![^\W\d_])'", clause
-    )  # a number, a quote (not "it's"), a question
+    asks = _ASKS.search(clause)
     changes = {w[:5] for w in words} & _CHANGES_STEMS
     unit = any(is_unit(w) and w not in FILLER for w in _IN_A_UNIT.findall(fold(clause)))
     return 0 < len(words) <= 12 and not (asks or changes or unit) and _SITUATION_NEVER.isdisjoint(words)
@@ -386,9 +375,8 @@ def _calculation(read: Request) -> Known | None:
     how = expected.how.replace("**", "^").replace("*", "×")
     unit, value, name = expected.target, expected.value, expected.target.casefold()
     units = tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s", *other_names(unit)}) if unit else ()
-    if not unit and math.isclose(value, round(value, 2)):  # two decimals at most: 1234 / 8 is 154.25, not 154
-        exact = round(value, 2)
-        return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: stated_number(a) == exact)
+    if not unit and math.isclose(value, round(value, 2)):  # two decimals at most, written whole: 154.25, not 154
+        return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: stated_number(a) == round(value, 2))
     return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units, unit), value))
 
 

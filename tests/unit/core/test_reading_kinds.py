@@ -664,7 +664,7 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("for my homework: 15% of 2,340?", "351"),
         ("planning a trip - how many days does september 2027 have", "30"),
         ("Hochzeitsplanung — Wie viele Tage hat das Jahr 2016?", "366"),
-        # found by an eleventh held-out set: who asks and why, told after the request, or around it
+        # found by an eleventh held-out wording set: who asks and why, told after the request, or around it
         ("What's 12% of 250? It's for a tip.", "30"),
         ("Is 89 a prime number? Just curious.", "yes"),
         ("Sort alphabetically: Paris, London, Berlin. Thanks", "Berlin, London, Paris"),
@@ -1114,7 +1114,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         # an operand of a working is no result, though it comes first
         ("What is 5 + 0?", "5 + 0 yields 6."),
         ("How many letters are in the word 'banana'?", "Moltiplica 6 per 7"),
-        # found by a twelfth held-out answer set: a largest stated is one of the numbers as stated, never rounded
+        # found by an eighth held-out answer set: a largest stated is one of the numbers as stated, never rounded
         ("Which is the largest: 5.8, 5.08, 5.81, 5.18?", "5.8 is the largest, since its first decimal is the biggest."),
         ("What is 2345 divided by 4?", "Dropping the remainder, 2345 ÷ 4 = 586."),  # two decimals are written
         ("What letter comes after K?", "… I, J, K, L, M …\n\nThe letter after K is M."),
@@ -1445,7 +1445,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Wie viele Kilometer sind 5 Meilen?", "5 Meilen sind 8,047 Kilometer."),
         ("Combien font 9 divisé par 8 ?", "Cela fait 1,125."),
         ("Convierte 2711 gramos a kilogramos.", "Son 2,711 kg."),
-        # found by a twelfth held-out answer set: the day a sentence states beyond the request's own, each sentence
+        # found by an eighth held-out answer set: the day a sentence states beyond the request's own, each sentence
         # read alone; a result said again in other units; a curiosity beside it; the alphabet written out, and a
         # sentence about another relation
         (
