@@ -10,12 +10,14 @@ decidable requests decided right, 0 decided wrong, 0 wrong answers passed, readi
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import time
 from dataclasses import dataclass, field
 
 from nodes.reading.kinds import known_answer
+from nodes.reading.lexicon import fold
 from nodes.reading.numbers import numbers_in
 
 
@@ -164,11 +166,12 @@ TEST = [
 ]
 
 
-def _same(result: str, expected: str) -> bool:
+def same_result(result: str, expected: str) -> bool:
+    """The computed result is the expected one: the same number (to the expected one's precision), or the same words."""
     got, want = numbers_in(result), numbers_in(expected)
     if want:
-        return bool(got) and got[0] == want[0] and len(got) == len(want)
-    return result.strip(" .").casefold() == expected.casefold()
+        return len(got) == len(want) and math.isclose(got[0], want[0], rel_tol=1e-5)
+    return fold(result).strip(" .") == fold(expected).strip(" .")
 
 
 def measure(cases: list[Case]) -> dict[str, float]:
@@ -182,7 +185,7 @@ def measure(cases: list[Case]) -> dict[str, float]:
             left += 1
             continue
         decided += 1
-        if item.result is not None and _same(known.result, item.result):
+        if item.result is not None and same_result(known.result, item.result):
             right += 1
         else:
             wrong += 1

@@ -12,27 +12,17 @@ held-out set is new wording: these are for regressions, not for measuring how fa
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from pathlib import Path
 
+from bench.reading import same_result
 from nodes.reading.kinds import known_answer
-from nodes.reading.lexicon import fold
-from nodes.reading.numbers import numbers_in
 
 SETS = Path(__file__).with_name("sets")
 
 
 def _rows(name: str) -> list[dict]:
     return [json.loads(line) for line in (SETS / name).read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _same(result: str, expected: str) -> bool:
-    """The computed result is the expected one: the same words, or the same number."""
-    if fold(result).strip(" .") == fold(expected).strip(" ."):
-        return True
-    found, wanted = numbers_in(result), numbers_in(expected)
-    return len(found) == len(wanted) == 1 and math.isclose(found[0], wanted[0], rel_tol=1e-5)
 
 
 def wordings(name: str) -> dict[str, Counter[str]]:
@@ -45,7 +35,8 @@ def wordings(name: str) -> dict[str, Counter[str]]:
         elif known is None:
             outcome = "undecided"
         else:
-            outcome = "decided right" if _same(known.result, expected) or known.holds(expected) else "decided wrong"
+            right = same_result(known.result, expected) or known.holds(expected)
+            outcome = "decided right" if right else "decided wrong"
         figures.setdefault(row["half"], Counter())[outcome] += 1
     return figures
 

@@ -71,10 +71,9 @@ from nodes.reading.numbers import (
     unclear_commas,
 )
 from nodes.reading.stated import (
-    NOTE,
-    SENTENCE_END,
     concluded_word,
     denied,
+    in_a_note,
     in_order,
     same_number,
     stated_extreme,
@@ -552,18 +551,13 @@ def _names_whole(result: str, *, case: bool, besides: str = "", request: str = "
             return False  # another word quoted beside it ("«onimac» o «oimac»", "«LANTENA» oppure «LANTERNA»")
         if not besides:
             return True
-        after = [m.group(1).casefold() for m in words if m.start() >= named[-1] and not _in_a_note(answer, m.start())]
+        after = [m.group(1).casefold() for m in words if m.start() >= named[-1] and not in_a_note(answer, m.start())]
         if any(_nearly(word, result.casefold()) for word in after if word not in own):
             return False  # "n-r-e-t-n-a-l … Written as one word: **nretnl**": what it writes last is another word
         concluded = concluded_word(answer, request) or last
         return concluded == last or (concluded not in parts and sorted(concluded) != sorted(last))
 
     return holds
-
-
-def _in_a_note(text: str, at: int) -> bool:
-    """Whether `at` stands in a note beside the answer ("Fun fact: 'stop' and 'pots' use the same letters!")."""
-    return bool(NOTE.search(fold(SENTENCE_END.split(text[:at])[-1])))
 
 
 def _nearly(word: str, result: str) -> bool:

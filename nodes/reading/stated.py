@@ -35,7 +35,7 @@ from nodes.reading.numbers import DOTTED_THOUSANDS, WRITTEN_NUMBER, in_digits, n
 
 #: A written number, as one part of a pattern.
 _NUMBER = f"(?:{WRITTEN_NUMBER})"
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?![-+×*/÷=]\s+\d)|\n+")  # "2 × 2 × ... × 2 = 1024" is one
 #: The words that turn from a working to its result within a sentence.
 _SO_WORDS = (
     "so|therefore|thus|hence|consequently|meaning|daher|deshalb|folglich|also|donc|ainsi|par consequent|entonces"
@@ -62,7 +62,7 @@ _CONCLUDES = re.compile(
     rf"|\b(?:{_SUMS}|{_PRODUCTS})\b(?!\s+(?:of|von|de|di|del|des|du)\b)"
 )
 #: A note beside the answer: its numbers are facts it uses ("Note that 1 kilogram = 1,000 grams.").
-NOTE = re.compile(
+_NOTE = re.compile(
     r"^\W*(?:note|for reference|fun fact|remember|you can check|this is because|that's because|beachte|hinweis|"
     r"remarque|nota|by the way|btw|incidentally|ubrigens|au fait|par ailleurs|por cierto|a proposito|tra l'altro|"
     r"ademas|ausserdem|en outre|inoltre|curios\w*|dato curioso|fait amusant|anecdote|aneddoto|wissenswert\w*)\b"
@@ -71,7 +71,7 @@ NOTE = re.compile(
 _REASONS = "because|since|weil|denn|car|parce que|porque|ya que|perch[eé]|poich[eé]"
 #: A sentence that explains or checks the result, not states it ("Since …", "To find …", "On peut vérifier : …").
 _EXPLAINS = re.compile(
-    rf"^\W*(?:as|da|{_REASONS}|to (?:find|get|calculate|convert))\b|{NOTE.pattern}"
+    rf"^\W*(?:as|da|{_REASONS}|to (?:find|get|calculate|convert))\b|{_NOTE.pattern}"
     r"|\b(?:check|verify|verifier|verifions|prufen|uberprufen|comprobar|comprobamos|controllare|controlliamo|"
     r"verificare|verifichiamo)\b[^.!?\n:]{0,30}:"
 )
@@ -287,7 +287,7 @@ _HEADING = re.compile(r"\n[ \t*#_]*[^\W\d_][^\n:]{0,30}:")  # one line at a time
 def _without_closing_offers(answer: str) -> str:
     """The answer without the sentences it closes with that offer more (one pass from the end: no backtracking)."""
     cut = len(answer)
-    for start in reversed([0, *(m.end() for m in SENTENCE_END.finditer(answer))]):
+    for start in reversed([0, *(m.end() for m in _SENTENCE_END.finditer(answer))]):
         if start < cut and not _OFFER.match(answer, start):
             break
         cut = start
@@ -360,8 +360,8 @@ def stated_number(answer: str, units: Sequence[str] = (), unit: str = "") -> flo
     if sentence is None:
         return None
     sentence = _turned(sentence)
-    sentences = SENTENCE_END.split(text)
-    stating = [s for s in sentences if not (NOTE.search(fold(s)) or _NOT_STATED.search(fold(s)))]
+    sentences = _SENTENCE_END.split(text)
+    stating = [s for s in sentences if not (_NOTE.search(fold(s)) or _NOT_STATED.search(fold(s)))]
     tied = _tied_to(" ".join(stating or sentences), units, unit)
     found = _result(fold(sentence))
     if found is None or (unit and found[1] and unit_named(found[1], unit) == "other"):
@@ -585,11 +585,16 @@ def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
 def _concluding(text: str) -> str | None:
     """The sentence that states the result: the last one that concludes, else the last that states a number and
     explains nothing, else the first with a number."""
-    sentences = [(s, fold(s)) for s in SENTENCE_END.split(text) if numbers_in(s)]
-    stating = [(s, f) for s, f in sentences if not (_NOT_STATED.search(f) or NOTE.search(f))]  # "Übrigens: …, also …"
+    sentences = [(s, fold(s)) for s in _SENTENCE_END.split(text) if numbers_in(s)]
+    stating = [(s, f) for s, f in sentences if not (_NOT_STATED.search(f) or _NOTE.search(f))]  # "Übrigens: …, also …"
     plain = [s for s, f in stating if not _EXPLAINS.search(f)]
     concluding = [s for s, f in stating if _CONCLUDES.search(f)]
     return next((found[-1] for found in (concluding, plain, [s for s, _ in sentences[:1]]) if found), None)
+
+
+def in_a_note(text: str, at: int) -> bool:
+    """Whether `at` stands in a note beside the answer ("Fun fact: 'stop' and 'pots' use the same letters!")."""
+    return bool(_NOTE.search(fold(_SENTENCE_END.split(text[:at])[-1])))
 
 
 def denied(text: str, at: int) -> bool:
@@ -677,8 +682,8 @@ def _names_property(text: str, number: int, says: frozenset[str], opposite: froz
     named = re.search(rf"(?<![\d.,]){number}(?!\d)", text)
     read = text[named.end() :] if named else text
     if named and not any(w in says or w in opposite for w in words_in(read)):  # "It's not prime: 91 = 7 × 13."
-        read = SENTENCE_END.split(text[: named.start()])[-1]
-    for sentence in SENTENCE_END.split(read):
+        read = _SENTENCE_END.split(text[: named.start()])[-1]
+    for sentence in _SENTENCE_END.split(read):
         words = words_in(_ANSWER_WORD.sub(" ", sentence))  # "Quindi: No, 7390 è dispari." calls it odd
         mentions = [at for at, word in enumerate(words) if word in says or word in opposite]
         if not mentions:
@@ -791,7 +796,7 @@ def stated_weekday(answer: str, request: str) -> int | None:
     if chained:  # "Friday + 1 = Saturday, + 2 = **Sunday**": the last day the working reaches
         return names[chained[-1].group(1)]
     named = [(m, names[m.group(0)]) for m in re.finditer(r"[^\W\d_]+", folded) if m.group(0) in names]
-    beyond = [day for sentence in SENTENCE_END.split(folded) for day in _days_said(sentence, names, asked)]
+    beyond = [day for sentence in _SENTENCE_END.split(folded) for day in _days_said(sentence, names, asked)]
     if beyond:
         return beyond[0]
     days = {day for _, day in named}
@@ -837,7 +842,7 @@ def _letters_said(answer: str, request: str) -> str:
     ("Fun fact: …") and the sentences about another relation than the request's ("P comes before Q, not after it."
     of the letter after Q)."""
     asked = _relations(request)
-    about = [s for s in SENTENCE_END.split(answer) if _relations(s) <= asked and not NOTE.search(fold(s))]
+    about = [s for s in _SENTENCE_END.split(answer) if _relations(s) <= asked and not _NOTE.search(fold(s))]
     said = _LETTER_RUN.sub(" ", "\n".join(about))
     return said if re.search(r"[^\W\d_]", said) else answer
 
