@@ -21,7 +21,6 @@ import calendar
 import contextlib
 import datetime
 import decimal
-import math
 import re
 import string
 import unicodedata
@@ -288,8 +287,11 @@ def plain(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.10g}"
 
 
-def _is(found: float | None, value: float) -> bool:
-    return found is not None and same_number(value, found)
+def _is(found: float | None, value: float, unit: str | None = None) -> bool:
+    """`found` states `value`; a calculation's fraction (`unit` "") is never stated whole: 1234 / 8 is not 154, 100 / 7
+    not 14 (a conversion may round to whole units: 37 °C is about 99 °F)."""
+    whole = found is not None and found.is_integer() and not float(value).is_integer()
+    return found is not None and same_number(value, found) and not (whole and unit == "")
 
 
 #: What makes a stated number stand for another value: an operation between numbers, a share, a root, a power, an
@@ -374,9 +376,7 @@ def _calculation(read: Request) -> Known | None:
     how = expected.how.replace("**", "^").replace("*", "×")
     unit, value, name = expected.target, expected.value, expected.target.casefold()
     units = tuple({name, name.rstrip("s"), f"{name.rstrip('s')}s", *other_names(unit)}) if unit else ()
-    if not unit and math.isclose(value, round(value, 2)):  # two decimals at most, written whole: 154.25, not 154
-        return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: stated_number(a) == round(value, 2))
-    return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units, unit), value))
+    return Known({"en": f"{how}."}, how.rsplit(" = ", 1)[-1], lambda a: _is(stated_number(a, units, unit), value, unit))
 
 
 def _letters(read: Request) -> Known | None:

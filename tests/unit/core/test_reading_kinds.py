@@ -1116,7 +1116,9 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("How many letters are in the word 'banana'?", "Moltiplica 6 per 7"),
         # found by an eighth held-out answer set: a largest stated is one of the numbers as stated, never rounded
         ("Which is the largest: 5.8, 5.08, 5.81, 5.18?", "5.8 is the largest, since its first decimal is the biggest."),
-        ("What is 2345 divided by 4?", "Dropping the remainder, 2345 ÷ 4 = 586."),  # two decimals are written
+        ("What is 2345 divided by 4?", "Dropping the remainder, 2345 ÷ 4 = 586."),  # a fraction is never whole
+        ("What is 100 divided by 7?", "100 ÷ 7 = 14."),
+        ("Was ist 50 geteilt durch 3?", "50 / 3 = 17"),
         ("What letter comes after K?", "… I, J, K, L, M …\n\nThe letter after K is M."),
         ("Spell 'window' backwards", "Letters reversed: w-o-d-n-i-w\n\nAs one word: **wodinw**"),  # written last
         ("Spell 'window' backwards", "w-o-d-n-i-w, so: wodnw"),
@@ -1453,6 +1455,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
             "150 = 21 × 7 + 3\nMonday + 3 → Tue, Wed, Thu\n\n150 days after a Monday it's a Thursday.",
         ),
         ("What is 2345 divided by 4?", "2345 / 4 = 586.25"),
+        ("Was ist 50 geteilt durch 3?", "Das sind 16,67."),  # rounded to the digits written
         ("Combien de jours y a-t-il en 2036 ?", "366 jours soit 52 semaines et 2 jours."),
         ("Quanti giorni ci sono tra il 1 marzo 2025 e il 1 maggio 2025?", "61 giorni, cioè 8 settimane e 5 giorni."),
         ("How many minutes are in 2 hours?", "2 hours, i.e. 120 minutes."),
