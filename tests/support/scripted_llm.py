@@ -222,6 +222,8 @@ class ScriptedLLM:
         self.requests: list[RecordedRequest] = []
         #: Each streamed answer's frames as (sent, written): fewer sent where the client went away before the end.
         self.streams: list[tuple[int, int]] = []
+        #: Set once a streamed answer's first frame has gone out: a test that cuts an answer short waits for it.
+        self.streaming = threading.Event()
         #: Answers every request before any route does when it returns an error (an endpoint that is down, busy
         #: one time in three, refusing the key); None lets the request through to its route.
         self.fault: Callable[[RecordedRequest], HTTPError | None] | None = None
@@ -524,26 +526,28 @@ def _make_handler(llm: ScriptedLLM) -> type[BaseHTTPRequestHandler]:
             self._send(status, {"Content-Type": "application/json"}, json.dumps(payload).encode())
 
         def _send_stream(self, status: int, headers: dict[str, str], events: list[bytes]) -> None:
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
             frames = [b"%x\r\n%s\r\n" % (len(event), event) for event in events]
             # The terminating zero-size chunk goes out with [DONE]: clients stop reading at [DONE], and a
             # terminator arriving later would make them drop (reset) the connection instead of reusing it.
             frames[-1] += b"0\r\n\r\n"
             sent = 0
             try:
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
                 for frame in frames:
                     if llm.stream_delay_s:
                         time.sleep(llm.stream_delay_s)
                     self.wfile.write(frame)
                     self.wfile.flush()
                     sent += 1
-            except (BrokenPipeError, ConnectionResetError):
+                    llm.streaming.set()
+            except (OSError, ValueError):  # the client or stop() closed the socket: broken pipe, reset, closed file
                 self.close_connection = True
-            llm.streams.append((sent, len(frames)))
+            finally:  # recorded however the stream ended, so that a test waiting for it never waits in vain
+                llm.streams.append((sent, len(frames)))
 
         def do_GET(self) -> None:
             if self._path() == "/models":
