@@ -35,8 +35,7 @@ def wordings(name: str) -> dict[str, Counter[str]]:
         elif known is None:
             outcome = "undecided"
         else:
-            right = same_result(known.result, expected) or known.holds(expected)
-            outcome = "decided right" if right else "decided wrong"
+            outcome = "decided right" if same_result(known.result, expected) else "decided wrong"
         figures.setdefault(row["half"], Counter())[outcome] += 1
     return figures
 

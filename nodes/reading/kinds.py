@@ -55,6 +55,7 @@ from nodes.reading.lexicon import (
     month_name,
     months,
     told_language,
+    typed_for,
     weekdays,
     words_in,
 )
@@ -145,7 +146,8 @@ def read_request(text: str) -> Request:
     one_word = rest
     for word, written in ONE_WORD.items():
         one_word = written.sub(f" {word} ", one_word)
-    words = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(one_word)))
+    as_typed = re.findall(r"[^\W\d_]+", ANSWER_FORM.sub(" ", fold(one_word)))
+    words = [word if (meant := typed_for(word)) is None or is_unit(word) else meant for word in as_typed]  # "mnay"
     return Request(text, quoted, numbers, words, rest, languages)
 
 
@@ -834,7 +836,8 @@ _THE_YEAR = {"en": "The year {}", "de": "Das Jahr {}", "fr": "L’année {}", "e
 
 def _weekday_shift(read: Request) -> Known | None:
     named = [weekdays()[w] for w in read.words if w in weekdays()]
-    after, before = read.has("after") or bool(_TODAY_ON.search(fold(read.rest))), read.has("before")
+    after = read.has("after") or bool(_TODAY_ON.search(fold(read.rest)))
+    before = read.has("before") or bool(_DAYS_AGO.search(fold(read.rest)))
     if len(named) != 1 or after == before or read.quoted or len(read.numbers) > 1:
         return None
     if not read.only("after", "before", "comes", "weekday", "weekday_more", "days", "today_is", extra=list(weekdays())):
@@ -857,6 +860,8 @@ _TODAY_ON = re.compile(
     r"^(?=.*\b(?:today is|hoy es|heute(?: ist)?|oggi e|aujourd'hui(?: c'est| est| on est)?|si on est)\s+[^\W\d_]+)"
     r"(?=.*\b(?:in|dans|dentro de|en|tra|fra)\s+\d+\s+(?:days|tagen|jours|dias|giorni)\b)"
 )
+#: Days counted back where no word of "before" says so: "6 giorni fa", "il y a 6 jours".
+_DAYS_AGO = re.compile(r"\b\d+\s+giorni\s+fa\b|\bil\s+y\s+a\s+\d+\s+jours\b")
 _NEXT_NAMES_A_DATE = re.compile(
     rf"\b(?:next|nachsten?|prochain|proximo|prossimo)\s+(?:{'|'.join(weekdays())}|week|woche|semaine|semana|settimana)\b"
     rf"|\b(?:{'|'.join(weekdays())})\s+(?:after\s+next|prochain|proximo|prossimo)\b"

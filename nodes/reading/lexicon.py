@@ -29,32 +29,32 @@ FILLER_BY_LANGUAGE = {
         "give calculate compute work out find answer with or number numbers value result exactly it this that for to "
         "say can you could would i need know want quick question show kindly get determine figure whole given "
         "following these those here word words my our now briefly short one simply reply respond single and its has "
-        "have s hey hi thanks thank quickly will u pls plz mind telling gimme again comes come got thx q"
+        "have s hey hi thanks thank quickly will u pls plz mind telling gimme again comes come got thx q like"
     ),
     "de": _words(
         "was wie viele viel ist sind war waren der die das den dem des ein eine einen einem einer im in es gibt "
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
         "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem "
-        "vielen ne fur danke konnten konnen welchen dann"
+        "vielen ne fur danke konnten konnen welchen dann mochte mochten wissen"
     ),
     "fr": _words(
-        "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que elle ou "
+        "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que qui elle ou "
         "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
         "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait ca "
-        "merci pourriez pourrais dire"
+        "merci pourriez pourrais dire cette cet voudrais savoir"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
         "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto dices ser va "
-        "gracias porfa podria podrias decir"
+        "gracias porfa podria podrias decir quisiera gustaria saber"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
         "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici avuto grazie "
-        "aveva potrebbe potresti dire"
+        "aveva potrebbe potresti dire questa questo vorrei sapere"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())
@@ -134,7 +134,7 @@ FAMILIES: dict[str, frozenset[str]] = {
         "from to through thru between and integers numbers whole natural inclusive von bis zwischen ganzen "
         "naturlichen zahlen de a au entre entiers nombres naturels inclus del al hasta enteros numeros "
         "naturales da fino tra fra interi numeri naturali inclusi desde einschliesslich inklusive incluidos compresi "
-        "integer beide bornes comprises compris ambos estremi"
+        "integer beide bornes comprises compris ambos estremi both included ends"
     ),
     "order": _words(
         "sort order arrange rank alphabetize alphabetise ordne sortiere ordnen sortieren reihenfolge trie trier classe "
@@ -142,7 +142,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     "order_more": _words(
         "put list in into bring bringe range ranger metti metter pon al to from bis zum zur au del von vom dal plus "
-        "piu mas"
+        "piu mas names items entries namen elemente noms elements nomi elementi"
     ),
     "alphabetical": _words(
         "alphabetical alphabetically alphabetize alphabetise alphabetisch alphabetischer alphabetique alphabetiquement "
@@ -167,8 +167,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "year": _words("year yr jahr annee ano anno"),
     "days": _words("days day tage tagen tag jours jour dias dia giorni giorno"),
     "month": _words("month monat mois mes mese"),
-    "after": _words("after follows next nach folgt apres suit despues sigue dopo segue"),
-    "before": _words("before precedes previous vor vorher avant precede antes prima ago hace"),
+    "after": _words("after follows next later nach folgt apres suit despues sigue dopo segue"),
+    "before": _words("before precedes previous earlier vor vorher avant precede antes prima ago hace"),
     "comes": _words(
         "comes come kommt vient viene va right directly immediately juste justo subito appena direkt unmittelbar steht"
     ),
@@ -320,3 +320,39 @@ def day_name(number: int, language: str) -> str:
 
 def month_name(number: int, language: str) -> str:
     return get_month_names("wide", locale=language if language in LANGUAGES else "en")[number]
+
+
+def typed_for(word: str) -> str | None:
+    """The word of a request's reading a typed word of four letters or more stands for, where it is one letter missing
+    or two swapped ("mnay" many, "thursdy" thursday, "tien" tiene) from exactly one word; None for a word paor knows
+    as written, and where the slip could be of two words. Shorter words and a letter too many are no slip: a word with
+    one letter more or less is too often another word ("run" is no "rund", "world" no "word")."""
+    if len(word) < 4 or word in _known_words():
+        return None
+    swapped = {word[:at] + word[at + 1] + word[at] + word[at + 2 :] for at in range(len(word) - 1)}
+    candidates = _misspelled().get(word, set()) | (swapped & _reading_words())
+    return next(iter(candidates)) if len(candidates) == 1 else None
+
+
+@cache
+def _reading_words() -> frozenset[str]:
+    """The words a request is read by, of four letters or more."""
+    words = FILLER.union(*FAMILIES.values(), QUESTION_WORDS, weekdays(), months())
+    return frozenset(word for word in words if len(word) >= 4)
+
+
+@cache
+def _misspelled() -> dict[str, set[str]]:
+    """Each reading word with one letter dropped → the words it is a slip of."""
+    found: dict[str, set[str]] = {}
+    for word in _reading_words():
+        for at in range(len(word)):
+            found.setdefault(word[:at] + word[at + 1 :], set()).add(word)
+    return found
+
+
+@cache
+def _known_words() -> frozenset[str]:
+    """Every word paor reads by, of any length: none of them is a slip of another."""
+    families = FILLER.union(*FAMILIES.values(), QUESTION_WORDS, COUNTING, NOT_SUBJECT, CHANGES_READING, SITUATION)
+    return families | ASKS_MORE | weekdays().keys() | months(abbreviated=True).keys() | language_names()

@@ -129,7 +129,7 @@ _ONE_OF = ("a", "an", "one", "ein", "eine", "einem", "einer", "einen", "un", "un
 _HOW_MANY_WORDS = r"(?:how\s+many|wie\s*viele?|combien\s+(?:de\s+|d['’])|cu[aá]nt[oa]s|quant[ie])\s*"
 _HOW_MANY = re.compile(
     _HOW_MANY_WORDS + _DEGREES_OF + r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
-    r"(?:(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|son|tiene|ci\s+sono|sono|ha|fanno)\s+)?"
+    r"(?:(?:there\s+)?(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|son|tiene|ci\s+sono|sono|ha|fanno)\s+)?"
     r"(?:there\s+)?(?:(?:in|to|per|im|dans|en|pour)\s+)?"
     rf"(?P<amount>{_NUMBER}|(?:{'|'.join(_ONE_OF)})\b['’]?)\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
     re.I,

@@ -20,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from nodes.reading.lexicon import (
+    AND,
     ARTICLES,
     FAMILIES,
     LANGUAGES,
@@ -199,7 +200,8 @@ _ALSO_OFFERED = re.compile(
 #: A line that checks the result: it states what was checked ("Check: desserts → stressed ✓", "Vérification : 12 × 12
 #: = 144").
 _CHECK_LINE = re.compile(
-    r"^[\W_]*(?:check|verification|verify|proof|probe|prüfung|kontrolle|vérification|comprobación|verifica|controllo)"
+    r"(?:^|(?<=[.!?]\s))[\W_]*(?:check|verification|verify|proof|probe|prüfung|kontrolle|vérification|comprobación|"
+    r"verifica|controllo)"
     r"\b[^\n]*",
     re.I | re.M,
 )
@@ -457,7 +459,7 @@ def _hedged(folded: str) -> bool:
 #: time it happens in ("In 2024, since it is a leap year, …").
 _RESULT_BEFORE_REASON = re.compile(
     rf"(?<![\d.,])(?<!\bin )(?<!\bim )(?<!\ben )(?<!\bnel )(?<!\bseit )(?<!\bfrom ){_NUMBER}"
-    rf"(?:\s+[^\W\d_]+)?\s*(?:,\s*)?(?=\b(?:{_REASONS})\b)",
+    rf"[*_]*(?:\s+[^\W\d_]+)?\s*(?:,\s*)?(?=\b(?:{_REASONS})\b)",
     re.I,
 )
 #: And before ", as", where the number is what the answer says ("401, as 17 × 23 = 391", "= 220, as …", "has 1,400
@@ -561,11 +563,17 @@ _NOT_THE_RESULT = frozenset(_WRONG.split("|")) | frozenset([
 
 
 def _thousands_read(text: str, language: str) -> str:
-    """Dots between groups of three digits read as thousands separators where they must be ("1.234.000") or where
-    the answer is not English ("Ein Tag hat 1.440 Minuten."); "A day has 1.440 minutes" states 1.44."""
+    """Dots between groups of three digits read as thousands separators where they must be ("1.234.000"), where
+    the answer is not English ("Ein Tag hat 1.440 Minuten.") or writes a decimal comma ("2,4 km = 2.400 metros"); "A
+    day has 1.440 minutes" states 1.44."""
+    grouped = language != "en" or bool(_DECIMAL_COMMA.search(text))
     return DOTTED_THOUSANDS.sub(
-        lambda m: m.group(0).replace(".", "") if m.group(0).count(".") > 1 or language != "en" else m.group(0), text
+        lambda m: m.group(0).replace(".", "") if grouped or m.group(0).count(".") > 1 else m.group(0), text
     )
+
+
+#: A decimal comma: one that no group of three digits follows ("2,4", "3,14159").
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d+,(?:\d{1,2}|\d{4,})(?![\d.,])")
 
 
 def _tied_to(text: str, units: Sequence[str], unit: str = "") -> float | None:
@@ -722,7 +730,8 @@ def concluded_word(answer: str, request: str) -> str | None:
         return None
     said = [w for w in words_in(clause[: word.start()]) if w not in ARTICLES and w not in _THE]
     turns = _RELATIONS.intersection(words_in(clause)) - set(words_in(request))
-    other_date = set(numbers_in(clause)) - set(numbers_in(request))  # "…, so July 5 was a Sunday"
+    said_of = re.split(rf",|\b{AND}\b", clause)[-1]  # "…, martedì 19, e il 25 dicembre è lunedì" speaks of the 25th
+    other_date = set(numbers_in(said_of)) - set(numbers_in(request))  # "…, so July 5 was a Sunday"
     also = bool(re.match(r"\W*is\b", clause)) and folded[: conclusions[-1]].endswith("so")  # "so is Wednesday": too
     return None if turns or other_date or also or not set(said[-1:]) <= _IS_WORDS else word.group(1)
 
@@ -848,8 +857,9 @@ def _letters_said(answer: str, request: str) -> str:
 
 
 def _relations(text: str) -> set[str]:
-    """Which ways a text relates a letter or a day to another: "after", "before", both or neither."""
-    words = set(words_in(text))
+    """Which ways a text relates a letter or a day to another: "after", "before", both or neither; a word that labels
+    relates nothing ("Prima: g — ultima: **o**", where Italian "prima" is "first" as often as "before")."""
+    words = set(words_in(re.sub(r"[^\W\d_]+\s*:", " ", text)))
     return {name for name, family in (("after", _AFTER), ("before", _BEFORE)) if family & words}
 
 

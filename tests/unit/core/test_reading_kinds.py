@@ -206,6 +206,12 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "For 3 people — what is 10 + 5?",
         "In binary — for my homework: what is 5 + 3?",
         "Quanto fa 6 per 7? E spiegami perché.",  # a clause after it that asks for more
+        # a word one letter from a word paor reads by is another word, not a slip: "run" no "rund" (round), "world"
+        # no "word", "parmi" no "pari" (even); "wat" is "what" or "want"
+        "run 3.7",
+        "write hello world in all caps pls",
+        "Quel est le plus grand nombre parmi 1024, 999, 1203, 1100 ou pair ?",
+        "wat comes after t in the alphabet",
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -675,6 +681,20 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("¿Cuántos días hay entre el 1 de abril de 2026 y el 1 de mayo de 2026? Es para unas vacaciones.", "30"),
         ("Quanto fa 14 per 16? È per i compiti di mio figlio.", "224"),
         ("Qual è l'ultima lettera di «gatto», è per un gioco", "o"),
+        # a slip of the keys in a word the request is read by: a letter missing, or two swapped
+        ("how mnay letters in 'strawberry'", "10"),
+        ("cuántas letras tien «murciélago»", "10"),
+        ("What day comes after thursdy?", "Friday"),
+        # polite, and said another way
+        ("I would like to know how many litres there are in 5 US gallons.", "18.9271"),
+        ("Pouvez-vous compter les mots de cette phrase : « Le petit chat dort sur le canapé »", "7"),
+        ("Potresti contare le parole di questa frase: «Chi dorme non piglia pesci»?", "5"),
+        ("Please sort the following names alphabetically: Zoe, Adam, Maya, Ben. Thank you.", "Adam, Ben, Maya, Zoe"),
+        ("sum of the numbers from twenty to sixty, both included", "1640"),
+        ("suppose it's thursday — which weekday is 45 days later", "Sunday"),
+        ("oggi è domenica, che giorno era 6 giorni fa", "Monday"),
+        ("aujourd'hui c'est vendredi, c'était quel jour il y a 4 jours ?", "Monday"),
+        ("Quelle est la lettre qui précède le S ?", "R"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -1122,6 +1142,19 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
         ("What letter comes after K?", "… I, J, K, L, M …\n\nThe letter after K is M."),
         ("Spell 'window' backwards", "Letters reversed: w-o-d-n-i-w\n\nAs one word: **wodinw**"),  # written last
         ("Spell 'window' backwards", "w-o-d-n-i-w, so: wodnw"),
+        ("Quelle est la racine carrée de 784 ?", "La racine carrée de 784 est **27**, car 28 × 28 = 784."),
+        ("Was ist 18 mal 47?", "18 mal 47 sind 864. Probe: 846 : 18 = 47 ✓"),
+        ("¿Cuántos metros son 2,4 kilómetros?", "2,4 km = **2.400,5 metros**."),
+        ("Qual è l'ultima lettera della parola «gatto»?", "Lettere: g, a, t, t, o. Prima: g — ultima: **t**."),
+        (
+            "Che giorno della settimana era il 25 dicembre 2000?",
+            "Per il 2000 il doomsday è martedì; il 12/12 è un doomsday, quindi martedì 12, martedì 19, e il 25 "
+            "dicembre è **martedì**.",
+        ),
+        (
+            "What is the first letter of 'apple'?",
+            "150 = 21 × 7 + 3\nMonday + 3 → Tue, Wed, Thu\n\n150 days after a Monday it's a Thursday.",
+        ),
     ],
 )
 def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong: str) -> None:
@@ -1470,6 +1503,15 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ),
         ("Spell 'window' backwards", "wodniw\n\nFun fact: 'window' and 'widow' share most letters."),
         ("Reverse 'cat'", "tac, a cat backwards"),  # "a" is no word of its letters
+        ("Quelle est la racine carrée de 784 ?", "La racine carrée de 784 est **28**, car 28 × 28 = 784."),  # bold
+        ("Was ist 18 mal 47?", "Gerne! 18 mal 47 sind 846. Probe: 846 : 18 = 47 ✓ Sag Bescheid!"),  # a check's 47
+        ("¿Cuántos metros son 2,4 kilómetros?", "2,4 km = **2.400 metros**."),  # a decimal comma: dots group
+        ("Qual è l'ultima lettera della parola «gatto»?", "Lettere: g, a, t, t, o. Prima: g — ultima: **o**."),
+        (
+            "Che giorno della settimana era il 25 dicembre 2000?",
+            "Metodo del doomsday: per il 2000 il doomsday è martedì; il 12/12 è un doomsday, quindi martedì 12, "
+            "martedì 19, e il 25 dicembre è **lunedì**.",
+        ),
     ],
 )
 def test_a_right_answer_passes(request_text: str, answer: str) -> None:
