@@ -801,6 +801,8 @@ def stated_weekday(answer: str, request: str) -> int | None:
     concluded = names.get(concluded_word(answer, request) or "")
     if concluded is not None and concluded not in asked:
         return concluded
+    if (closing := _closing_day(folded)) is not None:
+        return closing  # "Resto 2 → lunes + 2 = miércoles … Será martes."
     chained = [m for m in re.finditer(rf"=\s*\**\s*({any_day})\b", folded) if not denied(folded, m.start(1))]
     if chained:  # "Friday + 1 = Saturday, + 2 = **Sunday**": the last day the working reaches
         return names[chained[-1].group(1)]
@@ -810,6 +812,20 @@ def stated_weekday(answer: str, request: str) -> int | None:
         return beyond[0]
     days = {day for _, day in named}
     return days.pop() if len(days) == 1 else None
+
+
+def _closing_day(folded: str) -> int | None:
+    """The day a short last sentence says it is and nothing more ("Será martes.", "It's a Tuesday.", "C'est mardi."):
+    the answer's last word on it, whatever its working reached."""
+    sentences = [s for s in _SENTENCE_END.split(folded.strip()) if re.search(r"[^\W\d_]", s)]
+    words = [w for w in words_in(sentences[-1]) if w not in ARTICLES and w not in _THE] if sentences else []
+    if not words or words[-1] not in weekdays() or len(words) > 3 or not set(words[:-1]) <= _SAYS_IT_IS:
+        return None
+    return weekdays()[words[-1]]
+
+
+#: The words a short sentence says what day it is with: "it's", "das ist", "c'est", "será", "sarà", "will be".
+_SAYS_IT_IS = _IS_WORDS | frozenset(["it", "that", "das", "es", "c", "ce", "sara", "will", "be", "wird", "sein"])
 
 
 def _days_said(sentence: str, names: dict[str, int], asked: list[int]) -> list[int]:

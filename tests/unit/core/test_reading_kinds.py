@@ -1151,6 +1151,11 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
             "Per il 2000 il doomsday è martedì; il 12/12 è un doomsday, quindi martedì 12, martedì 19, e il 25 "
             "dicembre è **martedì**.",
         ),
+        (  # a short last sentence says the day, whatever the working reached
+            "¿Qué día será 100 días después de un lunes?",
+            "Resto 2 → lunes + 2 = miércoles.\nPero el propio lunes cuenta como día 1, así que retrocedemos uno.\n\n"
+            "Será martes.",
+        ),
         (
             "What is the first letter of 'apple'?",
             "150 = 21 × 7 + 3\nMonday + 3 → Tue, Wed, Thu\n\n150 days after a Monday it's a Thursday.",
@@ -1504,6 +1509,10 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Spell 'window' backwards", "wodniw\n\nFun fact: 'window' and 'widow' share most letters."),
         ("Reverse 'cat'", "tac, a cat backwards"),  # "a" is no word of its letters
         ("Quelle est la racine carrée de 784 ?", "La racine carrée de 784 est **28**, car 28 × 28 = 784."),  # bold
+        (
+            "What weekday was 14 July 1989?",
+            "| Date | Weekday |\n|---|---|\n| 1 July 1989 | Saturday |\n| 14 July 1989 | Friday |\n\nIt was a Friday.",
+        ),
         ("Was ist 18 mal 47?", "Gerne! 18 mal 47 sind 846. Probe: 846 : 18 = 47 ✓ Sag Bescheid!"),  # a check's 47
         ("¿Cuántos metros son 2,4 kilómetros?", "2,4 km = **2.400 metros**."),  # a decimal comma: dots group
         ("Qual è l'ultima lettera della parola «gatto»?", "Lettere: g, a, t, t, o. Prima: g — ultima: **o**."),
