@@ -175,9 +175,11 @@ def _decided_beside_situation(text: str) -> Known | None:
     after it tell who asks and why ("… It's for my homework.", "…, brauche ich für ein Rätsel"); never where a clause
     after it asks for more ("Quanto fa 6 per 7? E spiegami perché.")."""
     cuts = [m.span() for m in _CLAUSE_END.finditer(text)]
-    told = (end for _, end in cuts[:_SITUATIONS] if _all_tell(text[:end], _tells_the_situation, _CLAUSE_END))
-    start = max(told, default=0)
+    told = [end for _, end in cuts[:_SITUATIONS] if _all_tell(text[:end], _tells_the_situation, _CLAUSE_END)]
     comma = _COMMA.search(text)  # the first: a request that lists with commas is never cut at one
+    if comma and not told and _tells_who_asks(text[: comma.start()]):
+        told = [comma.end()]  # "pour mon devoir, compte les mots de « … »", "Mein Sohn fragt, …"
+    start = max(told, default=0)
     tails = sorted(at for at, _ in [*cuts[-_SITUATIONS:], *([comma.span()] if comma else [])] if at > start)
     end = next((at for at in tails if _all_tell(text[at:], _tells_who_asks, _SITUATION_PART)), len(text))
     return None if (start, end) == (0, len(text)) else _decided(text[start:end])  # the whole was read before

@@ -170,7 +170,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     "after": _words("after follows next later nach folgt apres suit despues sigue dopo segue"),
     "before": _words("before precedes previous earlier vor vorher avant precede antes prima ago hace"),
     "comes": _words(
-        "comes come kommt vient viene va right directly immediately juste justo subito appena direkt unmittelbar steht"
+        "comes come kommt vient viene va right directly immediately just juste justo subito appena direkt unmittelbar "
+        "steht"
     ),
     "weekday": _words("weekday wochentag"),
     "weekday_more": _words(
@@ -203,8 +204,8 @@ FAMILIES: dict[str, frozenset[str]] = {
     ),
     #: "Dreh 'Haus' um" parts its verb; "Wie lautet 'Haus' rückwärts?", "What's 'garden' spelled backwards?".
     "reverse_more": _words(
-        "spell spelled spelt write schreib schreibe buchstabiere um lautet ecris escribe scrivi l a al order "
-        "reihenfolge string nach vorne escribeme scrivimi by"
+        "spell spelled spelt write schreib schreibe buchstabiere um lautet heisst ecris escribe scrivi l a al order "
+        "reihenfolge string nach vorne escribeme scrivimi by como queda se come si scrive"
     ),
     "capitals": _words(
         "capitals uppercase caps grossbuchstaben majuscules majuscule mayusculas mayuscula maiuscolo maiuscole"

@@ -131,7 +131,7 @@ _HOW_MANY = re.compile(
     _HOW_MANY_WORDS + _DEGREES_OF + r"(?P<target>[^\W\d][\w°/]{0,24})\s+"
     r"(?:(?:there\s+)?(?:are|is|make|makes|sind|hat|haben|gibt\s+es|y\s+a-t-il|font|fait|sont|hay|son|tiene|ci\s+sono|sono|ha|fanno)\s+)?"
     r"(?:there\s+)?(?:(?:in|to|per|im|dans|en|pour)\s+)?"
-    rf"(?P<amount>{_NUMBER}|(?:{'|'.join(_ONE_OF)})\b['’]?)\s*(?P<source>[^\W\d][\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
+    rf"(?P<amount>{_NUMBER}|(?:{'|'.join(_ONE_OF)})\b['’]?)\s*(?P<source>(?:[^\W\d]|°)[\w°/ ]{{0,24}}?)\s*(?:\?|\.|$)",
     re.I,
 )
 _IS_HOW_MANY = re.compile(
@@ -167,7 +167,16 @@ def expected_number(request: str) -> ExpectedNumber | None:
     if languages[:1] == ["en"] and re.search(r"\d\s+per\s+\d", text, re.I):
         return None  # "60 per 3": 60 / 3 as a rate, or 60 × 3 as Italian's "per"
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # English: 1,500 km is fifteen hundred, 1,000 one thousand
-    return _converted(text) or _calculated(text)
+    return _converted(_THAT_IN.sub(" in ", text)) or _calculated(text)
+
+
+#: A quantity stated, then asked in another unit: "350 degrees Fahrenheit, what's that in Celsius?", "5 Meilen, was
+#: ist das in Kilometern?" — read as "350 degrees Fahrenheit in Celsius".
+_THAT_IN = re.compile(
+    r"\s*,\s*(?:what['’]?s|what\s+is|how\s+much\s+is|was\s+ist|wie\s+viel\s+ist|c['’]est\s+combien|cu[aá]nto\s+es|"
+    r"quanto\s+(?:fa|[eè]))\s+(?:that|this|das|eso|esto)?\s*(?:in|en)\s+",
+    re.I,
+)
 
 
 def unclear_commas(text: str, words: Sequence[str]) -> bool:

@@ -868,7 +868,7 @@ def _letters_said(answer: str, request: str) -> str:
     of the letter after Q)."""
     asked = _relations(request)
     about = [s for s in _SENTENCE_END.split(answer) if _relations(s) <= asked and not _NOTE.search(fold(s))]
-    said = _LETTER_RUN.sub(" ", "\n".join(about))
+    said = _LETTER_RUN.sub(_unless_a_word, "\n".join(about))
     return said if re.search(r"[^\W\d_]", said) else answer
 
 
@@ -877,6 +877,12 @@ def _relations(text: str) -> set[str]:
     relates nothing ("Prima: g — ultima: **o**", where Italian "prima" is "first" as often as "before")."""
     words = set(words_in(re.sub(r"[^\W\d_]+\s*:", " ", text)))
     return {name for name, family in (("after", _AFTER), ("before", _BEFORE)) if family & words}
+
+
+def _unless_a_word(run: re.Match[str]) -> str:
+    """A run of letters in the alphabet's order is the alphabet written out; "la g è h" says h."""
+    letters = fold("".join(re.findall(r"[^\W\d_]", run.group(0))))
+    return " " if list(letters) == sorted(letters) else run.group(0)
 
 
 #: Three letters or more, one after another: the alphabet written out ("O, P, Q, R, S", "l m n o p", "a → b → c").

@@ -212,6 +212,8 @@ def test_each_kind_is_decided_where_its_words_leave_no_doubt(
         "write hello world in all caps pls",
         "Quel est le plus grand nombre parmi 1024, 999, 1203, 1100 ou pair ?",
         "wat comes after t in the alphabet",
+        "For my class, what is 7 times 8 and why?",  # a situation before, a clause that asks for more after
+        "For 3 people, what is 10 + 5?",
     ],
 )
 def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> None:
@@ -695,6 +697,14 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("oggi è domenica, che giorno era 6 giorni fa", "Monday"),
         ("aujourd'hui c'est vendredi, c'était quel jour il y a 4 jours ?", "Monday"),
         ("Quelle est la lettre qui précède le S ?", "R"),
+        ("350 degrees Fahrenheit, what's that in Celsius?", "176.667"),
+        ("wie viel Grad Celsius sind 98,6 °F?", "37"),
+        ("pour mon devoir, compte les mots de « le petit chat dort sur le canapé »", "7"),  # who asks, then a comma
+        ("Mein Sohn fragt, was die Hälfte von 3,5 ist", "1.75"),
+        ('wie heißt "Lagerregal" rückwärts?', "lagerregaL"),
+        ('¿cómo queda "amor" al revés?', "roma"),
+        ('come si scrive "ciao" al contrario?', "oaic"),
+        ("which letter comes just before the letter T?", "S"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
@@ -1151,6 +1161,7 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
             "Per il 2000 il doomsday è martedì; il 12/12 è un doomsday, quindi martedì 12, martedì 19, e il 25 "
             "dicembre è **martedì**.",
         ),
+        ('Qual è la lettera che viene dopo la "g"?', "L'alfabeto: ... e, f, g, h, i ... La lettera dopo la g è i."),
         (  # a short last sentence says the day, whatever the working reached
             "¿Qué día será 100 días después de un lunes?",
             "Resto 2 → lunes + 2 = miércoles.\nPero el propio lunes cuenta como día 1, así que retrocedemos uno.\n\n"
@@ -1516,6 +1527,7 @@ def test_an_answer_passes_only_on_the_result_it_states(request_text: str, wrong:
         ("Was ist 18 mal 47?", "Gerne! 18 mal 47 sind 846. Probe: 846 : 18 = 47 ✓ Sag Bescheid!"),  # a check's 47
         ("¿Cuántos metros son 2,4 kilómetros?", "2,4 km = **2.400 metros**."),  # a decimal comma: dots group
         ("Qual è l'ultima lettera della parola «gatto»?", "Lettere: g, a, t, t, o. Prima: g — ultima: **o**."),
+        ('Qual è la lettera che viene dopo la "g"?', "L'alfabeto: ... e, f, g, h, i ... La lettera dopo la g è h."),
         (
             "Che giorno della settimana era il 25 dicembre 2000?",
             "Metodo del doomsday: per il 2000 il doomsday è martedì; il 12/12 è un doomsday, quindi martedì 12, "
