@@ -48,7 +48,7 @@ FILLER_BY_LANGUAGE = {
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
         "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto dices ser va "
-        "gracias porfa podria podrias decir quisiera gustaria saber"
+        "gracias porfa podria podrias decir quisiera gustaria saber eso"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "

@@ -170,10 +170,11 @@ def expected_number(request: str) -> ExpectedNumber | None:
     return _converted(_THAT_IN.sub(" in ", text)) or _calculated(text)
 
 
-#: A quantity stated, then asked in another unit: "350 degrees Fahrenheit, what's that in Celsius?", "5 Meilen, was
-#: ist das in Kilometern?" — read as "350 degrees Fahrenheit in Celsius".
+#: A quantity stated, then asked in another unit in a clause or sentence of its own: "350 degrees Fahrenheit, what's
+#: that in Celsius?", "350 °F — what is that in Celsius?", "12 pulgadas. ¿Cuánto es eso en centímetros?" — read as
+#: "350 degrees Fahrenheit in Celsius".
 _THAT_IN = re.compile(
-    r"\s*,\s*(?:what['’]?s|what\s+is|how\s+much\s+is|was\s+ist|wie\s+viel\s+ist|c['’]est\s+combien|cu[aá]nto\s+es|"
+    r"\s*[,.;:—–]\s*¿?\s*(?:what['’]?s|what\s+is|how\s+much\s+is|was\s+ist|wie\s+viel\s+ist|c['’]est\s+combien|cu[aá]nto\s+es|"
     r"quanto\s+(?:fa|[eè]))\s+(?:that|this|das|eso|esto)?\s*(?:in|en)\s+",
     re.I,
 )

@@ -20,7 +20,6 @@ from functools import cache
 from typing import Any
 
 from nodes.reading.lexicon import (
-    AND,
     ARTICLES,
     FAMILIES,
     LANGUAGES,
@@ -730,7 +729,8 @@ def concluded_word(answer: str, request: str) -> str | None:
         return None
     said = [w for w in words_in(clause[: word.start()]) if w not in ARTICLES and w not in _THE]
     turns = _RELATIONS.intersection(words_in(clause)) - set(words_in(request))
-    said_of = re.split(rf",|\b{AND}\b", clause)[-1]  # "…, martedì 19, e il 25 dicembre è lunedì" speaks of the 25th
+    # "…, martedì 19, e il 25 dicembre è lunedì" speaks of the 25th; Italian "e" is no cut, "è" folds to it
+    said_of = re.split(r",|\b(?:and|und|et|y)\b", clause)[-1]
     other_date = set(numbers_in(said_of)) - set(numbers_in(request))  # "…, so July 5 was a Sunday"
     also = bool(re.match(r"\W*is\b", clause)) and folded[: conclusions[-1]].endswith("so")  # "so is Wednesday": too
     return None if turns or other_date or also or not set(said[-1:]) <= _IS_WORDS else word.group(1)

@@ -698,6 +698,9 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ("aujourd'hui c'est vendredi, c'était quel jour il y a 4 jours ?", "Monday"),
         ("Quelle est la lettre qui précède le S ?", "R"),
         ("350 degrees Fahrenheit, what's that in Celsius?", "176.667"),
+        ("350 °F — what is that in Celsius?", "176.667"),  # asked in a clause or a sentence of its own
+        ("3.5 km. What is that in miles?", "2.1748"),
+        ("12 millas, ¿cuánto es eso en kilómetros?", "19.3121"),
         ("wie viel Grad Celsius sind 98,6 °F?", "37"),
         ("pour mon devoir, compte les mots de « le petit chat dort sur le canapé »", "7"),  # who asks, then a comma
         ("Mein Sohn fragt, was die Hälfte von 3,5 ist", "1.75"),
@@ -1162,6 +1165,10 @@ def test_the_result_is_stated_in_the_users_language(request_text: str, statement
             "dicembre è **martedì**.",
         ),
         ('Qual è la lettera che viene dopo la "g"?', "L'alfabeto: ... e, f, g, h, i ... La lettera dopo la g è i."),
+        (  # a conclusion about another date ("il 26"): Italian "è" is no "and" that would part it from its date
+            "Che giorno della settimana era il 25 dicembre 2000?",
+            "Il 25 dicembre 2000 è domenica, quindi il 26 dicembre è lunedì.",
+        ),
         (  # a short last sentence says the day, whatever the working reached
             "¿Qué día será 100 días después de un lunes?",
             "Resto 2 → lunes + 2 = miércoles.\nPero el propio lunes cuenta como día 1, así que retrocedemos uno.\n\n"
