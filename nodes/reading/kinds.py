@@ -395,8 +395,9 @@ def _letter_named(read: Request) -> str | None:
     single = [q for q in read.quoted if len(q) == 1 and q.isalpha()]
     if single:
         return single[0].casefold()
-    named = re.findall(  # "letras a", not "lettres y a-t-il" nor "lettres a le mot" (has the word)
-        r"\b(?:letters?|buchstaben?|lettres?|letras?|letter[ae])\s+([^\W\d_])\b(?![\s-]+(?:a|le|la|les|l|un|une|il)\b)",
+    named = re.findall(  # "letras a", not "lettres y a-t-il" nor "lettres a « maison »" (French "a" after a plural has)
+        r"\b(?:letters?|buchstaben?|lettres?|letras?|letter[ae])\s+(?!(?<=lettres\s)a(?:-t-|\s+(?!dans\b)))([^\W\d_])\b"
+        r"(?![\s-]+(?:a|le|la|les|l|un|une|il)\b)",
         read.rest,
         re.I,
     )

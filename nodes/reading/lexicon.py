@@ -36,25 +36,25 @@ FILLER_BY_LANGUAGE = {
         "bitte berechne rechne sag sage mir uns antworte antwort mit oder zahl zahlen wort worter "
         "welche welcher welches wieviel wieviele hat haben kannst du sie mal folgende folgenden diese dieser "
         "dieses genau ergebnis nenne gib an und kurz kurze frage einfach von am auf gewesen sagen hatte welchem "
-        "vielen ne fur danke konnten konnen welchen dann mochte mochten wissen"
+        "vielen ne fur danke konnten konnen welchen dann mochte mochten wissen ich"
     ),
     "fr": _words(
         "quel quelle quels quelles combien est sont le la les l un une des de du d en y a t il ce c qu que qui elle ou "
         "nombre nombres mot mots dans calcule calculez donne donnez moi reponds repondez par font fait stp svp ces "
         "suivants suivantes peux pouvez tu te vous plait resultat exactement dis dites et etait quoi sera avait ca "
-        "merci pourriez pourrais dire cette cet voudrais savoir"
+        "merci pourriez pourrais dire cette cet voudrais savoir je"
     ),
     "es": _words(
         "que cual cuales cuantos cuantas cuanto es son el la los las un una de del en hay por favor calcula "
         "calcule dime diga responde responda con o numero numeros palabra palabras tiene estos "
         "estas siguientes puedes resultado exactamente y da dame a fue oye sera tuvo esta este esto dices ser va "
-        "gracias porfa podria podrias decir quisiera gustaria saber eso"
+        "gracias porfa podria podrias decir quisiera gustaria saber eso yo"
     ),
     "it": _words(
         "che qual quale quali quanti dei delle degli quante quanto e sono il lo la i gli le un una uno di del della "
         "dello in nella nel c ci per favore calcola dimmi rispondi con o numero numeri parola parole ha fa questi "
         "queste seguenti puoi risultato esattamente dai dammi a era mi ciao scusa calcoli ebbe quant dici avuto grazie "
-        "aveva potrebbe potresti dire questa questo vorrei sapere"
+        "aveva potrebbe potresti dire questa questo vorrei sapere io"
     ),
 }
 FILLER = frozenset().union(*FILLER_BY_LANGUAGE.values())

@@ -708,6 +708,15 @@ def test_nothing_is_decided_where_the_words_leave_a_doubt(request_text: str) -> 
         ('¿cómo queda "amor" al revés?', "roma"),
         ('come si scrive "ciao" al contrario?', "oaic"),
         ("which letter comes just before the letter T?", "S"),
+        # "I" as every language says it, before a polite frame
+        ("Je voudrais savoir combien font 12 fois 12", "144"),
+        ("Yo quisiera saber cuántas letras tiene 'casa'", "4"),
+        ("Io vorrei sapere quante lettere ha 'casa'", "4"),
+        ("Ich möchte wissen wie viele Buchstaben 'Haus' hat", "4"),
+        # French "a" after "lettres" is "has", not the letter a (which "dans" follows)
+        ("Combien de lettres a « maison » ?", "6"),
+        ("Le mot « maison », combien de lettres a-t-il ?", "6"),
+        ("Combien de lettres a dans « ananas » ?", "3"),
     ],
 )
 def test_a_kind_is_decided_whatever_the_wording_that_states_its_slots(request_text: str, result: str) -> None:
